@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The core layer: exact decimals and money, currencies, rounding, time and calendars,
+// quantities, errors.
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/calendar.hpp>
+#include <gpurent/core/currency.hpp>
+#include <gpurent/core/decimal.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/integer.hpp>
+#include <gpurent/core/money.hpp>
+#include <gpurent/core/quantity.hpp>
+#include <gpurent/core/rounding.hpp>
+#include <gpurent/core/time.hpp>

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Time: instants are std::chrono::sys_seconds (UTC, whole seconds); intervals are half-open
+// [begin, end); durations are parsed from "60s", "15min", "1h", "1d"; instants from RFC 3339.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <date/date.h>
+
+#include <gpurent/core/error.hpp>
+
+namespace gpurent {
+
+using instant = std::chrono::sys_seconds;
+using std::chrono::seconds;
+
+// A half-open interval of time [begin, end) with begin <= end.
+class interval {
+ public:
+  constexpr interval() = default;
+  // Checked construction: end must not be before begin.
+  [[nodiscard]] static expected<interval> make(instant begin, instant end) {
+    if (end < begin) return make_error(error_code::invalid_argument, "end", "interval ends before it begins");
+    return interval(begin, end);
+  }
+  [[nodiscard]] constexpr instant begin() const noexcept { return b_; }
+  [[nodiscard]] constexpr instant end() const noexcept { return e_; }
+  [[nodiscard]] constexpr seconds length() const noexcept { return e_ - b_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return b_ == e_; }
+  [[nodiscard]] constexpr bool contains(instant t) const noexcept { return b_ <= t && t < e_; }
+  [[nodiscard]] constexpr bool overlaps(const interval& o) const noexcept { return b_ < o.e_ && o.b_ < e_; }
+  // The common part, or nothing when they do not overlap.
+  [[nodiscard]] constexpr std::optional<interval> intersect(const interval& o) const noexcept {
+    const instant b = b_ > o.b_ ? b_ : o.b_;
+    const instant e = e_ < o.e_ ? e_ : o.e_;
+    if (b >= e) return std::nullopt;
+    return interval(b, e);
+  }
+  // [begin, t) and [t, end); t is clamped into the interval.
+  [[nodiscard]] constexpr std::pair<interval, interval> split_at(instant t) const noexcept {
+    const instant m = t < b_ ? b_ : (t > e_ ? e_ : t);
+    return {interval(b_, m), interval(m, e_)};
+  }
+  friend constexpr bool operator==(const interval&, const interval&) = default;
+  friend constexpr auto operator<=>(const interval&, const interval&) = default;
+
+ private:
+  constexpr interval(instant b, instant e) noexcept : b_(b), e_(e) {}
+  instant b_{};
+  instant e_{};
+};
+
+namespace detail {
+// Parses an unsigned decimal integer that is the whole of s, or nothing.
+constexpr std::optional<std::int64_t> parse_uint(std::string_view s, std::int64_t max) noexcept {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v > max) return std::nullopt;
+  return v;
+}
+}  // namespace detail
+
+// "60s", "15min", "1h", "1d" (no spaces, no sign, no fraction) as a count of seconds.
+[[nodiscard]] inline expected<seconds> parse_duration(std::string_view s) {
+  struct unit { std::string_view suffix; std::int64_t secs; };
+  constexpr unit units[] = {{"min", 60}, {"s", 1}, {"h", 3600}, {"d", 86400}};
+  for (const auto& u : units) {
+    if (s.size() > u.suffix.size() && s.ends_with(u.suffix)) {
+      const auto digits = s.substr(0, s.size() - u.suffix.size());
+      if (auto n = detail::parse_uint(digits, (std::int64_t{1} << 62) / u.secs)) return seconds(*n * u.secs);
+      break;
+    }
+  }
+  return make_error(error_code::parse_error, {},
+                    "not a duration: \"" + std::string(s) + "\" (expected a whole number and s, min, h or d, e.g. 60s, 15min, 1h, 1d)");
+}
+
+// "1h" for 3600 s: the largest unit that divides the duration exactly.
+[[nodiscard]] inline std::string format_duration(seconds d) {
+  const auto n = d.count();
+  if (n != 0 && n % 86400 == 0) return std::to_string(n / 86400) + "d";
+  if (n != 0 && n % 3600 == 0) return std::to_string(n / 3600) + "h";
+  if (n != 0 && n % 60 == 0) return std::to_string(n / 60) + "min";
+  return std::to_string(n) + "s";
+}
+
+// An RFC 3339 instant with whole seconds: "2026-11-03T10:15:00Z" or with an offset
+// "2026-11-03T05:15:00-05:00". A fraction of a second is rejected (billing is in seconds).
+[[nodiscard]] inline expected<instant> parse_instant(std::string_view s) {
+  const auto bad = [&](std::string why) {
+    return make_error(error_code::parse_error, {},
+                      "not an RFC 3339 instant: \"" + std::string(s) + "\" (" + why + "; expected e.g. 2026-11-03T10:15:00Z)");
+  };
+  if (s.size() < 20) return bad("too short");
+  const auto num = [&](std::size_t at, std::size_t n, std::int64_t max) { return detail::parse_uint(s.substr(at, n), max); };
+  const auto y = num(0, 4, 9999), mo = num(5, 2, 12), d = num(8, 2, 31), h = num(11, 2, 23), mi = num(14, 2, 59), se = num(17, 2, 60);
+  if (!y || !mo || !d || !h || !mi || !se || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':') {
+    return bad("date or time fields malformed");
+  }
+  if (*se == 60) return bad("leap seconds are not billed");
+  const date::year_month_day ymd{date::year(static_cast<int>(*y)), date::month(static_cast<unsigned>(*mo)), date::day(static_cast<unsigned>(*d))};
+  if (!ymd.ok()) return bad("no such date");
+  std::string_view zone = s.substr(19);
+  if (!zone.empty() && zone[0] == '.') return bad("fractional seconds are not allowed");
+  seconds offset{0};
+  if (zone == "Z" || zone == "z") {
+  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    const auto oh = detail::parse_uint(zone.substr(1, 2), 23), om = detail::parse_uint(zone.substr(4, 2), 59);
+    if (!oh || !om) return bad("offset malformed");
+    offset = seconds(*oh * 3600 + *om * 60);
+    if (zone[0] == '-') offset = -offset;
+  } else {
+    return bad("missing or malformed time zone (Z or +hh:mm)");
+  }
+  const auto local = date::sys_days(ymd) + std::chrono::hours(*h) + std::chrono::minutes(*mi) + seconds(*se);
+  return instant(local - offset);
+}
+
+// "2026-11-03T10:15:00Z".
+[[nodiscard]] inline std::string format_instant(instant t) {
+  const auto day = std::chrono::floor<date::days>(t);
+  const date::year_month_day ymd{day};
+  const date::hh_mm_ss hms{t - day};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
+  return buf;
+}
+
+}  // namespace gpurent

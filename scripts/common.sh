@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Shared set-up for scripts/demo and scripts/test: make sure the Debian packages are there
+# (installing them when run as root, naming them otherwise), then configure with CMake.
+set -euo pipefail
+
+GPURENT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+GPURENT_PACKAGES=(cmake ninja-build g++ tzdata libboost-dev libhowardhinnant-date-dev libfmt-dev
+  libexpected-dev nlohmann-json3-dev libcli11-dev doctest-dev libbenchmark-dev)
+GPURENT_JOBS="${GPURENT_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+gpurent_ensure_packages() {
+  local missing=()
+  for p in "${GPURENT_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "installing: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null || true
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "missing Debian packages; install them with:" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# gpurent_configure BUILD_DIR [cmake args...]
+gpurent_configure() {
+  local dir="$1"; shift
+  cmake -S "$GPURENT_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <gpurent/core/decimal.hpp>
+#include <gpurent/core/format.hpp>
+
+using namespace gpurent;
+
+TEST_CASE("decimal parsing is exact") {
+  auto a = decimal<4>::parse("2.49");
+  REQUIRE(a);
+  CHECK(a->raw() == 24900);
+  CHECK(a->to_string() == "2.4900");
+  auto b = decimal<4>::parse("-0.0001");
+  REQUIRE(b);
+  CHECK(b->raw() == -1);
+  CHECK(b->to_string() == "-0.0001");
+  CHECK(decimal<0>::parse("0042")->raw() == 42);
+  CHECK(decimal<2>::parse("0")->to_string() == "0.00");
+  CHECK(fmt::format("{:>8}", *decimal<2>::parse("1.5")) == "    1.50");
+}
+
+TEST_CASE("decimal parsing rejects what is not a plain decimal") {
+  for (const char* bad : {"1,5", "1e3", "", " 1", "1 ", "+1", ".5", "5.", "1.2.3", "-", "--1", "0x10", "1_000", "١"}) {
+    auto d = decimal<4>::parse(bad);
+    CHECK_MESSAGE(!d, bad);
+    if (!d) {
+      CHECK(d.error().code == error_code::parse_error);
+    }
+  }
+  auto many = decimal<4>::parse("1.00001");
+  REQUIRE_FALSE(many);
+  CHECK(many.error().message.find("more than 4 fractional digits") != std::string::npos);
+}
+
+TEST_CASE("decimal overflow is reported, never wrapped") {
+  // int128 here is 128 bits of magnitude: 2^128 - 1 = 340282366920938463463374607431768211455.
+  const std::string max = "340282366920938463463374607431768211455";
+  auto ok = decimal<0>::parse(max);
+  REQUIRE(ok);
+  CHECK(ok->to_string() == max);
+  auto over = decimal<0>::parse("340282366920938463463374607431768211456");
+  REQUIRE_FALSE(over);
+  CHECK(over.error().code == error_code::overflow);
+  // Scaling the digits up also overflows: 10^38 at scale 2 does not fit.
+  auto scaled = decimal<2>::parse("100000000000000000000000000000000000000");
+  REQUIRE_FALSE(scaled);
+  CHECK(scaled.error().code == error_code::overflow);
+  auto huge = decimal<0>::parse(std::string(200, '9'));
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().code == error_code::overflow);
+
+  const auto top = *ok;
+  const auto one = decimal<0>(1);
+  CHECK_THROWS_AS(top + one, gpurent::exception);
+  CHECK_THROWS_AS((-top) - one, gpurent::exception);
+  CHECK_THROWS_AS(top * 2, gpurent::exception);
+  CHECK_THROWS_AS(top * top, gpurent::exception);
+  try {
+    (void)(top + one);
+  } catch (const gpurent::exception& e) {
+    CHECK(e.err().code == error_code::overflow);
+  }
+  // One below the edge is fine.
+  CHECK((top - one + one) == top);
+  CHECK(((-top) + one).sign() == -1);
+}
+
+TEST_CASE("decimal arithmetic, products and rescaling") {
+  const auto a = *decimal<2>::parse("1.25");
+  const auto b = *decimal<3>::parse("0.004");
+  CHECK((a * b).to_string() == "0.00500");
+  CHECK((a + a).to_string() == "2.50");
+  CHECK((a - decimal<2>(2)).to_string() == "-0.75");
+  CHECK(a.rescale<4>().to_string() == "1.2500");
+  CHECK(a.rescale<1>().to_string() == "1.2");  // half_even: 1.25 -> 1.2
+  CHECK((a.rescale<1, round_half_up>()).to_string() == "1.3");
+  CHECK(a < decimal<2>(2));
+  CHECK(decimal<2>(3).to_string() == "3.00");
+}
+
+TEST_CASE("ratios stay exact until rounded once") {
+  // 2.49 per 3600 s, for 10 s: 24.9/3600 = 0.00691666...
+  const ratio<> per_second(*decimal<2>::parse("2.49"));
+  const ratio<> ten_s = per_second * ratio<>(10, 3600);
+  CHECK(ten_s.num() == 83);
+  CHECK(ten_s.den() == 12000);
+  ratio<> sum;
+  for (int i = 0; i < 360; ++i) sum += ten_s;  // 360 x 10 s = 1 h
+  CHECK(sum == ratio<>(249, 100));
+  CHECK(sum.round<2, round_half_even>().to_string() == "2.49");
+  CHECK(ratio<>(1, 3) + ratio<>(1, 6) == ratio<>(1, 2));
+  CHECK(ratio<>(1, 3) < ratio<>(1, 2));
+  CHECK(ratio<>(2, -4) == ratio<>(-1, 2));
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include <gpurent/core/calendar.hpp>
+#include <gpurent/core/format.hpp>
+#include <gpurent/core/quantity.hpp>
+
+using namespace gpurent;
+using namespace std::chrono_literals;
+
+namespace {
+instant at(const char* s) {
+  auto t = parse_instant(s);
+  REQUIRE_MESSAGE(t, s);
+  return *t;
+}
+double hours(const interval& i) { return static_cast<double>(i.length().count()) / 3600.0; }
+interval month(const char* zone, int y, unsigned m) {
+  auto z = find_zone(zone);
+  REQUIRE_MESSAGE(z, zone);
+  return month_period(*z, date::year(y) / date::month(m));
+}
+}  // namespace
+
+TEST_CASE("durations") {
+  CHECK(*parse_duration("60s") == 60s);
+  CHECK(*parse_duration("15min") == 15min);
+  CHECK(*parse_duration("1h") == 1h);
+  CHECK(*parse_duration("1d") == 24h);
+  for (const char* bad : {"", "s", "1", "1 h", "-1h", "1.5h", "1m", "h1", "1hr", "99999999999999999999s"}) {
+    CHECK_MESSAGE(!parse_duration(bad), bad);
+  }
+  CHECK(format_duration(3600s) == "1h");
+  CHECK(format_duration(900s) == "15min");
+  CHECK(format_duration(61s) == "61s");
+}
+
+TEST_CASE("RFC 3339 instants") {
+  CHECK(format_instant(at("2026-11-03T10:15:00Z")) == "2026-11-03T10:15:00Z");
+  CHECK(at("2026-11-03T05:15:00-05:00") == at("2026-11-03T10:15:00Z"));
+  CHECK(at("2026-11-03T15:45:00+05:30") == at("2026-11-03T10:15:00Z"));
+  for (const char* bad : {"2026-11-03 10:15:00Z", "2026-11-03T10:15:00", "2026-02-30T00:00:00Z", "2026-11-03T24:00:00Z",
+                          "2026-11-03T10:15:00.5Z", "2026-13-01T00:00:00Z", "2026-11-03T10:15:00+0500", "", "x"}) {
+    CHECK_MESSAGE(!parse_instant(bad), bad);
+  }
+}
+
+TEST_CASE("intervals: overlap, intersection, splitting") {
+  const auto a = *interval::make(at("2026-11-01T00:00:00Z"), at("2026-11-02T00:00:00Z"));
+  const auto b = *interval::make(at("2026-11-01T12:00:00Z"), at("2026-11-03T00:00:00Z"));
+  CHECK(a.overlaps(b));
+  CHECK(a.intersect(b)->length() == 12h);
+  const auto c = *interval::make(at("2026-11-02T00:00:00Z"), at("2026-11-04T00:00:00Z"));
+  CHECK_FALSE(a.overlaps(c));  // half-open: touching is not overlapping
+  CHECK_FALSE(a.intersect(c));
+  const auto [l, r] = a.split_at(at("2026-11-01T06:00:00Z"));
+  CHECK(l.length() == 6h);
+  CHECK(r.length() == 18h);
+  CHECK(l.end() == r.begin());
+  CHECK_FALSE(interval::make(at("2026-11-02T00:00:00Z"), at("2026-11-01T00:00:00Z")));
+  CHECK(fmt::format("{}", a) == "[2026-11-01T00:00:00Z, 2026-11-02T00:00:00Z)");
+}
+
+TEST_CASE("calendar months in time zones, across DST") {
+  CHECK(hours(month("America/New_York", 2026, 11)) == 721.0);  // DST ends on the 1st
+  CHECK(format_instant(month("America/New_York", 2026, 11).begin()) == "2026-11-01T04:00:00Z");
+  CHECK(format_instant(month("America/New_York", 2026, 11).end()) == "2026-12-01T05:00:00Z");
+  CHECK(hours(month("Europe/Berlin", 2026, 3)) == 743.0);
+  CHECK(hours(month("Australia/Lord_Howe", 2026, 10)) == 743.5);  // half-hour DST starts
+  CHECK(hours(month("Australia/Lord_Howe", 2026, 4)) == 720.5);   // and ends
+  CHECK(hours(month("Asia/Shanghai", 2028, 2)) == 696.0);         // leap year
+  CHECK(hours(month("UTC", 2026, 2)) == 672.0);
+  // Consecutive months tile the time line: no gap, no overlap.
+  for (const char* zone : {"America/New_York", "Australia/Lord_Howe", "America/Santiago", "Asia/Kolkata"}) {
+    for (unsigned m = 1; m <= 12; ++m) {
+      const auto cur = month(zone, 2026, m);
+      const auto next = m == 12 ? month(zone, 2027, 1) : month(zone, 2026, m + 1);
+      CHECK_MESSAGE(cur.end() == next.begin(), zone << " " << m);
+    }
+  }
+  auto z = *find_zone("America/New_York");
+  CHECK(day_period(z, date::year(2026) / date::November / 1).length() == 25h);
+  CHECK(day_period(z, date::year(2026) / date::March / 8).length() == 23h);
+  CHECK(week_period(z, date::year(2026) / date::November / 1).length() == 169h);  // Mon Oct 26 .. Mon Nov 2
+  CHECK(format_instant(week_period(z, date::year(2026) / date::November / 1).begin()) == "2026-10-26T04:00:00Z");
+  CHECK(week_period(z, date::year(2026) / date::November / 4).length() == 168h);
+  CHECK(format_instant(week_period(z, date::year(2026) / date::November / 4).begin()) == "2026-11-02T05:00:00Z");
+  CHECK(month_of(z, at("2026-11-01T03:59:59Z")) == date::year(2026) / date::October);
+  CHECK(month_of(z, at("2026-11-01T04:00:00Z")) == date::year(2026) / date::November);
+  CHECK_FALSE(find_zone("Mars/Olympus_Mons"));
+  CHECK(*parse_year_month("2026-11") == date::year(2026) / date::November);
+  for (const char* bad : {"2026-13", "2026-00", "26-11", "2026/11", "2026-1"}) CHECK_MESSAGE(!parse_year_month(bad), bad);
+}
+
+TEST_CASE("quantities") {
+  using namespace gpurent::literals;
+  CHECK(80_GiB == gib(80));
+  CHECK(to_mib(1_GiB) == 1024);
+  CHECK((1_GB).count() == 1000000000);
+  CHECK(500_mgpu + 500_mgpu == whole_gpu);
+  CHECK(2_TFLOPS == 2000_GFLOPS);
+  CHECK(fmt::format("{}", 470_mgpu) == "470 mGPU");
+}

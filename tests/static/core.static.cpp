@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Compile-time checks: what must compile does, what must not compile does not.
+#include <chrono>
+#include <concepts>
+#include <string_view>
+
+#include <gpurent/core/core.hpp>
+
+namespace {
+using namespace gpurent;
+using USD = currencies::USD;
+using EUR = currencies::EUR;
+
+template <class A, class B>
+concept addable = requires(const A& a, const B& b) { a + b; };
+template <class A, class B>
+concept multipliable = requires(const A& a, const B& b) { a * b; };
+
+// Money of one currency adds; of two currencies it does not compile.
+static_assert(addable<money<USD>, money<USD>>);
+static_assert(!addable<money<USD>, money<EUR>>);
+// Money and durations never add; money and plain numbers neither.
+static_assert(!addable<money<USD>, std::chrono::seconds>);
+static_assert(!addable<std::chrono::seconds, money<USD>>);
+static_assert(!addable<money<USD>, int>);
+// price * duration is exact money; price * price and price + duration are not a thing.
+static_assert(std::same_as<decltype(std::declval<price<USD>>() * std::chrono::seconds(1)), exact_money<USD>>);
+static_assert(!multipliable<price<USD>, price<USD>>);
+static_assert(!addable<price<USD>, std::chrono::seconds>);
+static_assert(!addable<exact_money<USD>, exact_money<EUR>>);
+// Quantities: bytes + bytes, never bytes + milli-GPU.
+static_assert(addable<bytes, bytes>);
+static_assert(!addable<bytes, milli_gpu>);
+static_assert(!addable<gflops, mb_per_s>);
+// No floating point becomes a decimal, and raw numbers need an explicit constructor.
+static_assert(!std::is_constructible_v<decimal<2>, double>);
+static_assert(!std::is_convertible_v<int, decimal<2>>);
+static_assert(!std::is_convertible_v<long long, bytes>);
+static_assert(std::is_constructible_v<decimal<2>, int>);
+// Decimal products carry the sum of the scales.
+static_assert(std::same_as<decltype(std::declval<decimal<2>>() * std::declval<decimal<3>>()), decimal<5>>);
+
+// An archetype that models exactly RoundingPolicy, and types that do not.
+struct rounding_archetype {
+  static constexpr std::string_view name = "archetype";
+  static int128 divide(const int128& a, const int128&) { return a; }
+};
+struct no_name { static int128 divide(const int128& a, const int128&) { return a; } };
+struct wrong_result {
+  static constexpr std::string_view name = "x";
+  static int divide(const int128&, const int128&) { return 0; }
+};
+static_assert(RoundingPolicy<rounding_archetype>);
+static_assert(!RoundingPolicy<no_name>);
+static_assert(!RoundingPolicy<wrong_result>);
+
+struct overflow_archetype {
+  static constexpr std::string_view name = "archetype";
+  static void on_overflow(std::string_view) {}
+};
+static_assert(OverflowPolicy<overflow_archetype>);
+static_assert(!OverflowPolicy<int>);
+static_assert(CurrencyType<USD>);
+static_assert(!CurrencyType<int>);
+
+// The calendar types' cheap checks are constexpr.
+static_assert(find_currency("JPY")->minor_units == 0);
+static_assert(find_currency("XXX") == nullptr);
+static_assert(interval().empty());
+}  // namespace

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// gpurent: GPU compute rental, matched and billed exactly.
+#include <map>
+#include <string>
+
+#include "tool.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gpurent::tool;
+  CLI::App app{"gpurent: match work to GPUs and bill for it, exactly"};
+  app.name("gpurent");
+  app.require_subcommand(1);
+  std::map<std::string, runner> runners;
+  for (const auto& [name, setup] : registry()) runners.emplace(name, setup(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "gpurent: {}\n", e.what());
+    fmt::print(stderr, "run 'gpurent --help' for usage\n");
+    return exit_invalid;
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    try {
+      return runners.at(sub->get_name())();
+    } catch (const gpurent::exception& e) {
+      return fail(e.err());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "gpurent: {}\n", e.what());
+      return exit_invalid;
+    }
+  }
+  return exit_invalid;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Shared plumbing of the gpurent tool: command registration, exit codes, output format,
+// error reporting. Commands live in tools/cmd_*.cpp and hold no logic of their own.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <gpurent/core/error.hpp>
+
+namespace gpurent::tool {
+
+// Exit statuses, as ../shared/protocols/cli.md fixes them.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_invalid = 2;    // invalid input or usage; message on stderr, nothing on stdout
+inline constexpr int exit_not_here = 3;   // the thing asked for does not exist here
+
+enum class output_format { json, table, csv };
+
+// A command's setup adds its subcommand and options to the app and returns what runs it.
+using runner = std::function<int()>;
+using setup_fn = runner (*)(CLI::App&);
+
+inline std::map<std::string, setup_fn>& registry() {
+  static std::map<std::string, setup_fn> r;  // sorted by name, so --help lists them in order
+  return r;
+}
+
+struct registration {
+  registration(const char* name, setup_fn f) { registry().emplace(name, f); }
+};
+
+// Adds `--format` with the given choices; the default is the first.
+inline void add_format_option(CLI::App& cmd, output_format& out, std::initializer_list<std::pair<std::string, output_format>> choices) {
+  std::map<std::string, output_format> m(choices.begin(), choices.end());
+  out = choices.begin()->second;
+  cmd.add_option("--format", out, "output format")->transform(CLI::CheckedTransformer(m, CLI::ignore_case));
+}
+
+// Reports an input error on stderr and returns the invalid-input status.
+inline int fail(const error& e) {
+  fmt::print(stderr, "gpurent: {}\n", e.describe());
+  return e.code == error_code::not_found ? exit_not_here : exit_invalid;
+}
+
+}  // namespace gpurent::tool
+
+#define GPURENT_TOOL_CONCAT2(a, b) a##b
+#define GPURENT_TOOL_CONCAT(a, b) GPURENT_TOOL_CONCAT2(a, b)
+#define GPURENT_TOOL_COMMAND(name, fn) \
+  static const ::gpurent::tool::registration GPURENT_TOOL_CONCAT(gpurent_tool_reg_, __LINE__){name, fn}

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// MIG, exact to the memory slot: placed instances (layouts) and their validity, every valid
+// layout of a geometry, fit (where to add instances so the most future options stay open),
+// and repartition plans (fewest instances destroyed). See docs/spec-mig.md.
+//
+// Placement model (NVML nvmlGpuInstancePlacement_t): an instance of profile p started at
+// slice s occupies memory slices [s, s + p.memory_slices); instances never overlap; s must
+// be one of p's start slots; at most p.max_instances of p and at most one "+me" instance per
+// GPU; the compute slices of all instances add up to at most the geometry's.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/spec/mig_data.hpp>
+
+namespace gpurent {
+
+// One placed GPU instance: a profile (index into its geometry) at a start slice.
+struct mig_instance {
+  mig_profile_index profile = 0;
+  std::uint8_t start = 0;
+  friend constexpr bool operator==(const mig_instance&, const mig_instance&) = default;
+  friend constexpr auto operator<=>(const mig_instance&, const mig_instance&) = default;
+};
+
+// A set of placed instances, kept in canonical order (by start, then profile), so equal sets
+// compare equal. Fixed capacity (a GPU has at most 8 memory slices, so at most 8 instances);
+// no allocation. It says nothing about validity: see mig_validate.
+class mig_layout {
+ public:
+  static constexpr std::size_t capacity = mig_max_slices;
+
+  constexpr mig_layout() = default;
+  constexpr mig_layout(std::initializer_list<mig_instance> xs) {
+    for (const mig_instance& x : xs) {
+      const bool added = add(x);
+      GPURENT_ASSERT(added);
+    }
+  }
+
+  // Adds an instance; false (and unchanged) when the layout already holds `capacity`.
+  [[nodiscard]] constexpr bool add(mig_instance x) noexcept {
+    if (size_ == capacity) return false;
+    std::size_t i = size_;
+    while (i > 0 && before(x, items_[i - 1])) {
+      items_[i] = items_[i - 1];
+      --i;
+    }
+    items_[i] = x;
+    ++size_;
+    return true;
+  }
+  // Removes one instance equal to x; false when there is none.
+  constexpr bool remove(mig_instance x) noexcept {
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (items_[i] != x) continue;
+      for (std::size_t j = i + 1; j < size_; ++j) items_[j - 1] = items_[j];
+      items_[--size_] = mig_instance{};  // keep unused slots zero, so == compares sets
+      return true;
+    }
+    return false;
+  }
+  [[nodiscard]] constexpr bool contains(mig_instance x) const noexcept {
+    return std::find(begin(), end(), x) != end();
+  }
+
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] constexpr const mig_instance* begin() const noexcept { return items_.data(); }
+  [[nodiscard]] constexpr const mig_instance* end() const noexcept { return items_.data() + size_; }
+  [[nodiscard]] constexpr const mig_instance& operator[](std::size_t i) const noexcept { return items_[i]; }
+
+  friend constexpr bool operator==(const mig_layout&, const mig_layout&) = default;
+  friend constexpr auto operator<=>(const mig_layout&, const mig_layout&) = default;
+
+ private:
+  static constexpr bool before(mig_instance a, mig_instance b) noexcept {
+    return a.start != b.start ? a.start < b.start : a.profile < b.profile;
+  }
+  std::array<mig_instance, capacity> items_{};
+  std::uint8_t size_ = 0;
+};
+
+// ---- validity ----------------------------------------------------------------------------
+
+enum class mig_violation_kind : std::uint8_t {
+  none,
+  unknown_profile,      // a profile index outside the geometry's table
+  bad_start,            // a start slot the profile does not allow
+  overlap,              // two instances share a memory slice
+  too_many_of_profile,  // more than max_instances of one profile
+  too_many_media,       // more than one +me instance
+  too_many_compute,     // more compute slices than the GPU has
+};
+
+// Why a layout is invalid: the kind and the instance(s) it concerns (first, second).
+struct mig_violation {
+  mig_violation_kind kind = mig_violation_kind::none;
+  mig_instance first{};
+  mig_instance second{};
+  [[nodiscard]] constexpr bool ok() const noexcept { return kind == mig_violation_kind::none; }
+  friend constexpr bool operator==(const mig_violation&, const mig_violation&) = default;
+};
+
+namespace detail {
+// What a layout uses, for the incremental checks of fit and enumeration.
+struct mig_usage {
+  mig_slice_mask slices = 0;
+  std::uint8_t compute = 0;
+  std::uint8_t media = 0;
+  std::array<std::uint8_t, mig_max_slices> count{};
+};
+}  // namespace detail
+
+// The first rule a layout breaks, in layout order; ok() when it is valid.
+[[nodiscard]] constexpr mig_violation mig_validate(const mig_geometry& g, const mig_layout& l) noexcept {
+  detail::mig_usage u;
+  std::array<mig_instance, mig_max_slices> owner{};  // who holds each slice
+  for (const mig_instance& x : l) {
+    if (x.profile >= g.profiles.size()) return {mig_violation_kind::unknown_profile, x, {}};
+    const mig_profile& p = g.profiles[x.profile];
+    if (x.start >= g.memory_slices || !p.can_start_at(x.start)) return {mig_violation_kind::bad_start, x, {}};
+    const mig_slice_mask m = p.occupancy(x.start);
+    if ((m & u.slices) != 0) {
+      const int s = std::countr_zero(static_cast<unsigned>(m & u.slices));
+      return {mig_violation_kind::overlap, owner[static_cast<std::size_t>(s)], x};
+    }
+    for (int s = x.start; s < x.start + p.memory_slices; ++s) owner[static_cast<std::size_t>(s)] = x;
+    u.slices = static_cast<mig_slice_mask>(u.slices | m);
+    if (++u.count[x.profile] > p.max_instances) return {mig_violation_kind::too_many_of_profile, x, {}};
+    if (p.media_extensions && ++u.media > 1) return {mig_violation_kind::too_many_media, x, {}};
+    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+    if (u.compute > g.compute_slices) return {mig_violation_kind::too_many_compute, x, {}};
+  }
+  return {};
+}
+
+[[nodiscard]] constexpr bool mig_valid(const mig_geometry& g, const mig_layout& l) noexcept {
+  return mig_validate(g, l).ok();
+}
+
+// "3g.40gb@4"
+[[nodiscard]] inline std::string mig_name(const mig_geometry& g, mig_instance x) {
+  std::string s = x.profile < g.profiles.size() ? std::string(g.profiles[x.profile].name) : "profile#" + std::to_string(x.profile);
+  return s + "@" + std::to_string(x.start);
+}
+
+namespace detail {
+[[nodiscard]] inline std::string mig_slot_list(mig_slice_mask m) {
+  std::string s;
+  for (int i = 0; i < mig_max_slices; ++i) {
+    if (((m >> i) & 1U) == 0) continue;
+    if (!s.empty()) s += ",";
+    s += std::to_string(i);
+  }
+  return s.empty() ? "none" : s;
+}
+}  // namespace detail
+
+// A sentence for a person: why the layout is invalid.
+[[nodiscard]] inline std::string mig_describe(const mig_geometry& g, const mig_violation& v) {
+  const auto name = [&](mig_instance x) { return mig_name(g, x); };
+  switch (v.kind) {
+    case mig_violation_kind::none: return "valid";
+    case mig_violation_kind::unknown_profile: return name(v.first) + ": no such profile on " + std::string(g.model);
+    case mig_violation_kind::bad_start:
+      return name(v.first) + ": " + std::string(g.profiles[v.first.profile].name) + " can start only at memory slice(s) " +
+             detail::mig_slot_list(g.profiles[v.first.profile].start_slots);
+    case mig_violation_kind::overlap: {
+      const mig_slice_mask both = static_cast<mig_slice_mask>(g.profiles[v.first.profile].occupancy(v.first.start) &
+                                                              g.profiles[v.second.profile].occupancy(v.second.start));
+      return name(v.second) + " overlaps " + name(v.first) + " on memory slice(s) " + detail::mig_slot_list(both);
+    }
+    case mig_violation_kind::too_many_of_profile:
+      return "more than " + std::to_string(g.profiles[v.first.profile].max_instances) + " x " +
+             std::string(g.profiles[v.first.profile].name) + " on one GPU";
+    case mig_violation_kind::too_many_media: return name(v.first) + ": at most one +me instance per GPU";
+    case mig_violation_kind::too_many_compute:
+      return name(v.first) + ": more than the GPU's " + std::to_string(g.compute_slices) + " compute slices";
+  }
+  return "invalid";
+}
+
+// The layout, or an invalid_argument error in field "layout" saying why it is invalid.
+[[nodiscard]] inline expected<void> mig_check(const mig_geometry& g, const mig_layout& l) {
+  const mig_violation v = mig_validate(g, l);
+  if (v.ok()) return {};
+  return make_error(error_code::invalid_argument, "layout", mig_describe(g, v));
+}
+
+// ---- enumeration -------------------------------------------------------------------------
+
+// How +me profiles count: `fold` treats a +me instance as its plain twin (the +me profiles
+// are skipped, as in the published counts); `distinct` enumerates them as profiles of their own.
+enum class mig_media : std::uint8_t { fold, distinct };
+
+namespace detail {
+template <class F>
+constexpr void mig_enumerate(const mig_geometry& g, mig_media media, mig_usage& u, mig_layout& l, int slice, F& visit) {
+  while (slice < g.memory_slices && ((u.slices >> slice) & 1U) != 0) ++slice;
+  if (slice >= g.memory_slices) {
+    visit(static_cast<const mig_layout&>(l));
+    return;
+  }
+  // The lowest undecided slice stays empty, or one instance starts there.
+  const mig_slice_mask saved = u.slices;
+  u.slices = static_cast<mig_slice_mask>(u.slices | (1U << slice));
+  mig_enumerate(g, media, u, l, slice + 1, visit);
+  u.slices = saved;
+  for (std::size_t i = 0; i < g.profiles.size(); ++i) {
+    const mig_profile& p = g.profiles[i];
+    if (p.media_extensions && (media == mig_media::fold || u.media != 0)) continue;
+    if (!p.can_start_at(slice) || u.count[i] >= p.max_instances) continue;
+    if (u.compute + p.compute_slices > g.compute_slices) continue;
+    const mig_slice_mask m = p.occupancy(slice);
+    if ((m & u.slices) != 0 || (m & ~g.all_slices()) != 0) continue;
+    const mig_instance x{static_cast<mig_profile_index>(i), static_cast<std::uint8_t>(slice)};
+    const bool added = l.add(x);
+    GPURENT_ASSERT(added);
+    u.slices = static_cast<mig_slice_mask>(u.slices | m);
+    ++u.count[i];
+    u.media = static_cast<std::uint8_t>(u.media + (p.media_extensions ? 1 : 0));
+    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+    mig_enumerate(g, media, u, l, slice + p.memory_slices, visit);
+    u.compute = static_cast<std::uint8_t>(u.compute - p.compute_slices);
+    u.media = static_cast<std::uint8_t>(u.media - (p.media_extensions ? 1 : 0));
+    --u.count[i];
+    u.slices = saved;
+    l.remove(x);
+  }
+}
+}  // namespace detail
+
+// Calls visit(const mig_layout&) once for every valid layout of g, the empty one included,
+// each exactly once. No allocation.
+template <class F>
+constexpr void mig_for_each_layout(const mig_geometry& g, F&& visit, mig_media media = mig_media::fold) {
+  detail::mig_usage u;
+  mig_layout l;
+  detail::mig_enumerate(g, media, u, l, 0, visit);
+}
+
+// Every valid layout of g (the empty one first).
+[[nodiscard]] inline std::vector<mig_layout> mig_enumerate_layouts(const mig_geometry& g, mig_media media = mig_media::fold) {
+  std::vector<mig_layout> out;
+  out.reserve(g.memory_slices == 8 ? 1024 : 64);
+  mig_for_each_layout(g, [&](const mig_layout& l) { out.push_back(l); }, media);
+  return out;
+}
+
+[[nodiscard]] constexpr std::size_t mig_count_layouts(const mig_geometry& g, mig_media media = mig_media::fold) {
+  std::size_t n = 0;
+  mig_for_each_layout(g, [&](const mig_layout&) { ++n; }, media);
+  return n;
+}
+
+// ---- fit -------------------------------------------------------------------------------
+
+enum class mig_fit_status : std::uint8_t {
+  fits,
+  invalid_layout,       // the existing layout breaks a rule (see mig_validate)
+  unknown_profile,      // a wanted profile index outside the geometry
+  too_many_of_profile,  // existing + wanted exceed a profile's max_instances
+  too_many_media,       // more than one +me in total
+  not_enough_compute,   // existing + wanted exceed the compute slices
+  not_enough_memory,    // wanted memory slices exceed the free ones
+  no_arrangement,       // enough free slices, but no start slots make them fit
+};
+
+// The answer of mig_fit: for each wanted instance (in the order asked) its start slice, and
+// how many layouts the GPU still admits afterwards (its "options", the ranking score).
+struct mig_fit_result {
+  mig_fit_status status = mig_fit_status::no_arrangement;
+  std::uint8_t count = 0;  // how many instances were wanted
+  std::array<std::uint8_t, mig_max_slices> starts{};
+  mig_profile_index culprit = 0;  // the profile a too_many_* / unknown_profile status concerns
+  std::uint16_t options = 0;
+  [[nodiscard]] constexpr bool fits() const noexcept { return status == mig_fit_status::fits; }
+};
+
+namespace detail {
+struct mig_search {
+  const mig_geometry* g = nullptr;
+  std::array<mig_profile_index, mig_max_slices> want{};  // in search order
+  std::size_t n = 0;
+  std::array<std::uint8_t, mig_max_slices> cur{};
+  std::array<std::uint8_t, mig_max_slices> best{};
+  int best_score = -1;
+
+  constexpr void run(std::size_t depth, mig_slice_mask used) noexcept {
+    if (depth == n) {
+      const int score = (*g->options)[used];
+      if (score > best_score) {
+        best_score = score;
+        best = cur;
+      }
+      return;
+    }
+    const mig_profile& p = g->profiles[want[depth]];
+    unsigned starts = p.start_slots;
+    // Equal profiles are interchangeable: take their starts in increasing order only.
+    if (depth > 0 && want[depth - 1] == want[depth]) starts &= ~((2U << cur[depth - 1]) - 1U);
+    while (starts != 0) {
+      const int s = std::countr_zero(starts);
+      starts &= starts - 1;
+      const mig_slice_mask m = p.occupancy(s);
+      if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
+      cur[depth] = static_cast<std::uint8_t>(s);
+      run(depth + 1, static_cast<mig_slice_mask>(used | m));
+    }
+  }
+};
+
+// What `have` uses; false when it is not a valid layout.
+[[nodiscard]] constexpr bool mig_usage_of(const mig_geometry& g, const mig_layout& have, mig_usage& u) noexcept {
+  if (!mig_validate(g, have).ok()) return false;
+  for (const mig_instance& x : have) {
+    const mig_profile& p = g.profiles[x.profile];
+    u.slices = static_cast<mig_slice_mask>(u.slices | p.occupancy(x.start));
+    ++u.count[x.profile];
+    u.media = static_cast<std::uint8_t>(u.media + (p.media_extensions ? 1 : 0));
+    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+  }
+  return true;
+}
+}  // namespace detail
+
+// Can the wanted instances be added to `have`, and at which start slices? Among all ways to
+// place them, fit picks the one after which the GPU admits the most layouts (the most future
+// options: g.options[occupied slices]); ties go to the lowest start slices, largest profiles
+// placed first. No allocation; constexpr.
+[[nodiscard]] constexpr mig_fit_result mig_fit(const mig_geometry& g, const mig_layout& have,
+                                               std::span<const mig_profile_index> want) noexcept {
+  mig_fit_result r;
+  r.count = static_cast<std::uint8_t>(std::min<std::size_t>(want.size(), mig_max_slices));
+  detail::mig_usage u;
+  if (!detail::mig_usage_of(g, have, u)) {
+    r.status = mig_fit_status::invalid_layout;
+    return r;
+  }
+  unsigned memory = 0;
+  for (mig_profile_index w : want) {
+    if (w >= g.profiles.size()) {
+      r.status = mig_fit_status::unknown_profile;
+      r.culprit = w;
+      return r;
+    }
+    const mig_profile& p = g.profiles[w];
+    if (++u.count[w] > p.max_instances) {
+      r.status = mig_fit_status::too_many_of_profile;
+      r.culprit = w;
+      return r;
+    }
+    if (p.media_extensions && ++u.media > 1) {
+      r.status = mig_fit_status::too_many_media;
+      r.culprit = w;
+      return r;
+    }
+    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+    memory += p.memory_slices;
+  }
+  if (u.compute > g.compute_slices) {
+    r.status = mig_fit_status::not_enough_compute;
+    return r;
+  }
+  const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
+  if (memory > free_slices || want.size() > mig_max_slices) {
+    r.status = mig_fit_status::not_enough_memory;
+    return r;
+  }
+  // Search order: most memory first (fewest ways to place), then profile index.
+  std::array<std::uint8_t, mig_max_slices> order{};
+  for (std::size_t i = 0; i < want.size(); ++i) order[i] = static_cast<std::uint8_t>(i);
+  const auto key = [&](std::uint8_t i) {
+    return (mig_max_slices - g.profiles[want[i]].memory_slices) * 256 + want[i];
+  };
+  for (std::size_t i = 1; i < want.size(); ++i)
+    for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  detail::mig_search s;
+  s.g = &g;
+  s.n = want.size();
+  for (std::size_t i = 0; i < s.n; ++i) s.want[i] = want[order[i]];
+  s.run(0, u.slices);
+  if (s.best_score < 0) {
+    r.status = mig_fit_status::no_arrangement;
+    return r;
+  }
+  r.status = mig_fit_status::fits;
+  r.options = static_cast<std::uint16_t>(s.best_score);
+  for (std::size_t i = 0; i < s.n; ++i) r.starts[order[i]] = s.best[i];
+  return r;
+}
+
+[[nodiscard]] constexpr mig_fit_result mig_fit(const mig_geometry& g, const mig_layout& have,
+                                               std::initializer_list<mig_profile_index> want) noexcept {
+  return mig_fit(g, have, std::span<const mig_profile_index>(want.begin(), want.size()));
+}
+
+// `have` with the fitted instances added (r must be a fit of `want`).
+[[nodiscard]] constexpr mig_layout mig_apply(const mig_layout& have, std::span<const mig_profile_index> want,
+                                             const mig_fit_result& r) noexcept {
+  GPURENT_ASSERT(r.fits() && r.count == want.size());
+  mig_layout l = have;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const bool added = l.add({want[i], r.starts[i]});
+    GPURENT_ASSERT(added);
+  }
+  return l;
+}
+
+// A sentence for a person: why the wanted instances do not fit (or where they go).
+[[nodiscard]] inline std::string mig_explain(const mig_geometry& g, const mig_layout& have,
+                                             std::span<const mig_profile_index> want, const mig_fit_result& r) {
+  const auto pname = [&](mig_profile_index i) { return std::string(g.profiles[i].name); };
+  detail::mig_usage u;
+  const bool valid = detail::mig_usage_of(g, have, u);
+  const auto count_want = [&](mig_profile_index p) { return std::count(want.begin(), want.end(), p); };
+  switch (r.status) {
+    case mig_fit_status::fits: {
+      std::string s = "fits:";
+      for (std::size_t i = 0; i < want.size(); ++i) s += " " + mig_name(g, {want[i], r.starts[i]});
+      return s;
+    }
+    case mig_fit_status::invalid_layout: return "the existing layout is invalid: " + mig_describe(g, mig_validate(g, have));
+    case mig_fit_status::unknown_profile: return "profile #" + std::to_string(r.culprit) + " does not exist on " + std::string(g.model);
+    case mig_fit_status::too_many_of_profile:
+      return "at most " + std::to_string(g.profiles[r.culprit].max_instances) + " x " + pname(r.culprit) + " per GPU; " +
+             std::to_string(valid ? u.count[r.culprit] : 0) + " present, " + std::to_string(count_want(r.culprit)) + " wanted";
+    case mig_fit_status::too_many_media: {
+      std::size_t wanted = 0;
+      for (mig_profile_index w : want) wanted += g.profiles[w].media_extensions ? 1U : 0U;
+      return "at most one +me instance per GPU; " + std::to_string(u.media) + " present, " + std::to_string(wanted) + " wanted";
+    }
+    case mig_fit_status::not_enough_compute: {
+      unsigned need = 0;
+      for (mig_profile_index w : want) need += g.profiles[w].compute_slices;
+      return "needs " + std::to_string(need) + " compute slices, " + std::to_string(g.compute_slices - u.compute) + " of " +
+             std::to_string(g.compute_slices) + " free";
+    }
+    case mig_fit_status::not_enough_memory:
+    case mig_fit_status::no_arrangement: {
+      unsigned need = 0;
+      for (mig_profile_index w : want) need += g.profiles[w].memory_slices;
+      const auto free_mask = static_cast<mig_slice_mask>(g.all_slices() & ~u.slices);
+      const std::string free_text = std::to_string(std::popcount(static_cast<unsigned>(free_mask))) + " of " +
+                                    std::to_string(g.memory_slices) + " memory slices free (" + detail::mig_slot_list(free_mask) + ")";
+      if (r.status == mig_fit_status::not_enough_memory)
+        return "needs " + std::to_string(need) + " memory slices; " + free_text;
+      if (want.size() == 1) {
+        // Name what blocks each start slot the profile may use.
+        const mig_profile& p = g.profiles[want[0]];
+        std::string s = pname(want[0]) + " can start only at memory slice(s) " + detail::mig_slot_list(p.start_slots) + "; ";
+        bool first = true;
+        for (int st = 0; st < g.memory_slices; ++st) {
+          if (!p.can_start_at(st)) continue;
+          std::string by;
+          for (const mig_instance& x : have)
+            if ((g.profiles[x.profile].occupancy(x.start) & p.occupancy(st)) != 0) by += (by.empty() ? "" : ", ") + mig_name(g, x);
+          if (by.empty()) by = "the end of memory";
+          s += (first ? "" : "; ") + std::to_string(st) + " is blocked by " + by;
+          first = false;
+        }
+        return s;
+      }
+      std::string s = "no arrangement of";
+      for (std::size_t i = 0; i < want.size(); ++i) s += (i == 0 ? " " : " + ") + pname(want[i]);
+      return s + " fits the " + free_text;
+    }
+  }
+  return "does not fit";
+}
+
+// ---- repartition -----------------------------------------------------------------------
+
+enum class mig_op_kind : std::uint8_t { destroy, create };
+
+struct mig_operation {
+  mig_op_kind kind = mig_op_kind::create;
+  mig_instance instance{};
+  friend constexpr bool operator==(const mig_operation&, const mig_operation&) = default;
+};
+
+// What happens to an existing instance that is in the way.
+enum class mig_repartition_mode : std::uint8_t {
+  move,  // every existing instance survives: one in the way is destroyed and re-created elsewhere
+  drop,  // an instance in the way is destroyed for good
+};
+
+// A plan from the current layout to one that holds the wanted instances: all destroys (by
+// start slice), then all creates (by start slice); every intermediate layout is valid.
+struct mig_plan {
+  mig_layout target;
+  std::vector<mig_operation> operations;
+  std::size_t destroyed = 0;                           // existing instances destroyed (moved or dropped)
+  std::array<std::uint8_t, mig_max_slices> starts{};  // start slice of each wanted instance, in the order asked
+  friend bool operator==(const mig_plan&, const mig_plan&) = default;
+};
+
+namespace detail {
+// Searches every placement of a multiset on an empty GPU, ranking by (instances of `have`
+// kept in place, options left, lowest starts).
+struct mig_move_search {
+  const mig_geometry* g = nullptr;
+  const mig_layout* have = nullptr;
+  std::array<mig_profile_index, mig_max_slices> items{};
+  std::size_t n = 0;
+  std::array<std::uint8_t, mig_max_slices> cur{};
+  std::array<std::uint8_t, mig_max_slices> best{};
+  int best_kept = -1;
+  int best_options = -1;
+
+  constexpr void run(std::size_t depth, mig_slice_mask used, int kept) noexcept {
+    if (depth == n) {
+      const int options = (*g->options)[used];
+      if (kept > best_kept || (kept == best_kept && options > best_options)) {
+        best_kept = kept;
+        best_options = options;
+        best = cur;
+      }
+      return;
+    }
+    const mig_profile& p = g->profiles[items[depth]];
+    unsigned starts = p.start_slots;
+    if (depth > 0 && items[depth - 1] == items[depth]) starts &= ~((2U << cur[depth - 1]) - 1U);
+    while (starts != 0) {
+      const int s = std::countr_zero(starts);
+      starts &= starts - 1;
+      const mig_slice_mask m = p.occupancy(s);
+      if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
+      cur[depth] = static_cast<std::uint8_t>(s);
+      const int k = have->contains({items[depth], static_cast<std::uint8_t>(s)}) ? 1 : 0;
+      run(depth + 1, static_cast<mig_slice_mask>(used | m), kept + k);
+    }
+  }
+};
+
+[[nodiscard]] inline mig_plan mig_make_plan(const mig_layout& have, const mig_layout& target,
+                                            std::span<const mig_profile_index> want) {
+  mig_plan plan;
+  plan.target = target;
+  for (const mig_instance& x : have)
+    if (!target.contains(x)) plan.operations.push_back({mig_op_kind::destroy, x});
+  plan.destroyed = plan.operations.size();
+  // Wanted instances take the created slots of their profile first, in the order asked.
+  std::array<bool, mig_max_slices> taken{};
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (!have.contains(target[i])) plan.operations.push_back({mig_op_kind::create, target[i]});
+    else taken[i] = true;  // an existing instance kept in place
+  }
+  for (std::size_t w = 0; w < want.size(); ++w) {
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (taken[i] || target[i].profile != want[w]) continue;
+      taken[i] = true;
+      plan.starts[w] = target[i].start;
+      break;
+    }
+  }
+  return plan;
+}
+}  // namespace detail
+
+// Plans a repartition of `have` so the wanted instances fit, destroying as few existing
+// instances as possible; ties go to the plan with fewest operations, then the target with the
+// most options left, then lowest start slices. Fails with invalid_argument when `have` is
+// invalid or a wanted profile is unknown, and with not_found when no layout can hold them.
+[[nodiscard]] inline expected<mig_plan> mig_plan_repartition(const mig_geometry& g, const mig_layout& have,
+                                                             std::span<const mig_profile_index> want,
+                                                             mig_repartition_mode mode = mig_repartition_mode::move) {
+  if (auto ok = mig_check(g, have); !ok) return unexpected<error>(ok.error().in_field("have"));
+  for (mig_profile_index w : want)
+    if (w >= g.profiles.size()) return make_error(error_code::unknown_name, "want", "no profile #" + std::to_string(w));
+  if (mode == mig_repartition_mode::move) {
+    if (have.size() + want.size() <= mig_max_slices) {
+      detail::mig_move_search s;
+      s.g = &g;
+      s.have = &have;
+      for (const mig_instance& x : have) s.items[s.n++] = x.profile;
+      for (mig_profile_index w : want) s.items[s.n++] = w;
+      // Largest first (fewest placements), equal profiles adjacent for symmetry breaking.
+      std::sort(s.items.begin(), s.items.begin() + static_cast<std::ptrdiff_t>(s.n), [&](mig_profile_index a, mig_profile_index b) {
+        const int ma = g.profiles[a].memory_slices;
+        const int mb = g.profiles[b].memory_slices;
+        return ma != mb ? ma > mb : a < b;
+      });
+      // Count and media rules are checked on the whole multiset first.
+      detail::mig_usage u;
+      bool possible = true;
+      for (std::size_t i = 0; i < s.n; ++i) {
+        const mig_profile& p = g.profiles[s.items[i]];
+        possible = possible && ++u.count[s.items[i]] <= p.max_instances && (!p.media_extensions || ++u.media <= 1);
+        u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+      }
+      if (possible && u.compute <= g.compute_slices) s.run(0, 0, 0);
+      if (s.best_kept >= 0) {
+        mig_layout target;
+        for (std::size_t i = 0; i < s.n; ++i) {
+          const bool added = target.add({s.items[i], s.best[i]});
+          GPURENT_ASSERT(added);
+        }
+        return detail::mig_make_plan(have, target, want);
+      }
+    }
+    return make_error(error_code::not_found, "want", "no layout holds the existing instances and the wanted ones together");
+  }
+  // drop: keep the largest subset of `have` next to which the wanted instances fit.
+  const std::size_t n = have.size();
+  int best_kept = -1;
+  int best_options = -1;
+  mig_layout best_target;
+  for (unsigned subset = 0; subset < (1U << n); ++subset) {
+    const int kept = std::popcount(subset);
+    if (kept < best_kept) continue;
+    mig_layout keep;
+    for (std::size_t i = 0; i < n; ++i)
+      if (((subset >> i) & 1U) != 0) (void)keep.add(have[i]);
+    const mig_fit_result r = mig_fit(g, keep, want);
+    if (!r.fits()) continue;
+    if (kept > best_kept || (kept == best_kept && r.options > best_options)) {
+      best_kept = kept;
+      best_options = r.options;
+      best_target = mig_apply(keep, want, r);
+    }
+  }
+  if (best_kept < 0) return make_error(error_code::not_found, "want", "the wanted instances do not fit even on an empty GPU");
+  return detail::mig_make_plan(have, best_target, want);
+}
+
+}  // namespace gpurent

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Readers for the Alibaba GPU trace v2023 ("openb") CSVs: the node list and the pod lists.
+// Every row becomes one record or one error naming the file, the line and the field; no row
+// is skipped (blank lines are not rows). Columns are found by header name, so column order
+// and extra columns (qos, times) do not matter; `gpu_spec` may be absent (multigpu files).
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/replay.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent {
+
+// One node of the cluster (a row of openb_node_list_*.csv).
+struct trace_node {
+  std::string sn;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_mib = 0;
+  std::int32_t gpu = 0;
+  std::string model;  // empty for a CPU-only node
+  std::size_t line = 0;
+  friend bool operator==(const trace_node&, const trace_node&) = default;
+};
+
+// One task (a row of openb_pod_list_*.csv). Only the fields the replay uses are kept.
+struct trace_pod {
+  std::string name;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_mib = 0;
+  std::int32_t num_gpu = 0;
+  std::int32_t gpu_milli = 0;
+  std::string gpu_spec;  // '|'-separated allowed models; empty = any
+  std::size_t line = 0;
+  [[nodiscard]] std::int64_t gpu_request_milli() const noexcept {
+    return static_cast<std::int64_t>(num_gpu) * gpu_milli;
+  }
+  friend bool operator==(const trace_pod&, const trace_pod&) = default;
+};
+
+inline constexpr std::int32_t trace_max_gpus_per_node = 16;
+
+namespace detail {
+
+inline void split_csv_line(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = line.find(',', start);
+    if (comma == std::string_view::npos) {
+      out.push_back(line.substr(start));
+      return;
+    }
+    out.push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+template <class Int>
+[[nodiscard]] inline expected<Int> parse_trace_int(std::string_view text, std::string_view field, Int lo, Int hi) {
+  Int v{};
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, v);
+  if (text.empty() || ec != std::errc{} || ptr != last) {
+    return make_error(error_code::parse_error, std::string(field), "not an integer: \"" + std::string(text) + "\"");
+  }
+  if (v < lo || v > hi) {
+    return make_error(error_code::invalid_argument, std::string(field),
+                      std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return v;
+}
+
+// The CSV grammar shared by both files: a header naming the columns, then rows with exactly
+// as many comma-separated fields. Quoting is not part of the openb files and is rejected.
+class trace_csv_reader {
+ public:
+  trace_csv_reader(std::istream& in, std::string_view file) : in_(in), file_(file) {}
+
+  [[nodiscard]] expected<void> read_header(std::initializer_list<std::string_view> required) {
+    std::string raw;
+    while (std::getline(in_, raw)) {
+      ++line_;
+      trim_cr(raw);
+      if (raw.empty()) continue;
+      header_.clear();
+      split_csv_line(raw, fields_);
+      for (auto f : fields_) header_.emplace_back(f);
+      for (auto r : required) {
+        if (column(r) < 0) {
+          return tl::unexpected(error{error_code::parse_error, std::string(r), "missing column in header", {}}.at(file_, line_));
+        }
+      }
+      return {};
+    }
+    return tl::unexpected(error{error_code::parse_error, {}, "empty file: no header", {}}.at(file_, line_));
+  }
+
+  [[nodiscard]] int column(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < header_.size(); ++i) {
+      if (header_[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Reads the next row; false at the end. A malformed row is an error located at its line.
+  [[nodiscard]] expected<bool> next() {
+    while (std::getline(in_, raw_)) {
+      ++line_;
+      trim_cr(raw_);
+      if (raw_.empty()) continue;
+      if (raw_.find('"') != std::string::npos) {
+        return tl::unexpected(error{error_code::parse_error, {}, "quoted fields are not supported", {}}.at(file_, line_));
+      }
+      split_csv_line(raw_, fields_);
+      if (fields_.size() != header_.size()) {
+        return tl::unexpected(error{error_code::parse_error, {},
+                                    "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size()),
+                                    {}}
+                                  .at(file_, line_));
+      }
+      return true;
+    }
+    if (in_.bad()) return tl::unexpected(error{error_code::io_error, {}, "read failed", {}}.at(file_, line_));
+    return false;
+  }
+
+  [[nodiscard]] std::string_view field(int col) const noexcept {
+    return col < 0 ? std::string_view{} : fields_[static_cast<std::size_t>(col)];
+  }
+  [[nodiscard]] std::size_t line() const noexcept { return line_; }
+  [[nodiscard]] std::string_view file() const noexcept { return file_; }
+
+  template <class Int>
+  [[nodiscard]] expected<Int> integer(std::string_view name, Int lo, Int hi) const {
+    auto v = parse_trace_int<Int>(field(column(name)), name, lo, hi);
+    if (!v) return tl::unexpected(v.error().at(file_, line_));
+    return v;
+  }
+  [[nodiscard]] error located(error_code code, std::string_view f, std::string msg) const {
+    return error{code, std::string(f), std::move(msg), {}}.at(file_, line_);
+  }
+
+ private:
+  static void trim_cr(std::string& s) {
+    if (!s.empty() && s.back() == '\r') s.pop_back();
+  }
+  std::istream& in_;
+  std::string file_;
+  std::size_t line_ = 0;
+  std::string raw_;
+  std::vector<std::string> header_;
+  std::vector<std::string_view> fields_;
+};
+
+inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
+
+}  // namespace detail
+
+// Reads a node list. `file` names the source in error messages.
+[[nodiscard]] inline expected<std::vector<trace_node>> read_trace_nodes(std::istream& in, std::string_view file) {
+  detail::trace_csv_reader r(in, file);
+  if (auto h = r.read_header({"sn", "cpu_milli", "memory_mib", "gpu", "model"}); !h) return tl::unexpected(h.error());
+  std::vector<trace_node> out;
+  std::set<std::string, std::less<>> seen;
+  for (;;) {
+    auto more = r.next();
+    if (!more) return tl::unexpected(more.error());
+    if (!*more) break;
+    trace_node n;
+    n.line = r.line();
+    n.sn = std::string(r.field(r.column("sn")));
+    if (n.sn.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "sn", "empty node name"));
+    if (!seen.insert(n.sn).second) return tl::unexpected(r.located(error_code::duplicate, "sn", "duplicate node \"" + n.sn + "\""));
+    auto cpu = r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount);
+    if (!cpu) return tl::unexpected(cpu.error());
+    auto mem = r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount);
+    if (!mem) return tl::unexpected(mem.error());
+    auto gpu = r.integer<std::int32_t>("gpu", 0, trace_max_gpus_per_node);
+    if (!gpu) return tl::unexpected(gpu.error());
+    n.cpu_milli = *cpu;
+    n.memory_mib = *mem;
+    n.gpu = *gpu;
+    n.model = std::string(r.field(r.column("model")));
+    if (n.gpu > 0 && n.model.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "model", "a node with GPUs needs a model"));
+    out.push_back(std::move(n));
+  }
+  if (out.empty()) return tl::unexpected(error{error_code::invalid_argument, {}, "no nodes", {}}.at(file, 1));
+  return out;
+}
+
+// Reads a pod (task) list.
+[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods(std::istream& in, std::string_view file) {
+  detail::trace_csv_reader r(in, file);
+  if (auto h = r.read_header({"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}); !h) return tl::unexpected(h.error());
+  const int spec_col = r.column("gpu_spec");
+  std::vector<trace_pod> out;
+  std::set<std::string, std::less<>> seen;
+  for (;;) {
+    auto more = r.next();
+    if (!more) return tl::unexpected(more.error());
+    if (!*more) break;
+    trace_pod p;
+    p.line = r.line();
+    p.name = std::string(r.field(r.column("name")));
+    if (p.name.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "name", "empty pod name"));
+    if (!seen.insert(p.name).second) return tl::unexpected(r.located(error_code::duplicate, "name", "duplicate pod \"" + p.name + "\""));
+    auto cpu = r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount);
+    if (!cpu) return tl::unexpected(cpu.error());
+    auto mem = r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount);
+    if (!mem) return tl::unexpected(mem.error());
+    auto num = r.integer<std::int32_t>("num_gpu", 0, trace_max_gpus_per_node);
+    if (!num) return tl::unexpected(num.error());
+    auto milli = r.integer<std::int32_t>("gpu_milli", 0, 1000);
+    if (!milli) return tl::unexpected(milli.error());
+    p.cpu_milli = *cpu;
+    p.memory_mib = *mem;
+    p.num_gpu = *num;
+    p.gpu_milli = *milli;
+    if (p.num_gpu == 0 && p.gpu_milli != 0) {
+      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a CPU-only task (num_gpu 0) must have gpu_milli 0"));
+    }
+    if (p.num_gpu > 0 && p.gpu_milli == 0) {
+      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a GPU task needs gpu_milli > 0"));
+    }
+    if (p.num_gpu > 1 && p.gpu_milli != 1000) {
+      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a multi-GPU task must ask for whole GPUs (1000)"));
+    }
+    p.gpu_spec = std::string(r.field(spec_col));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// File versions: open the path and name it in every error.
+[[nodiscard]] inline expected<std::vector<trace_node>> read_trace_nodes_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(error_code::io_error, {}, "cannot open " + path);
+  return read_trace_nodes(in, path);
+}
+[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(error_code::io_error, {}, "cannot open " + path);
+  return read_trace_pods(in, path);
+}
+
+// The replay's cluster and task list from a trace. A gpu_spec naming a model no node has is
+// an error at the pod's line (field gpu_spec), not a task that silently fits nowhere.
+[[nodiscard]] inline expected<replay_workload> make_replay_workload(const std::vector<trace_node>& nodes, std::string_view nodes_file,
+                                                                    const std::vector<trace_pod>& pods, std::string_view pods_file) {
+  replay_workload w;
+  for (const trace_node& n : nodes) {
+    node_spec s;
+    s.name = n.sn;
+    s.cpu_milli = n.cpu_milli;
+    s.memory_mib = n.memory_mib;
+    s.gpu_count = static_cast<std::uint8_t>(n.gpu);
+    if (n.gpu > 0) {
+      if (!w.cluster.find_model(n.model) && w.cluster.model_count() >= max_models) {
+        return tl::unexpected(error{error_code::invalid_argument, "model", "more than 64 GPU models", {}}.at(nodes_file, n.line));
+      }
+      s.model = w.cluster.add_model(gpu_model_info{n.model, {}, {}});
+    }
+    w.cluster.add_node(std::move(s));
+  }
+  w.tasks.reserve(pods.size());
+  w.task_names.reserve(pods.size());
+  for (const trace_pod& p : pods) {
+    placement_request r;
+    r.num_gpu = p.num_gpu;
+    r.gpu_milli = milli_gpu(p.gpu_milli);
+    r.cpu_milli = p.cpu_milli;
+    r.memory_mib = p.memory_mib;
+    auto mask = w.cluster.models_mask(p.gpu_spec);
+    if (!mask) return tl::unexpected(mask.error().at(pods_file, p.line));
+    r.allowed_models = *mask;
+    w.tasks.push_back(r);
+    w.task_names.push_back(p.name);
+  }
+  w.shapes = shape_distribution::of(w.tasks);
+  return w;
+}
+
+}  // namespace gpurent

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The matching layer: requests, inventory, constraints, policies, the matcher, the replay.
+
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/fragmentation.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/matching/registry.hpp>
+#include <gpurent/matching/replay.hpp>
+#include <gpurent/matching/request.hpp>

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Hard constraints: may request r go to node n at all? Each constraint is a stateless type
+// modelling `Constraint` (a name, a noexcept `admits`, and a `describe` for explanations);
+// `constraint_set<C...>` composes them in order and reports which one rejected a node, so
+// "why did this not fit" is answered per constraint with counts (see matcher.hpp).
+//
+// Extension point: write a type modelling `Constraint` and list it in your own
+// `constraint_set<..., my_constraint>` (or `default_constraints::with<my_constraint>`).
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent {
+
+template <class C>
+concept Constraint = requires(const inventory& inv, node_index n, const placement_request& r) {
+  { C::name } -> std::convertible_to<std::string_view>;
+  { C::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  { C::describe(r) } -> std::convertible_to<std::string>;
+};
+
+// GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
+// and no other tenant on it (tenant isolation: no two tenants share a physical GPU).
+[[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
+  const std::int32_t need = r.gpu_milli.count();
+  return s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
+}
+
+// Eligible GPUs of node n for r as a bit mask (bit g = GPU g).
+[[nodiscard]] inline std::uint32_t eligible_gpus(const inventory& inv, node_index n, const placement_request& r) noexcept {
+  const node_state& s = inv.state(n);
+  std::uint32_t m = 0;
+  for (std::size_t g = 0; g < inv.spec(n).gpu_count; ++g) {
+    if (gpu_eligible(s, g, r)) m |= std::uint32_t{1} << g;
+  }
+  return m;
+}
+
+// The group (NVLink domain or PCIe switch) GPU g belongs to under r's locality; 0 when
+// any GPUs of the node may be combined.
+[[nodiscard]] inline std::uint8_t locality_group(const node_spec& spec, std::size_t g, gpu_locality l) noexcept {
+  switch (l) {
+    case gpu_locality::same_nvlink_domain: return spec.nvlink_domain[g];
+    case gpu_locality::same_pcie_switch: return spec.pcie_switch[g];
+    case gpu_locality::same_node: break;
+  }
+  return 0;
+}
+
+// Picks the first r.num_gpu eligible GPUs by index that satisfy r's locality (the group of
+// the lowest-indexed GPU that completes one). False when there are none.
+[[nodiscard]] inline bool pick_first_gpus(const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
+  pick.clear();
+  if (r.num_gpu == 0) return true;
+  const node_spec& spec = inv.spec(n);
+  const node_state& s = inv.state(n);
+  const auto k = static_cast<std::size_t>(r.num_gpu);
+  if (r.locality == gpu_locality::same_node || k == 1) {
+    for (std::size_t g = 0; g < spec.gpu_count && pick.count < k; ++g) {
+      if (gpu_eligible(s, g, r)) pick.push(g);
+    }
+    return pick.count == k;
+  }
+  std::array<std::uint8_t, 256> counts{};
+  for (std::size_t g = 0; g < spec.gpu_count; ++g) {
+    if (!gpu_eligible(s, g, r)) continue;
+    const std::uint8_t grp = locality_group(spec, g, r.locality);
+    if (++counts[grp] == k) {
+      for (std::size_t h = 0; h <= g; ++h) {
+        if (gpu_eligible(s, h, r) && locality_group(spec, h, r.locality) == grp) pick.push(h);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace constraint {
+
+struct not_drained {
+  static constexpr std::string_view name = "drained";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request&) noexcept { return !inv.state(n).drained; }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "are drained"; }
+};
+
+struct tenant_reservation {
+  static constexpr std::string_view name = "reserved";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    const tenant_id t = inv.spec(n).reserved_for;
+    return t == no_tenant || t == r.tenant;
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "are reserved for another tenant"; }
+};
+
+struct labels {
+  static constexpr std::string_view name = "labels";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return (inv.spec(n).labels & r.required_labels) == r.required_labels;
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "lack a required label (region, zone, residency)"; }
+};
+
+struct spot {
+  static constexpr std::string_view name = "spot";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return !inv.spec(n).spot || (r.accepts & static_cast<std::uint8_t>(sharing_mode::spot)) != 0;
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "are spot capacity, which the request does not accept"; }
+};
+
+struct model_allowed {
+  static constexpr std::string_view name = "model";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    if (r.num_gpu == 0) return true;
+    const node_spec& s = inv.spec(n);
+    return s.gpu_count > 0 && (r.allowed_models >> s.model & 1U) != 0;
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "have a GPU model the request does not allow"; }
+};
+
+struct gpu_minimums {
+  static constexpr std::string_view name = "gpu-spec";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    if (r.num_gpu == 0 || inv.spec(n).gpu_count == 0) return true;
+    const gpu_model_info& m = inv.model(inv.spec(n).model);
+    return m.vram >= r.min_vram && m.compute >= r.min_compute;
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "have GPUs below the VRAM or compute minimum"; }
+};
+
+struct cpu_fits {
+  static constexpr std::string_view name = "cpu";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return inv.state(n).cpu_free >= r.cpu_milli;
+  }
+  [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.cpu_milli) + " free CPU milli-cores"; }
+};
+
+struct memory_fits {
+  static constexpr std::string_view name = "memory";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return inv.state(n).memory_free >= r.memory_mib;
+  }
+  [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.memory_mib) + " MiB of free memory"; }
+};
+
+// Enough eligible GPUs, together where the locality demands. O(1) on the summaries for
+// the common cases; a short loop over the node's GPUs otherwise.
+struct gpus_fit {
+  static constexpr std::string_view name = "gpus";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    if (r.num_gpu == 0) return true;
+    const node_state& s = inv.state(n);
+    if (r.gpu_milli.count() == 1000) {
+      if (s.full_idle < r.num_gpu) return false;
+      if (r.locality == gpu_locality::same_node || r.num_gpu == 1) return true;
+      gpu_pick p;
+      return pick_first_gpus(inv, n, r, p);
+    }
+    if (s.max_idle < r.gpu_milli.count()) return false;
+    return eligible_gpus(inv, n, r) != 0;
+  }
+  [[nodiscard]] static std::string describe(const placement_request& r) {
+    if (r.num_gpu == 1 && r.gpu_milli.count() < 1000) {
+      return "lack a GPU with " + std::to_string(r.gpu_milli.count()) + " milli idle (for this tenant)";
+    }
+    std::string s = "lack " + std::to_string(r.num_gpu) + " idle GPU" + (r.num_gpu > 1 ? "s" : "");
+    if (r.locality == gpu_locality::same_nvlink_domain) s += " in one NVLink domain";
+    if (r.locality == gpu_locality::same_pcie_switch) s += " under one PCIe switch";
+    return s;
+  }
+};
+
+}  // namespace constraint
+
+// An ordered conjunction of constraints. `first_rejecting` names the first one that says
+// no (or returns size when all admit).
+template <Constraint... Cs>
+struct constraint_set {
+  static constexpr std::size_t size = sizeof...(Cs);
+  static constexpr std::array<std::string_view, size> names{Cs::name...};
+
+  template <Constraint... More>
+  using with = constraint_set<Cs..., More...>;
+
+  [[nodiscard]] static std::size_t first_rejecting(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    std::size_t i = 0;
+    const bool all = ((Cs::admits(inv, n, r) ? (++i, true) : false) && ...);
+    return all ? size : i;
+  }
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return (Cs::admits(inv, n, r) && ...);
+  }
+  [[nodiscard]] static std::array<std::string, size> describe(const placement_request& r) { return {Cs::describe(r)...}; }
+};
+
+// What every placement must respect. Cheap checks first.
+using default_constraints =
+    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot,
+                   constraint::model_allowed, constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits,
+                   constraint::gpus_fit>;
+
+template <class S>
+concept ConstraintSet = requires(const inventory& inv, node_index n, const placement_request& r) {
+  { S::size } -> std::convertible_to<std::size_t>;
+  { S::first_rejecting(inv, n, r) } noexcept -> std::same_as<std::size_t>;
+  { S::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  S::names;
+};
+
+}  // namespace gpurent

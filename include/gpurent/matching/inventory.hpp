@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The cluster as the matcher sees it: nodes with their GPUs (model, NVLink domain, PCIe
+// switch), CPU, memory, labels and reservations, and the live state of each (free CPU and
+// memory, idle milli-GPU and owning tenant per GPU). Place, release and drain keep the
+// per-node summaries (idle total, fully idle count, largest idle share) up to date, so
+// feasibility checks are O(1) and policies can cache per node by `version`.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/quantity.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent {
+
+// A GPU model as the matcher needs it (the catalog has the full spec).
+struct gpu_model_info {
+  std::string name;
+  bytes vram{0};       // 0: unknown
+  gflops compute{0};   // 0: unknown
+  friend bool operator==(const gpu_model_info&, const gpu_model_info&) = default;
+};
+
+using model_index = std::uint8_t;
+
+struct node_spec {
+  std::string name;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory_mib = 0;
+  std::uint8_t gpu_count = 0;
+  model_index model = 0;  // meaningful when gpu_count > 0
+  std::array<std::uint8_t, max_gpus_per_node> nvlink_domain{};  // per GPU; equal ids share a domain
+  std::array<std::uint8_t, max_gpus_per_node> pcie_switch{};    // per GPU
+  label_mask labels = 0;
+  tenant_id reserved_for = no_tenant;  // no_tenant: open to all
+  bool spot = false;                   // preemptible capacity
+  friend bool operator==(const node_spec&, const node_spec&) = default;
+};
+
+// Live state of one node.
+struct node_state {
+  std::int64_t cpu_free = 0;
+  std::int64_t memory_free = 0;
+  std::array<std::int32_t, max_gpus_per_node> idle{};        // milli-GPU idle per GPU
+  std::array<tenant_id, max_gpus_per_node> owner{};          // tenant holding the GPU (while used)
+  std::array<std::uint16_t, max_gpus_per_node> users{};      // placements on the GPU
+  std::int32_t idle_total = 0;
+  std::int32_t max_idle = 0;
+  std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
+  bool drained = false;
+  std::uint32_t version = 0;    // bumped on every change; caches key on it
+};
+
+class inventory {
+ public:
+  // Models and labels: interned once, referred to by index / bit afterwards.
+  model_index add_model(gpu_model_info m) {
+    if (auto id = find_model(m.name)) return *id;
+    GPURENT_ASSERT(models_.size() < max_models);
+    models_.push_back(std::move(m));
+    return static_cast<model_index>(models_.size() - 1);
+  }
+  [[nodiscard]] std::optional<model_index> find_model(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      if (models_[i].name == name) return static_cast<model_index>(i);
+    }
+    return std::nullopt;
+  }
+  [[nodiscard]] const gpu_model_info& model(model_index i) const noexcept { return models_[i]; }
+  [[nodiscard]] std::size_t model_count() const noexcept { return models_.size(); }
+  // A '|'-separated list of model names as a mask; an unknown name is an error naming it.
+  [[nodiscard]] expected<model_mask> models_mask(std::string_view list) const {
+    if (list.empty()) return any_model;
+    model_mask m = 0;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t bar = list.find('|', start);
+      const std::string_view name = list.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+      auto id = find_model(name);
+      if (!id) return make_error(error_code::unknown_name, "gpu_spec", "unknown GPU model \"" + std::string(name) + "\"");
+      m |= model_mask{1} << *id;
+      if (bar == std::string_view::npos) break;
+      start = bar + 1;
+    }
+    return m;
+  }
+
+  label_mask label(std::string_view name) {
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+      if (labels_[i] == name) return label_mask{1} << i;
+    }
+    GPURENT_ASSERT(labels_.size() < max_labels);
+    labels_.emplace_back(name);
+    return label_mask{1} << (labels_.size() - 1);
+  }
+
+  node_index add_node(node_spec s) {
+    GPURENT_ASSERT(s.gpu_count <= max_gpus_per_node);
+    GPURENT_ASSERT(s.gpu_count == 0 || s.model < models_.size());
+    node_state st;
+    st.cpu_free = s.cpu_milli;
+    st.memory_free = s.memory_mib;
+    for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = 1000;
+    gpu_capacity_milli_ += 1000 * static_cast<std::int64_t>(s.gpu_count);
+    gpu_count_ += s.gpu_count;
+    specs_.push_back(std::move(s));
+    states_.push_back(st);
+    refresh(states_.size() - 1);
+    return static_cast<node_index>(specs_.size() - 1);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
+  [[nodiscard]] const node_spec& spec(node_index n) const noexcept { return specs_[n]; }
+  [[nodiscard]] const node_state& state(node_index n) const noexcept { return states_[n]; }
+  [[nodiscard]] std::int64_t gpu_capacity_milli() const noexcept { return gpu_capacity_milli_; }
+  [[nodiscard]] std::int64_t gpu_allocated_milli() const noexcept { return gpu_allocated_milli_; }
+  [[nodiscard]] std::size_t gpu_count() const noexcept { return gpu_count_; }
+  [[nodiscard]] std::optional<node_index> find_node(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      if (specs_[i].name == name) return static_cast<node_index>(i);
+    }
+    return std::nullopt;
+  }
+
+  // A placement of `r` on node n taking the picked GPUs. Does not change the inventory.
+  [[nodiscard]] static placement make_placement(node_index n, const placement_request& r, const gpu_pick& pick) noexcept {
+    placement p;
+    p.node = n;
+    p.cpu_milli = r.cpu_milli;
+    p.memory_mib = r.memory_mib;
+    p.tenant = r.tenant;
+    p.count = pick.count;
+    for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count())};
+    return p;
+  }
+
+  // Applies a placement the matcher chose (it checked feasibility; this asserts it).
+  void place(const placement& p) noexcept {
+    node_state& s = states_[p.node];
+    GPURENT_ASSERT(s.cpu_free >= p.cpu_milli && s.memory_free >= p.memory_mib);
+    s.cpu_free -= p.cpu_milli;
+    s.memory_free -= p.memory_mib;
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const gpu_take t = p.gpus[i];
+      GPURENT_ASSERT(t.gpu < specs_[p.node].gpu_count && s.idle[t.gpu] >= t.milli);
+      GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant);
+      s.idle[t.gpu] -= t.milli;
+      s.owner[t.gpu] = p.tenant;
+      ++s.users[t.gpu];
+      gpu_allocated_milli_ += t.milli;
+    }
+    refresh(p.node);
+  }
+
+  // Gives back what a placement held (online use: jobs leave).
+  void release(const placement& p) noexcept {
+    node_state& s = states_[p.node];
+    s.cpu_free += p.cpu_milli;
+    s.memory_free += p.memory_mib;
+    GPURENT_ASSERT(s.cpu_free <= specs_[p.node].cpu_milli && s.memory_free <= specs_[p.node].memory_mib);
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const gpu_take t = p.gpus[i];
+      GPURENT_ASSERT(s.users[t.gpu] > 0 && s.idle[t.gpu] + t.milli <= 1000);
+      s.idle[t.gpu] += t.milli;
+      if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
+      gpu_allocated_milli_ -= t.milli;
+    }
+    refresh(p.node);
+  }
+
+  // A drained node takes no new placements; what runs there stays until released.
+  void drain(node_index n, bool on = true) noexcept {
+    states_[n].drained = on;
+    ++states_[n].version;
+  }
+
+ private:
+  void refresh(std::size_t n) noexcept {
+    node_state& s = states_[n];
+    s.idle_total = 0;
+    s.max_idle = 0;
+    s.full_idle = 0;
+    for (std::size_t g = 0; g < specs_[n].gpu_count; ++g) {
+      s.idle_total += s.idle[g];
+      s.max_idle = std::max(s.max_idle, s.idle[g]);
+      if (s.idle[g] == 1000) ++s.full_idle;
+    }
+    ++s.version;
+  }
+
+  std::vector<gpu_model_info> models_;
+  std::vector<std::string> labels_;
+  std::vector<node_spec> specs_;
+  std::vector<node_state> states_;
+  std::int64_t gpu_capacity_milli_ = 0;
+  std::int64_t gpu_allocated_milli_ = 0;
+  std::size_t gpu_count_ = 0;
+};
+
+}  // namespace gpurent

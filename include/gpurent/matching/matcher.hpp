@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The matcher: for a request, scan the nodes in a fixed order, keep those every constraint
+// admits, let the policy score them, take the best (the earlier node on ties) and let the
+// policy pick its GPUs. Also: why-not explanations per constraint, gangs (all or nothing),
+// batches by priority.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent {
+
+// Why a request fits nowhere (or how many nodes it fits): per constraint, how many nodes
+// it was the first to reject.
+struct why_not {
+  struct entry {
+    std::string_view constraint;
+    std::string reason;
+    std::size_t nodes = 0;
+    friend bool operator==(const entry&, const entry&) = default;
+  };
+  std::size_t nodes = 0;
+  std::size_t feasible = 0;
+  std::vector<entry> rejected;  // constraint order; only constraints that rejected something
+
+  [[nodiscard]] std::size_t count(std::string_view constraint) const noexcept {
+    for (const entry& e : rejected) {
+      if (e.constraint == constraint) return e.nodes;
+    }
+    return 0;
+  }
+  // "0 of 1213 nodes fit: 1204 lack 4 idle GPUs in one NVLink domain, 9 are reserved for
+  // another tenant"
+  [[nodiscard]] std::string summary() const {
+    std::string s = std::to_string(feasible) + " of " + std::to_string(nodes) + " nodes fit";
+    const char* sep = ": ";
+    for (const entry& e : rejected) {
+      s += sep;
+      s += std::to_string(e.nodes);
+      s += ' ';
+      s += e.reason;
+      sep = ", ";
+    }
+    return s;
+  }
+  friend bool operator==(const why_not&, const why_not&) = default;
+};
+
+template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
+class matcher {
+ public:
+  using policy_type = P;
+  using constraints_type = Cs;
+
+  explicit matcher(inventory& inv, const policy_context& ctx = {}) : inv_(&inv), state_(inv, ctx) {
+    order_.resize(inv.size());
+    std::iota(order_.begin(), order_.end(), node_index{0});
+  }
+
+  // The order nodes are scanned in; ties go to the earlier node. Must be a permutation.
+  void set_node_order(std::vector<node_index> order) {
+    GPURENT_ASSERT(order.size() == inv_->size());
+    order_ = std::move(order);
+  }
+  [[nodiscard]] std::span<const node_index> node_order() const noexcept { return order_; }
+  [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
+  [[nodiscard]] typename P::state& policy_state() noexcept { return state_; }
+
+  // Where r would go now, without placing it.
+  [[nodiscard]] std::optional<placement> find(const placement_request& r) {
+    if (!r.ok()) return std::nullopt;
+    sync_order();
+    const inventory& inv = *inv_;
+    P::prepare(state_, inv, r);
+    std::int64_t best = std::numeric_limits<std::int64_t>::min();
+    node_index winner = no_node;
+    for (const node_index n : order_) {
+      if (!Cs::admits(inv, n, r)) continue;
+      const std::int64_t s = P::score(state_, inv, n, r);
+      if (s > best || winner == no_node) {
+        best = s;
+        winner = n;
+      }
+    }
+    if (winner == no_node) return std::nullopt;
+    gpu_pick pick;
+    P::choose_gpus(state_, inv, winner, r, pick);
+    GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
+    return inventory::make_placement(winner, r, pick);
+  }
+
+  // Places r where the policy says; nothing when it fits nowhere (see explain).
+  std::optional<placement> place(const placement_request& r) {
+    auto p = find(r);
+    if (p) inv_->place(*p);
+    return p;
+  }
+
+  void release(const placement& p) noexcept { inv_->release(p); }
+
+  // Per constraint, how many nodes it was the first to reject.
+  [[nodiscard]] why_not explain(const placement_request& r) const {
+    std::array<std::size_t, Cs::size> counts{};
+    why_not w;
+    w.nodes = inv_->size();
+    for (node_index n = 0; n < inv_->size(); ++n) {
+      const std::size_t i = Cs::first_rejecting(*inv_, n, r);
+      if (i == Cs::size) {
+        ++w.feasible;
+      } else {
+        ++counts[i];
+      }
+    }
+    if constexpr (requires { Cs::describe(r); }) {
+      const auto reasons = Cs::describe(r);
+      for (std::size_t i = 0; i < Cs::size; ++i) {
+        if (counts[i] > 0) w.rejected.push_back({Cs::names[i], reasons[i], counts[i]});
+      }
+    } else {
+      for (std::size_t i = 0; i < Cs::size; ++i) {
+        if (counts[i] > 0) w.rejected.push_back({Cs::names[i], std::string(Cs::names[i]), counts[i]});
+      }
+    }
+    return w;
+  }
+
+  // A gang: every member placed, or none (what was placed is released again). The error
+  // names the member that did not fit and why.
+  [[nodiscard]] expected<std::vector<placement>> place_gang(std::span<const placement_request> members) {
+    std::vector<placement> done;
+    done.reserve(members.size());
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      auto p = place(members[i]);
+      if (!p) {
+        const why_not w = explain(members[i]);
+        for (auto it = done.rbegin(); it != done.rend(); ++it) inv_->release(*it);
+        return make_error(error_code::not_found, "gang[" + std::to_string(i) + "]",
+                          members[i].ok() ? "gang member does not fit: " + w.summary() : std::string("invalid request"));
+      }
+      done.push_back(*p);
+    }
+    return done;
+  }
+
+  // Places requests one by one, higher priority first (stable: equal priorities keep their
+  // order). Result i belongs to request i. No preemption.
+  std::vector<std::optional<placement>> place_batch(std::span<const placement_request> rs) {
+    std::vector<std::size_t> idx(rs.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return rs[a].priority > rs[b].priority; });
+    std::vector<std::optional<placement>> out(rs.size());
+    for (const std::size_t i : idx) out[i] = place(rs[i]);
+    return out;
+  }
+
+ private:
+  // Nodes added to the inventory after construction join the end of the order.
+  void sync_order() {
+    while (order_.size() < inv_->size()) order_.push_back(static_cast<node_index>(order_.size()));
+  }
+
+  inventory* inv_;
+  typename P::state state_;
+  std::vector<node_index> order_;
+};
+
+}  // namespace gpurent

@@ -139,8 +139,8 @@ struct mig_usage {
     }
     for (int s = x.start; s < x.start + p.memory_slices; ++s) owner[static_cast<std::size_t>(s)] = x;
     u.slices = static_cast<mig_slice_mask>(u.slices | m);
-    if (++u.count[x.profile] > p.max_instances) return {mig_violation_kind::too_many_of_profile, x, {}};
     if (p.media_extensions && ++u.media > 1) return {mig_violation_kind::too_many_media, x, {}};
+    if (++u.count[x.profile] > p.max_instances) return {mig_violation_kind::too_many_of_profile, x, {}};
     u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
     if (u.compute > g.compute_slices) return {mig_violation_kind::too_many_compute, x, {}};
   }
@@ -358,26 +358,26 @@ struct mig_search {
       return r;
     }
     const mig_profile& p = g.profiles[w];
-    if (++u.count[w] > p.max_instances) {
-      r.status = mig_fit_status::too_many_of_profile;
+    if (p.media_extensions && ++u.media > 1) {
+      r.status = mig_fit_status::too_many_media;
       r.culprit = w;
       return r;
     }
-    if (p.media_extensions && ++u.media > 1) {
-      r.status = mig_fit_status::too_many_media;
+    if (++u.count[w] > p.max_instances) {
+      r.status = mig_fit_status::too_many_of_profile;
       r.culprit = w;
       return r;
     }
     u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
     memory += p.memory_slices;
   }
-  if (u.compute > g.compute_slices) {
-    r.status = mig_fit_status::not_enough_compute;
-    return r;
-  }
   const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
   if (memory > free_slices || want.size() > mig_max_slices) {
     r.status = mig_fit_status::not_enough_memory;
+    return r;
+  }
+  if (u.compute > g.compute_slices) {
+    r.status = mig_fit_status::not_enough_compute;
     return r;
   }
   // Search order: most memory first (fewest ways to place), then profile index.
@@ -546,19 +546,20 @@ struct mig_move_search {
   }
 };
 
-[[nodiscard]] inline mig_plan mig_make_plan(const mig_layout& have, const mig_layout& target,
+// The plan from `have` to `target`, keeping the instances of `kept` (a subset of both).
+[[nodiscard]] inline mig_plan mig_make_plan(const mig_layout& have, const mig_layout& kept, const mig_layout& target,
                                             std::span<const mig_profile_index> want) {
   mig_plan plan;
   plan.target = target;
   for (const mig_instance& x : have)
-    if (!target.contains(x)) plan.operations.push_back({mig_op_kind::destroy, x});
+    if (!kept.contains(x)) plan.operations.push_back({mig_op_kind::destroy, x});
   plan.destroyed = plan.operations.size();
-  // Wanted instances take the created slots of their profile first, in the order asked.
-  std::array<bool, mig_max_slices> taken{};
+  std::array<bool, mig_max_slices> taken{};  // target instances already accounted for
   for (std::size_t i = 0; i < target.size(); ++i) {
-    if (!have.contains(target[i])) plan.operations.push_back({mig_op_kind::create, target[i]});
-    else taken[i] = true;  // an existing instance kept in place
+    if (kept.contains(target[i])) taken[i] = true;
+    else plan.operations.push_back({mig_op_kind::create, target[i]});
   }
+  // Wanted instances take the created instances of their profile, in the order asked.
   for (std::size_t w = 0; w < want.size(); ++w) {
     for (std::size_t i = 0; i < target.size(); ++i) {
       if (taken[i] || target[i].profile != want[w]) continue;
@@ -609,7 +610,10 @@ struct mig_move_search {
           const bool added = target.add({s.items[i], s.best[i]});
           GPURENT_ASSERT(added);
         }
-        return detail::mig_make_plan(have, target, want);
+        mig_layout kept;
+        for (const mig_instance& x : have)
+          if (target.contains(x)) (void)kept.add(x);
+        return detail::mig_make_plan(have, kept, target, want);
       }
     }
     return make_error(error_code::not_found, "want", "no layout holds the existing instances and the wanted ones together");
@@ -619,6 +623,7 @@ struct mig_move_search {
   int best_kept = -1;
   int best_options = -1;
   mig_layout best_target;
+  mig_layout best_keep;
   for (unsigned subset = 0; subset < (1U << n); ++subset) {
     const int kept = std::popcount(subset);
     if (kept < best_kept) continue;
@@ -631,10 +636,11 @@ struct mig_move_search {
       best_kept = kept;
       best_options = r.options;
       best_target = mig_apply(keep, want, r);
+      best_keep = keep;
     }
   }
   if (best_kept < 0) return make_error(error_code::not_found, "want", "the wanted instances do not fit even on an empty GPU");
-  return detail::mig_make_plan(have, best_target, want);
+  return detail::mig_make_plan(have, best_keep, best_target, want);
 }
 
 }  // namespace gpurent

@@ -199,10 +199,17 @@ static_assert(std::ranges::is_sorted(iso4217, {}, &currency::code));
 // Codes of ISO 4217 that have no minor unit; named in the error when someone bills in them.
 inline constexpr std::array<std::string_view, 13> iso4217_without_minor_unit = {"XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XPD", "XPT", "XSU", "XTS", "XUA", "XXX"};
 
+// The position of the currency with this code (upper case, exact) in iso4217, or -1.
+// An index rather than a pointer, so it stays a constant expression under sanitizers.
+[[nodiscard]] constexpr std::ptrdiff_t currency_index(std::string_view code) noexcept {
+  auto it = std::ranges::lower_bound(iso4217, code, {}, &currency::code);
+  return (it != iso4217.end() && it->code == code) ? it - iso4217.begin() : -1;
+}
+
 // The currency with this code (upper case, exact), or nothing.
 [[nodiscard]] constexpr const currency* find_currency(std::string_view code) noexcept {
-  auto it = std::ranges::lower_bound(iso4217, code, {}, &currency::code);
-  return (it != iso4217.end() && it->code == code) ? &*it : nullptr;
+  const auto i = currency_index(code);
+  return i < 0 ? nullptr : &iso4217[static_cast<std::size_t>(i)];
 }
 
 [[nodiscard]] inline expected<currency> parse_currency(std::string_view code) {
@@ -227,10 +234,11 @@ struct fixed_string {
 // A currency as a type, for code that knows its currency at compile time.
 template <detail::fixed_string Code>
 struct iso_currency {
-  static_assert(find_currency(Code.view()) != nullptr, "not an ISO 4217 currency with a minor unit");
+  static constexpr std::ptrdiff_t index = currency_index(Code.view());
+  static_assert(index >= 0, "not an ISO 4217 currency with a minor unit");
   static constexpr std::string_view code = Code.view();
-  static constexpr int minor_units = find_currency(Code.view())->minor_units;
-  [[nodiscard]] static constexpr currency value() noexcept { return *find_currency(Code.view()); }
+  static constexpr int minor_units = iso4217[static_cast<std::size_t>(index)].minor_units;
+  [[nodiscard]] static constexpr currency value() noexcept { return iso4217[static_cast<std::size_t>(index)]; }
 };
 
 template <class C>

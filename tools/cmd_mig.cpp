@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+// gpurent mig: a model's MIG profiles, and where wanted instances fit next to existing ones
+// (with an optional repartition plan when they do not fit as is). Contract: protocols/cli.md.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpurent/spec/mig.hpp>
+#if __has_include(<gpurent/spec/catalog.hpp>)
+#include <gpurent/spec/catalog.hpp>
+#define GPURENT_MIG_TOOL_HAS_CATALOG 1
+#endif
+
+#include "tool.hpp"
+
+namespace {
+using namespace gpurent;
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_list(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const auto comma = s.find(',');
+    out.push_back(trim(s.substr(0, comma)));
+    if (comma == std::string_view::npos) return out;
+    s.remove_prefix(comma + 1);
+  }
+}
+
+std::string model_names() {
+  std::string s;
+  for (const mig_geometry& g : mig_geometries) s += (s.empty() ? "" : ", ") + std::string(g.model);
+  return s;
+}
+
+// --gpu: a catalog name or alias (when the catalog is built in), or a canonical MIG model name.
+expected<const mig_geometry*> resolve_gpu(std::string_view name) {
+#ifdef GPURENT_MIG_TOOL_HAS_CATALOG
+  if (const gpu_model* m = find_model(name)) {
+    if (const mig_geometry* g = find_mig_geometry(m->name)) return g;
+    return make_error(error_code::not_found, "--gpu", fmt::format("{} has no MIG; models with MIG: {}", m->name, model_names()));
+  }
+#endif
+  for (const mig_geometry& g : mig_geometries)
+    if (same_ignoring_case(g.model, name)) return &g;
+  return make_error(error_code::unknown_name, "--gpu", fmt::format("unknown model '{}'; models with MIG: {}", name, model_names()));
+}
+
+expected<mig_profile_index> resolve_profile(const mig_geometry& g, std::string_view name, const char* field) {
+  if (auto i = g.find_profile(name)) return *i;
+  for (std::size_t i = 0; i < g.profiles.size(); ++i)
+    if (same_ignoring_case(g.profiles[i].name, name)) return static_cast<mig_profile_index>(i);
+  std::string names;
+  for (const mig_profile& p : g.profiles) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return make_error(error_code::unknown_name, field, fmt::format("unknown profile '{}' on {}; profiles: {}", name, g.model, names));
+}
+
+expected<std::vector<mig_profile_index>> parse_want(const mig_geometry& g, std::string_view text) {
+  std::vector<mig_profile_index> out;
+  for (std::string_view item : split_list(text)) {
+    if (item.empty()) return make_error(error_code::parse_error, "--want", fmt::format("empty profile name in '{}'", text));
+    auto p = resolve_profile(g, item, "--want");
+    if (!p) return unexpected<error>(p.error());
+    out.push_back(*p);
+  }
+  if (out.size() > mig_max_slices)
+    return make_error(error_code::invalid_argument, "--want", fmt::format("{} instances wanted; a GPU holds at most {}", out.size(), g.memory_slices));
+  return out;
+}
+
+expected<mig_layout> parse_have(const mig_geometry& g, std::string_view text) {
+  mig_layout l;
+  if (trim(text).empty()) return l;
+  for (std::string_view item : split_list(text)) {
+    const auto at = item.find('@');
+    if (at == std::string_view::npos || at == 0)
+      return make_error(error_code::parse_error, "--have", fmt::format("expected PROFILE@START, got '{}'", item));
+    const std::string_view digits = trim(item.substr(at + 1));
+    unsigned start = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), start);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
+      return make_error(error_code::parse_error, "--have", fmt::format("start slice of '{}' is not a number", item));
+    if (start >= g.memory_slices)
+      return make_error(error_code::invalid_argument, "--have", fmt::format("start slice {} of '{}' is past the last memory slice {}", start, item, g.memory_slices - 1));
+    auto p = resolve_profile(g, trim(item.substr(0, at)), "--have");
+    if (!p) return unexpected<error>(p.error());
+    if (!l.add({*p, static_cast<std::uint8_t>(start)}))
+      return make_error(error_code::invalid_argument, "--have", fmt::format("more than {} instances", mig_layout::capacity));
+  }
+  if (auto ok = mig_check(g, l); !ok) return unexpected<error>(ok.error().in_field("--have"));
+  return l;
+}
+
+std::string slot_range(const mig_profile& p, int start) {
+  return p.memory_slices == 1 ? fmt::format("{}", start) : fmt::format("{}-{}", start, start + p.memory_slices - 1);
+}
+
+std::vector<int> start_list(const mig_profile& p) {
+  std::vector<int> v;
+  for (int s = 0; s < mig_max_slices; ++s)
+    if (p.can_start_at(s)) v.push_back(s);
+  return v;
+}
+
+int run_profiles(const std::string& gpu, tool::output_format format) {
+  auto g = resolve_gpu(gpu);
+  if (!g) return tool::fail(g.error());
+  const mig_geometry& geo = **g;
+  if (format == tool::output_format::json) {
+    nlohmann::json profiles = nlohmann::json::array();
+    for (const mig_profile& p : geo.profiles) {
+      const auto mib = p.memory_mib();
+      const auto sms = p.sm_count();
+      profiles.push_back({{"name", p.name},
+                          {"id", p.id},
+                          {"compute_slices", p.compute_slices},
+                          {"memory_slices", p.memory_slices},
+                          {"memory_gib", p.memory_centigib != 0 ? nlohmann::json(p.memory_centigib / 100.0) : nlohmann::json()},
+                          {"memory_mib", mib ? nlohmann::json(*mib) : nlohmann::json()},
+                          {"sms", sms ? nlohmann::json(*sms) : nlohmann::json()},
+                          {"max_instances", p.max_instances},
+                          {"media_extensions", p.media_extensions},
+                          {"start_slots", start_list(p)},
+                          {"source", p.source}});
+    }
+    nlohmann::json j = {{"gpu", geo.model},
+                        {"compute_slices", geo.compute_slices},
+                        {"memory_slices", geo.memory_slices},
+                        {"profiles", profiles}};
+    if (!geo.note.empty()) j["note"] = geo.note;
+    fmt::print("{}\n", j.dump());
+    return tool::exit_ok;
+  }
+  fmt::print("{}: {} compute slices, {} memory slices\n", geo.model, geo.compute_slices, geo.memory_slices);
+  fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", "PROFILE", "ID", "COMPUTE", "MEM-SLICES", "GIB", "SMS",
+             "MAX", "+ME", "START SLOTS");
+  std::vector<std::string_view> sources;
+  for (const mig_profile& p : geo.profiles) {
+    const std::string gib = p.memory_centigib != 0 ? fmt::format("{}.{:02}", p.memory_centigib / 100, p.memory_centigib % 100) : "-";
+    const std::string sms = p.sms != 0 ? fmt::format("{}", p.sms) : "-";
+    fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", p.name, p.id, p.compute_slices, p.memory_slices, gib, sms,
+               p.max_instances, p.media_extensions ? "yes" : "no", fmt::join(start_list(p), ","));
+    if (std::find(sources.begin(), sources.end(), p.source) == sources.end()) sources.push_back(p.source);
+  }
+  for (std::string_view s : sources) fmt::print("source: {}\n", s);
+  if (!geo.note.empty()) fmt::print("note: {}\n", geo.note);
+  return tool::exit_ok;
+}
+
+struct fit_options {
+  std::string gpu;
+  std::string want;
+  std::string have;
+  bool repartition = false;
+  bool drop = false;
+  tool::output_format format{};
+};
+
+nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, bool drop,
+                         const std::vector<mig_profile_index>& want) {
+  nlohmann::json j = {{"mode", drop ? "drop" : "move"}};
+  if (!plan) {
+    j["possible"] = false;
+    j["reason"] = plan.error().message;
+    return j;
+  }
+  j["possible"] = true;
+  j["destroyed"] = plan->destroyed;
+  nlohmann::json ops = nlohmann::json::array();
+  for (const mig_operation& op : plan->operations)
+    ops.push_back({{"op", op.kind == mig_op_kind::destroy ? "destroy" : "create"},
+                   {"profile", g.profiles[op.instance.profile].name},
+                   {"start", op.instance.start}});
+  j["operations"] = ops;
+  nlohmann::json placements = nlohmann::json::array();
+  for (std::size_t i = 0; i < want.size(); ++i)
+    placements.push_back({{"profile", g.profiles[want[i]].name}, {"start", plan->starts[i]}});
+  j["placements"] = placements;
+  return j;
+}
+
+int run_fit(const fit_options& o) {
+  auto g = resolve_gpu(o.gpu);
+  if (!g) return tool::fail(g.error());
+  const mig_geometry& geo = **g;
+  auto want = parse_want(geo, o.want);
+  if (!want) return tool::fail(want.error());
+  auto have = parse_have(geo, o.have);
+  if (!have) return tool::fail(have.error());
+  const mig_fit_result r = mig_fit(geo, *have, *want);
+  const bool json = o.format == tool::output_format::json;
+  if (r.fits()) {
+    if (json) {
+      nlohmann::json placements = nlohmann::json::array();
+      for (std::size_t i = 0; i < want->size(); ++i)
+        placements.push_back({{"profile", geo.profiles[(*want)[i]].name}, {"start", r.starts[i]}});
+      fmt::print("{}\n", nlohmann::json{{"fits", true}, {"gpu", geo.model}, {"placements", placements}, {"options_left", r.options}}.dump());
+    } else {
+      fmt::print("fits on {} ({} layouts still possible)\n{:<12} {:>5}  {}\n", geo.model, r.options, "PROFILE", "START", "MEMORY SLICES");
+      for (std::size_t i = 0; i < want->size(); ++i) {
+        const mig_profile& p = geo.profiles[(*want)[i]];
+        fmt::print("{:<12} {:>5}  {}\n", p.name, r.starts[i], slot_range(p, r.starts[i]));
+      }
+    }
+    return tool::exit_ok;
+  }
+  const std::string reason = mig_explain(geo, *have, *want, r);
+  const auto mode = o.drop ? mig_repartition_mode::drop : mig_repartition_mode::move;
+  if (json) {
+    nlohmann::json j = {{"fits", false}, {"gpu", geo.model}, {"reason", reason}};
+    if (o.repartition || o.drop) j["repartition"] = plan_json(geo, mig_plan_repartition(geo, *have, *want, mode), o.drop, *want);
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("does not fit on {}: {}\n", geo.model, reason);
+    if (o.repartition || o.drop) {
+      const auto plan = mig_plan_repartition(geo, *have, *want, mode);
+      if (!plan) {
+        fmt::print("no repartition ({}): {}\n", o.drop ? "drop" : "move", plan.error().message);
+      } else {
+        fmt::print("repartition ({}), {} instance(s) destroyed:\n", o.drop ? "drop" : "move", plan->destroyed);
+        for (const mig_operation& op : plan->operations)
+          fmt::print("  {:<8} {}\n", op.kind == mig_op_kind::destroy ? "destroy" : "create", mig_name(geo, op.instance));
+      }
+    }
+  }
+  return tool::exit_not_here;
+}
+
+tool::runner setup_mig(CLI::App& app) {
+  auto* mig = app.add_subcommand("mig", "MIG geometry: a model's profiles, and where instances fit");
+  mig->require_subcommand(1);
+
+  auto profiles_gpu = std::make_shared<std::string>();
+  auto profiles_format = std::make_shared<tool::output_format>();
+  auto* profiles = mig->add_subcommand("profiles", "list the model's MIG profiles with their start slots");
+  profiles->add_option("--gpu", *profiles_gpu, "GPU model (catalog name or alias)")->required();
+  tool::add_format_option(*profiles, *profiles_format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
+
+  auto fo = std::make_shared<fit_options>();
+  auto* fit = mig->add_subcommand("fit", "can these instances be added, and at which start slots (exit 3 when not)");
+  fit->add_option("--gpu", fo->gpu, "GPU model (catalog name or alias)")->required();
+  fit->add_option("--want", fo->want, "profiles to add, PROFILE[,PROFILE...]")->required();
+  fit->add_option("--have", fo->have, "instances already there, PROFILE@START[,...]");
+  fit->add_flag("--repartition", fo->repartition, "when it does not fit as is, plan a repartition that moves existing instances");
+  fit->add_flag("--drop", fo->drop, "with --repartition: destroy instances in the way instead of moving them");
+  tool::add_format_option(*fit, fo->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
+
+  return [=]() -> int {
+    if (profiles->parsed()) return run_profiles(*profiles_gpu, *profiles_format);
+    if (fit->parsed()) return run_fit(*fo);
+    return tool::exit_invalid;
+  };
+}
+GPURENT_TOOL_COMMAND("mig", &setup_mig);
+}  // namespace

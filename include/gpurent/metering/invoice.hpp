@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// An invoice: per account, one line per (resource, mode) with its exact amount next to the
+// rounded one and the rounding between them, then totals, credits and what is due.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpurent/core/decimal.hpp>
+#include <gpurent/core/money.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/tariff/rate.hpp>
+
+namespace gpurent {
+
+struct invoice_line {
+  std::string resource;
+  std::string mode;
+  std::int64_t records = 0;
+  std::int64_t billed_seconds = 0;  // sum of the records' b (quantity not applied)
+  std::int64_t used_seconds = 0;    // sum of the records' actual seconds in the period
+  ratio<> exact{};                  // unrounded amount, major units
+  ratio<> carry_in{};               // remainder carried from the previous invoice (carry rule)
+  money_value amount{};             // what is charged
+  ratio<> rounding{};               // amount - (exact + carry_in): every rounding, visible
+  bool forgiven = false;            // below one minor unit and not charged
+  ratio<> waste{};                  // the part of `exact` due to increments and minimums
+  friend bool operator==(const invoice_line&, const invoice_line&) = default;
+};
+
+struct invoice_account {
+  std::string account;
+  std::vector<invoice_line> lines;  // sorted by resource, then mode (byte order)
+  ratio<> exact_total{};
+  money_value total{};              // the sum of the rounded lines
+  money_value credit_applied{};
+  money_value due{};
+  money_value credit_remaining{};
+  friend bool operator==(const invoice_account&, const invoice_account&) = default;
+};
+
+struct invoice {
+  currency ccy{"USD", 2};
+  std::string period;               // "2026-11"
+  std::string timezone;
+  interval span{};                  // the period as UTC instants
+  rounding_rule rounding{};
+  std::vector<invoice_account> accounts;  // sorted by account (byte order)
+  std::int64_t records_out_of_period = 0;
+  std::int64_t duplicates_ignored = 0;    // identical repeats counted once
+  friend bool operator==(const invoice&, const invoice&) = default;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The meter: usage records in any order to an invoice, under one tariff and one billing
+// period. Records are deduplicated by id (an identical repeat counts once, a conflicting one
+// is an error naming both lines), clipped to the period, rated exactly and summed per line.
+// A meter is also a partial result: meters fed disjoint shards merge into the meter that
+// would have seen every record, so their invoices are identical.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/calendar.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/money.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/usage.hpp>
+#include <gpurent/tariff/rate.hpp>
+
+namespace gpurent {
+
+// A line's key in a carry book: (account, resource, mode).
+using line_key = std::tuple<std::string, std::string, std::string>;
+// Sub-minor-unit remainders carried from one invoice to the next (rounding_rule::carry).
+using carry_book = std::map<line_key, ratio<>>;
+
+class meter {
+ public:
+  // A meter for `period` (UTC instants), named `period_name` on the invoice.
+  meter(const tariff& t, interval period, std::string period_name) : t_(&t), period_(period), period_name_(std::move(period_name)) {
+    sources_.emplace_back();
+  }
+  // The meter of a calendar month ("2026-11") in the tariff's time zone (meter.md rule 1).
+  [[nodiscard]] static expected<meter> for_month(const tariff& t, std::string_view yyyy_mm) {
+    auto ym = parse_year_month(yyyy_mm);
+    if (!ym) return unexpected(ym.error());
+    return meter(t, t.month(*ym), std::string(yyyy_mm));
+  }
+  [[nodiscard]] const tariff& tariff_value() const noexcept { return *t_; }
+  [[nodiscard]] const interval& period() const noexcept { return period_; }
+  // Records that follow come from this file (errors name it with the line).
+  void set_source(std::string file) {
+    sources_.push_back(std::move(file));
+    source_ = static_cast<std::uint32_t>(sources_.size() - 1);
+  }
+  void reserve(std::size_t records) { entries_.reserve(records); }
+  [[nodiscard]] std::size_t distinct_records() const noexcept { return entries_.size(); }
+  [[nodiscard]] std::int64_t records_out_of_period() const noexcept { return out_of_period_; }
+
+  // Adds one record; `line` is where it came from (0: not from a file).
+  [[nodiscard]] expected<void> add(const usage_record& r, std::size_t line = 0) {
+    auto ri = t_->find(r.resource, r.mode);
+    if (!ri) return locate(no_rate(r.resource, r.mode), line);
+    return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
+  }
+  // The same from parsed fields and the index of the rate in the tariff (the readers' path).
+  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_index, std::int64_t quantity,
+                                   instant start, instant end, std::size_t line) {
+    if (id.empty()) return locate(error{error_code::invalid_argument, "id", "a record needs an id", {}}, line);
+    if (account.empty()) return locate(error{error_code::invalid_argument, "account", "a record needs an account", {}}, line);
+    if (quantity <= 0) {
+      return locate(error{error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}}, line);
+    }
+    if (end <= start) {
+      return locate(error{error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}}, line);
+    }
+    const std::uint32_t acc = intern(account);
+    const entry e{acc, static_cast<std::uint32_t>(rate_index), quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line, source_};
+    auto [it, inserted] = entries_.try_emplace(std::string(id), e);
+    if (!inserted) {
+      if (same(it->second, e)) {
+        ++duplicates_;
+        return {};
+      }
+      return locate(conflict(id, it->second, e), line);
+    }
+    auto r = contribute(e, 1);
+    if (!r) {
+      entries_.erase(it);
+      return locate(r.error(), line);
+    }
+    return {};
+  }
+
+  // Merges another meter's partial result (same tariff, same period) into this one.
+  [[nodiscard]] expected<void> merge(const meter& o) {
+    if (o.t_ != t_ || !(o.period_ == period_)) {
+      return make_error(error_code::invalid_argument, "period", "only meters of the same tariff and period merge");
+    }
+    // Check every id first, so a failed merge changes nothing.
+    std::vector<const std::pair<const std::string, entry>*> repeats;
+    for (const auto& kv : o.entries_) {
+      auto it = entries_.find(kv.first);
+      if (it == entries_.end()) continue;
+      const entry& mine = it->second;
+      const entry& theirs = kv.second;
+      std::string diff;
+      if (accounts_[mine.account] != o.accounts_[theirs.account]) diff = "account";
+      else if (mine.rate != theirs.rate) diff = "resource/mode";
+      else if (mine.quantity != theirs.quantity) diff = "quantity";
+      else if (mine.start != theirs.start) diff = "start";
+      else if (mine.end != theirs.end) diff = "end";
+      if (!diff.empty()) {
+        return unexpected(error{error_code::duplicate, "id",
+                                "record \"" + kv.first + "\" repeats the id of " + where(mine.source, mine.line) + " with a different " + diff,
+                                o.where(theirs.source, theirs.line)});
+      }
+      repeats.push_back(&kv);
+    }
+    for (const auto& kv : o.entries_) {
+      entry e = remap(o, kv.second);
+      e.source = import_source(o.sources_[kv.second.source]);
+      entries_.try_emplace(kv.first, e);
+    }
+    for (const auto& [k, tot] : o.lines_) {
+      const std::uint64_t key = line_index(intern(o.accounts_[k >> 32]), static_cast<std::uint32_t>(k & 0xffffffffU));
+      if (!lines_[key].merge(tot)) return detail::overflow_error("line totals");
+    }
+    out_of_period_ += o.out_of_period_;
+    duplicates_ += o.duplicates_;
+    for (const auto* kv : repeats) {
+      // Counted by both sides: take one contribution back out.
+      auto r = contribute(remap(o, kv->second), -1);
+      if (!r) return unexpected(r.error());
+      ++duplicates_;
+    }
+    return {};
+  }
+
+  // The invoice: lines rounded at the tariff's rounding point, totals, credits.
+  // `carry` holds the remainders of the previous invoice when the tariff carries them.
+  [[nodiscard]] expected<invoice> finish(const carry_book& carry = {}) const {
+    try {
+      return finish_lines(carry);
+    } catch (const exception& e) {
+      return unexpected(e.err());
+    } catch (const std::overflow_error&) {
+      return detail::overflow_error("the invoice");
+    }
+  }
+
+ private:
+  struct entry {
+    std::uint32_t account;
+    std::uint32_t rate;
+    std::int64_t quantity;
+    std::int64_t start;
+    std::int64_t end;
+    std::size_t line;
+    std::uint32_t source;
+  };
+  static bool same(const entry& a, const entry& b) noexcept {
+    return a.account == b.account && a.rate == b.rate && a.quantity == b.quantity && a.start == b.start && a.end == b.end;
+  }
+  static std::uint64_t line_index(std::uint32_t account, std::uint32_t rate) noexcept { return (std::uint64_t{account} << 32) | rate; }
+
+  std::uint32_t intern(std::string_view account) {
+    if (last_account_ != UINT32_MAX && accounts_[last_account_] == account) return last_account_;
+    auto it = account_index_.find(account);
+    if (it == account_index_.end()) {
+      it = account_index_.emplace(std::string(account), static_cast<std::uint32_t>(accounts_.size())).first;
+      accounts_.emplace_back(account);
+    }
+    last_account_ = it->second;
+    return it->second;
+  }
+  entry remap(const meter& o, const entry& e) {
+    entry r = e;
+    r.account = intern(o.accounts_[e.account]);
+    return r;
+  }
+  std::uint32_t import_source(const std::string& file) {
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
+      if (sources_[i] == file) return static_cast<std::uint32_t>(i);
+    }
+    sources_.push_back(file);
+    return static_cast<std::uint32_t>(sources_.size() - 1);
+  }
+
+  // Rates an entry and adds (sign +1) or removes (-1) its contribution.
+  expected<void> contribute(const entry& e, int sign) {
+    const rate& r = t_->rate_at(e.rate);
+    rated_usage u;
+    switch (rate_usage(r, period_, instant{seconds{e.start}}, instant{seconds{e.end}}, e.quantity, u)) {
+      case rating_status::out_of_period: out_of_period_ += sign; return {};
+      case rating_status::overflow: return detail::overflow_error("the amount of this record");
+      case rating_status::rated: break;
+    }
+    detail::i128 rounded = 0;
+    if (t_->rounding().point == rounding_point::record && r.kind == price_kind::unit) {
+      const ratio<> exact(detail::to_int128(u.amount), r.denominator());
+      rounded = round_record(exact);
+    }
+    if (!lines_[line_index(e.account, e.rate)].add(u, rounded, sign)) return detail::overflow_error("the line totals");
+    return {};
+  }
+  [[nodiscard]] detail::i128 round_record(const ratio<>& exact) const {
+    const currency& c = t_->currency_value();
+    if (t_->rounding().forgive_below_minor_unit && below_minor_unit(exact, c)) return 0;
+    auto v = detail::to_i128(exact.round_to_digits(c.minor_units, t_->rounding().mode));
+    GPURENT_ASSERT(v.has_value());
+    return *v;
+  }
+  [[nodiscard]] static bool below_minor_unit(const ratio<>& r, const currency& c) {
+    return detail::abs(r.num()) * detail::pow10<int128>(c.minor_units) < r.den();
+  }
+
+  // One in-period record of a tiered line, for record-point rounding.
+  struct placed {
+    std::int64_t start;
+    const std::string* id;
+    const entry* e;
+  };
+
+  [[nodiscard]] expected<invoice> finish_lines(const carry_book& carry) const {
+    const currency& c = t_->currency_value();
+    const rounding_rule& rr = t_->rounding();
+    const int128 minor_one = detail::pow10<int128>(c.minor_units);
+    struct pending {
+      std::uint32_t account;
+      std::uint32_t rate;
+      const line_totals* tot;
+      std::uint64_t key;
+    };
+    std::vector<pending> ls;
+    for (const auto& [k, tot] : lines_) {
+      if (tot.records > 0) ls.push_back({static_cast<std::uint32_t>(k >> 32), static_cast<std::uint32_t>(k & 0xffffffffU), &tot, k});
+    }
+    std::ranges::sort(ls, [&](const pending& a, const pending& b) {
+      const rate& ra = t_->rate_at(a.rate);
+      const rate& rb = t_->rate_at(b.rate);
+      return std::tie(accounts_[a.account], ra.resource, ra.mode) < std::tie(accounts_[b.account], rb.resource, rb.mode);
+    });
+    // Record-point rounding of tiered lines needs their records in (start, id) order.
+    std::unordered_map<std::uint64_t, std::vector<placed>> ordered;
+    if (rr.point == rounding_point::record) {
+      for (const auto& [id, e] : entries_) {
+        if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
+        ordered[line_index(e.account, e.rate)].push_back({e.start, &id, &e});
+      }
+      for (auto& [k, v] : ordered) {
+        std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : *a.id < *b.id; });
+      }
+    }
+    invoice inv;
+    inv.ccy = c;
+    inv.period = period_name_;
+    inv.timezone = t_->zone_name();
+    inv.span = period_;
+    inv.rounding = rr;
+    inv.records_out_of_period = out_of_period_;
+    inv.duplicates_ignored = duplicates_;
+    for (std::size_t i = 0; i < ls.size();) {
+      invoice_account acc;
+      acc.account = accounts_[ls[i].account];
+      std::vector<ratio<>> exacts;
+      for (; i < ls.size() && accounts_[ls[i].account] == acc.account; ++i) {
+        const rate& r = t_->rate_at(ls[i].rate);
+        const line_totals& tot = *ls[i].tot;
+        invoice_line l;
+        l.resource = r.resource;
+        l.mode = r.mode;
+        l.records = tot.records;
+        l.billed_seconds = tot.billed_seconds;
+        l.used_seconds = tot.used_seconds;
+        if (r.kind == price_kind::unit) {
+          l.exact = ratio<>(detail::to_int128(tot.amount), r.denominator());
+          l.waste = ratio<>(detail::to_int128(tot.waste), r.denominator());
+        } else {
+          detail::i128 num = 0;
+          const bool ok = r.kind == price_kind::tiers ? r.tiers.cost(tot.usage, num) : r.package.cost(tot.usage, num);
+          if (!ok) return detail::overflow_error("the amount of line " + l.resource + "/" + l.mode);
+          l.exact = usage_cost(num);
+          l.waste = tot.usage == 0 ? ratio<>{} : l.exact * ratio<>(detail::to_int128(tot.usage - tot.used_usage), detail::to_int128(tot.usage));
+        }
+        acc.exact_total += l.exact;
+        if (rr.point == rounding_point::line) {
+          ratio<> base = l.exact;
+          if (rr.carry) {
+            auto it = carry.find(line_key{acc.account, l.resource, l.mode});
+            if (it != carry.end()) l.carry_in = it->second;
+            base += l.carry_in;
+          }
+          if (rr.forgive_below_minor_unit && below_minor_unit(base, c)) {
+            l.forgiven = true;
+            l.amount = money_value(c, 0);
+          } else {
+            l.amount = money_value::round(c, base, rr.mode);
+          }
+        } else if (rr.point == rounding_point::record) {
+          if (r.kind == price_kind::unit) {
+            l.amount = money_value(c, detail::to_int128(tot.rounded_minor));
+          } else {
+            auto a = round_tiered_records(r, ordered[ls[i].key], tot);
+            if (!a) return unexpected(a.error());
+            l.amount = money_value(c, *a);
+          }
+        }
+        exacts.push_back(l.exact);
+        acc.lines.push_back(std::move(l));
+      }
+      if (rr.point == rounding_point::invoice) allocate_invoice(acc, exacts, c, rr, minor_one);
+      int128 total = 0;
+      for (auto& l : acc.lines) {
+        total += l.amount.minor_units();
+        l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
+      }
+      acc.total = money_value(c, total);
+      const int128 credit = t_->credit_for(acc.account);
+      const int128 applied = credit < total ? credit : (total < 0 ? int128(0) : total);
+      acc.credit_applied = money_value(c, applied);
+      acc.due = money_value(c, int128(total - applied));
+      acc.credit_remaining = money_value(c, int128(credit - applied));
+      inv.accounts.push_back(std::move(acc));
+    }
+    return inv;
+  }
+
+  // Each record's share of a tiered line (graduated: laid after the records before it;
+  // volume: at the line's step, the step's flat fee with the first record), rounded alone.
+  [[nodiscard]] expected<int128> round_tiered_records(const rate& r, const std::vector<placed>& recs, const line_totals& tot) const {
+    detail::i128 before = 0, before_cost = 0, total_cost = 0;
+    const bool ok = r.kind == price_kind::tiers ? r.tiers.cost(tot.usage, total_cost) : r.package.cost(tot.usage, total_cost);
+    if (!ok) return detail::overflow_error("a tiered line");
+    const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
+    const std::int64_t vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : 0;
+    int128 sum = 0;
+    bool first = true;
+    for (const placed& p : recs) {
+      rated_usage u;
+      if (rate_usage(r, period_, instant{seconds{p.e->start}}, instant{seconds{p.e->end}}, p.e->quantity, u) != rating_status::rated) continue;
+      detail::i128 part = 0;
+      if (volume) {
+        if (!detail::mul_into(u.usage, vprice, part)) return detail::overflow_error("a tiered record");
+        if (first) {
+          detail::i128 all = 0;
+          if (!detail::mul_into(tot.usage, vprice, all)) return detail::overflow_error("a tiered record");
+          part += total_cost - all;
+        }
+      } else {
+        detail::i128 upto = 0;
+        const bool ok2 = r.kind == price_kind::tiers ? r.tiers.cost(before + u.usage, upto) : r.package.cost(before + u.usage, upto);
+        if (!ok2) return detail::overflow_error("a tiered record");
+        part = upto - before_cost;
+        before_cost = upto;
+      }
+      before += u.usage;
+      first = false;
+      sum += detail::to_int128(round_record(usage_cost(part)));
+    }
+    return sum;
+  }
+
+  // Invoice point: the account's exact total rounded once, allocated over its lines by the
+  // largest remainder of each line's exact amount (ties: the earlier line).
+  static void allocate_invoice(invoice_account& acc, const std::vector<ratio<>>& exacts, const currency& c, const rounding_rule& rr,
+                               const int128& minor_one) {
+    int128 total = 0;
+    if (!(rr.forgive_below_minor_unit && below_minor_unit(acc.exact_total, c))) total = acc.exact_total.round_to_digits(c.minor_units, rr.mode);
+    std::vector<int128> floors(exacts.size());
+    std::vector<std::pair<ratio<>, std::size_t>> rem(exacts.size());
+    int128 given = 0;
+    for (std::size_t i = 0; i < exacts.size(); ++i) {
+      floors[i] = exacts[i].round_to_digits(c.minor_units, rounding_mode::down);
+      rem[i] = {exacts[i] - ratio<>(floors[i], minor_one), i};
+      given += floors[i];
+    }
+    std::ranges::stable_sort(rem, [](const auto& a, const auto& b) { return a.first > b.first; });
+    int128 left = total - given;
+    for (std::size_t k = 0; k < rem.size() && left > 0; ++k, left -= 1) floors[rem[k].second] += 1;
+    for (std::size_t k = rem.size(); k-- > 0 && left < 0; left += 1) floors[rem[k].second] -= 1;
+    for (std::size_t i = 0; i < exacts.size(); ++i) {
+      acc.lines[i].amount = money_value(c, floors[i]);
+      acc.lines[i].forgiven = floors[i] == 0 && total == 0 && !(exacts[i] == ratio<>{});
+    }
+  }
+
+  [[nodiscard]] std::string where(std::uint32_t source, std::size_t line) const {
+    const std::string& f = sources_[source];
+    if (f.empty()) return line == 0 ? std::string("input") : "record " + std::to_string(line);
+    return f + ":" + std::to_string(line);
+  }
+  [[nodiscard]] unexpected<error> locate(error e, std::size_t line) const {
+    if (line != 0 || !sources_[source_].empty()) e.where = where(source_, line);
+    return unexpected<error>(std::move(e));
+  }
+  [[nodiscard]] error no_rate(std::string_view resource, std::string_view mode) const {
+    return error{error_code::unknown_name, "resource",
+                 "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}};
+  }
+  [[nodiscard]] static std::string differing(const entry& a, const entry& b) {
+    if (a.account != b.account) return "account";
+    if (a.rate != b.rate) return "resource/mode";
+    if (a.quantity != b.quantity) return "quantity";
+    if (a.start != b.start) return "start";
+    return "end";
+  }
+  [[nodiscard]] error conflict(std::string_view id, const entry& first, const entry& now) const {
+    return error{error_code::duplicate, "id",
+                 "record \"" + std::string(id) + "\" repeats the id of " + where(first.source, first.line) + " with a different " +
+                     differing(first, now),
+                 {}};
+  }
+  const tariff* t_;
+  interval period_;
+  std::string period_name_;
+  std::vector<std::string> sources_;
+  std::uint32_t source_ = 0;
+  std::vector<std::string> accounts_;
+  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;
+  std::uint32_t last_account_ = UINT32_MAX;
+  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> entries_;
+  std::unordered_map<std::uint64_t, line_totals> lines_;
+  std::int64_t out_of_period_ = 0;
+  std::int64_t duplicates_ = 0;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The metering layer: usage records, rating, the meter (dedup, clipping, merge), invoices,
+// waste reports.
+#include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/meter.hpp>
+#include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/usage.hpp>

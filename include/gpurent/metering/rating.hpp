@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The hot path: one record against its rate inside a billing period, with period clipping,
+// the minimum and increment, and the exact amount as an integer numerator over the rate's
+// denominator. No allocation, no virtual dispatch, every operation checked.
+
+#include <cstdint>
+
+#include <gpurent/core/time.hpp>
+#include <gpurent/tariff/amount.hpp>
+#include <gpurent/tariff/rate.hpp>
+
+namespace gpurent {
+
+// One record's contribution to its line.
+struct rated_usage {
+  std::int64_t used = 0;     // actual seconds inside the period
+  std::int64_t billed = 0;   // b: after minimum and increment (meter.md rule 3)
+  detail::i128 amount = 0;   // unit-priced rates: exact amount x rate.denominator()
+  detail::i128 waste = 0;    // the part of `amount` due to b - used
+  detail::i128 usage = 0;    // billed nano unit-seconds (quantity x b)
+  detail::i128 used_usage = 0;  // actual nano unit-seconds (quantity x used)
+};
+
+enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
+
+// Rates [start, end) x quantity (nano) under `r` within `period` (meter.md rules 2 to 5).
+[[nodiscard]] inline rating_status rate_usage(const rate& r, const interval& period, instant start, instant end, std::int64_t quantity,
+                                              rated_usage& out) noexcept {
+  const instant b = start > period.begin() ? start : period.begin();
+  const instant e = end < period.end() ? end : period.end();
+  if (b >= e) return rating_status::out_of_period;
+  const std::int64_t used = (e - b).count();
+  const std::int64_t billed = r.time.billed(used, start >= period.begin());
+  out.used = used;
+  out.billed = billed;
+  using detail::i128;
+  if (!detail::mul_into(quantity, billed, out.usage) || !detail::mul_into(quantity, used, out.used_usage)) return rating_status::overflow;
+  if (r.kind != price_kind::unit) {
+    out.amount = 0;
+    out.waste = 0;
+    return rating_status::rated;
+  }
+  i128 price_seconds = 0;  // sum of price x seconds, nano
+  i128 extra = 0;
+  if (r.price.is_constant() && r.price.protection().count() == 0) {
+    if (!detail::mul_into(r.price.base(), billed, price_seconds) || !detail::mul_into(r.price.base(), billed - used, extra)) {
+      return rating_status::overflow;
+    }
+  } else {
+    // Actual seconds at the prices in force; b - a extra seconds at the price of the last
+    // actual second inside the period (rule 5).
+    if (!r.price.integrate(start, b, e, price_seconds)) return rating_status::overflow;
+    if (!detail::mul_into(r.price.price_for(start, e - seconds{1}), billed - used, extra) || !detail::add_to(price_seconds, extra)) {
+      return rating_status::overflow;
+    }
+  }
+  if (!detail::mul_into(price_seconds, quantity, out.amount) || !detail::mul_into(extra, quantity, out.waste)) return rating_status::overflow;
+  return rating_status::rated;
+}
+
+// The running sums of one line; merging two is adding them, so shards merge exactly.
+struct line_totals {
+  std::int64_t records = 0;
+  std::int64_t billed_seconds = 0;
+  std::int64_t used_seconds = 0;
+  detail::i128 amount = 0;
+  detail::i128 waste = 0;
+  detail::i128 usage = 0;
+  detail::i128 used_usage = 0;
+  detail::i128 rounded_minor = 0;  // record rounding point: the sum of rounded records
+
+  // `sign` +1 adds, -1 takes a contribution back out (a duplicate found at merge time).
+  [[nodiscard]] bool add(const rated_usage& u, detail::i128 rounded, int sign = 1) noexcept {
+    const std::int64_t s = sign;
+    const detail::i128 k = sign;
+    return detail::add_to(records, s) && detail::add_to(billed_seconds, s * u.billed) && detail::add_to(used_seconds, s * u.used) &&
+           detail::add_to(amount, k * u.amount) && detail::add_to(waste, k * u.waste) && detail::add_to(usage, k * u.usage) &&
+           detail::add_to(used_usage, k * u.used_usage) && detail::add_to(rounded_minor, k * rounded);
+  }
+  [[nodiscard]] bool merge(const line_totals& o) noexcept {
+    return detail::add_to(records, o.records) && detail::add_to(billed_seconds, o.billed_seconds) &&
+           detail::add_to(used_seconds, o.used_seconds) && detail::add_to(amount, o.amount) && detail::add_to(waste, o.waste) &&
+           detail::add_to(usage, o.usage) && detail::add_to(used_usage, o.used_usage) && detail::add_to(rounded_minor, o.rounded_minor);
+  }
+  friend bool operator==(const line_totals&, const line_totals&) = default;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A usage record: who used which resource, in which mode, how much of it, when.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/tariff/amount.hpp>
+
+namespace gpurent {
+
+struct usage_record {
+  std::string id;
+  std::string account;
+  std::string resource;
+  std::string mode;
+  std::int64_t quantity = detail::nano_one;  // nano units: GPUs, slices, servers (0.5 allowed)
+  instant start{};
+  instant end{};
+  // Free-form labels (project, job); carried, not priced, not part of a record's identity.
+  std::vector<std::pair<std::string, std::string>> labels;
+
+  [[nodiscard]] interval span() const { return *interval::make(start, end); }
+  // Identity for deduplication: every priced field (labels are not priced).
+  [[nodiscard]] bool same_usage(const usage_record& o) const noexcept {
+    return account == o.account && resource == o.resource && mode == o.mode && quantity == o.quantity && start == o.start && end == o.end;
+  }
+  friend bool operator==(const usage_record&, const usage_record&) = default;
+};
+
+// What every record must satisfy before it is rated; the error names the field.
+[[nodiscard]] inline expected<void> validate(const usage_record& r) {
+  if (r.id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
+  if (r.account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
+  if (r.quantity <= 0) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(r.quantity));
+  if (r.end <= r.start) {
+    return make_error(error_code::invalid_argument, "end",
+                      "end " + format_instant(r.end) + " must be after start " + format_instant(r.start));
+  }
+  return {};
+}
+
+}  // namespace gpurent

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A tariff: the rates of resources by (resource, mode), the currency and time zone of its
+// invoices, its rounding rule and its prepaid credits.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <date/tz.h>
+
+#include <gpurent/core/calendar.hpp>
+#include <gpurent/core/currency.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/integer.hpp>
+#include <gpurent/core/quantity.hpp>
+#include <gpurent/core/rounding.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/tariff/amount.hpp>
+#include <gpurent/tariff/billing_time.hpp>
+#include <gpurent/tariff/schedule.hpp>
+#include <gpurent/tariff/tiers.hpp>
+
+namespace gpurent {
+
+// What a rate prices, from the resource name's first segment ("gpu/H100-80GB").
+enum class resource_kind : std::uint8_t { server, gpu, mig_slice, fractional_share, compute_unit, storage, network, other };
+
+[[nodiscard]] constexpr resource_kind kind_of_resource(std::string_view resource) noexcept {
+  const auto slash = resource.find('/');
+  const std::string_view head = resource.substr(0, slash);
+  if (head == "server") return resource_kind::server;
+  if (head == "gpu") return resource_kind::gpu;
+  if (head == "mig") return resource_kind::mig_slice;
+  if (head == "share") return resource_kind::fractional_share;
+  if (head == "compute") return resource_kind::compute_unit;
+  if (head == "storage") return resource_kind::storage;
+  if (head == "network") return resource_kind::network;
+  return resource_kind::other;
+}
+
+[[nodiscard]] constexpr std::string_view to_string(resource_kind k) noexcept {
+  switch (k) {
+    case resource_kind::server: return "server";
+    case resource_kind::gpu: return "gpu";
+    case resource_kind::mig_slice: return "mig_slice";
+    case resource_kind::fractional_share: return "fractional_share";
+    case resource_kind::compute_unit: return "compute_unit";
+    case resource_kind::storage: return "storage";
+    case resource_kind::network: return "network";
+    case resource_kind::other: return "other";
+  }
+  return "other";
+}
+
+// A fractional share as a rating quantity: 250 milli-GPU is 0.25 GPU, exactly.
+[[nodiscard]] constexpr std::int64_t quantity_of(milli_gpu share) noexcept { return std::int64_t{share.count()} * 1'000'000; }
+
+enum class price_kind : std::uint8_t { unit, tiers, package };
+
+// The price of one (resource, mode). Unit prices are per `per` of one unit of quantity
+// (optionally changing over time); tier and package prices are per unit-hour.
+struct rate {
+  std::string resource;
+  std::string mode;
+  seconds per{3600};
+  billing_rule time{};
+  price_kind kind = price_kind::unit;
+  price_schedule price{};          // kind == unit: base price, changes, protection period
+  tier_table tiers{};              // kind == tiers
+  package_pricing package{};       // kind == package
+  // Unit prices are divided by this too: a price per TFLOPS-hour for a GPU of g GFLOPS is
+  // price x g / 1000 per GPU-hour, exactly (see compute_unit_rate).
+  std::int64_t price_divisor = 1;
+
+  // The exact denominator of a unit-kind amount numerator (nano price x nano quantity x s).
+  [[nodiscard]] int128 denominator() const {
+    return int128(detail::nano_one) * detail::nano_one * per.count() * price_divisor;
+  }
+  friend bool operator==(const rate&, const rate&) = default;
+};
+
+// A unit rate priced per TFLOPS-hour, turned into a rate per GPU of the given throughput
+// (take `gflops` from the catalog). Exact: no division happens before the final rounding.
+[[nodiscard]] inline expected<rate> compute_unit_rate(rate r, gflops throughput) {
+  if (r.kind != price_kind::unit) return make_error(error_code::unsupported, "kind", "compute-unit conversion applies to unit prices");
+  if (throughput.count() <= 0) return make_error(error_code::invalid_argument, "gflops", "throughput must be positive");
+  const std::int64_t g = throughput.count();
+  std::vector<price_change> changes = r.price.changes();
+  std::int64_t base = 0;
+  if (__builtin_mul_overflow(r.price.base(), g, &base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+  for (auto& c : changes) {
+    if (__builtin_mul_overflow(c.unit_price, g, &c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+  }
+  auto s = price_schedule::make(base, std::move(changes), r.price.protection());
+  if (!s) return unexpected(s.error());
+  r.price = std::move(*s);
+  if (__builtin_mul_overflow(r.price_divisor, std::int64_t{1000}, &r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
+  r.per = seconds{3600};
+  return r;
+}
+
+// Where the one rounding happens. `line` is meter.md's rule; `record` rounds each record's
+// amount (a line is the sum of rounded records); `invoice` rounds an account's exact total
+// once and allocates it over the lines by largest remainder.
+enum class rounding_point : std::uint8_t { record, line, invoice };
+
+[[nodiscard]] constexpr std::string_view to_string(rounding_point p) noexcept {
+  return p == rounding_point::record ? "record" : (p == rounding_point::line ? "line" : "invoice");
+}
+[[nodiscard]] constexpr std::optional<rounding_point> parse_rounding_point(std::string_view s) noexcept {
+  if (s == "record") return rounding_point::record;
+  if (s == "line") return rounding_point::line;
+  if (s == "invoice") return rounding_point::invoice;
+  return std::nullopt;
+}
+
+struct rounding_rule {
+  rounding_mode mode = rounding_mode::half_even;
+  rounding_point point = rounding_point::line;
+  // Amounts whose exact value is below one minor unit are not charged (Volcengine-style),
+  // instead of being rounded.
+  bool forgive_below_minor_unit = false;
+  // The sub-minor-unit remainder of each line is reported as a carry for the next invoice,
+  // and a carry from the previous one is added before rounding (line point only).
+  bool carry = false;
+  friend bool operator==(const rounding_rule&, const rounding_rule&) = default;
+};
+
+// A prepaid balance, in minor units of the tariff's currency.
+struct credit_grant {
+  std::string account;
+  int128 minor{0};
+  friend bool operator==(const credit_grant&, const credit_grant&) = default;
+};
+
+namespace detail {
+struct string_hash {
+  using is_transparent = void;
+  [[nodiscard]] std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+}  // namespace detail
+
+class tariff {
+ public:
+  tariff() = default;
+  // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
+  // credit per account.
+  [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
+                                             std::vector<credit_grant> credits = {}) {
+    tariff t;
+    auto zone = find_zone(zone_name);
+    if (!zone) return unexpected(zone.error());
+    t.ccy_ = ccy;
+    t.zone_name_ = std::move(zone_name);
+    t.zone_ = *zone;
+    t.rounding_ = rounding;
+    t.rates_ = std::move(rates);
+    for (std::size_t i = 0; i < t.rates_.size(); ++i) {
+      auto& modes = t.index_[t.rates_[i].resource];
+      for (const auto& [m, j] : modes) {
+        if (m == t.rates_[i].mode) {
+          return make_error(error_code::duplicate, "rates[" + std::to_string(i) + "]",
+                            "a second rate for resource \"" + t.rates_[i].resource + "\" and mode \"" + m + "\" (first: rates[" + std::to_string(j) + "])");
+        }
+      }
+      modes.emplace_back(t.rates_[i].mode, i);
+    }
+    for (std::size_t i = 0; i < credits.size(); ++i) {
+      if (credits[i].minor < 0) return make_error(error_code::invalid_argument, "credits[" + std::to_string(i) + "].amount", "a credit must not be negative");
+      if (!t.credits_.emplace(credits[i].account, credits[i].minor).second) {
+        return make_error(error_code::duplicate, "credits[" + std::to_string(i) + "].account", "a second credit for account \"" + credits[i].account + "\"");
+      }
+    }
+    return t;
+  }
+  [[nodiscard]] const currency& currency_value() const noexcept { return ccy_; }
+  [[nodiscard]] const std::string& zone_name() const noexcept { return zone_name_; }
+  [[nodiscard]] const date::time_zone* zone() const noexcept { return zone_; }
+  [[nodiscard]] const rounding_rule& rounding() const noexcept { return rounding_; }
+  [[nodiscard]] const std::vector<rate>& rates() const noexcept { return rates_; }
+  [[nodiscard]] const rate& rate_at(std::size_t i) const noexcept { return rates_[i]; }
+  void set_rounding(rounding_rule r) noexcept { rounding_ = r; }
+
+  // The index of the rate selected by exact (resource, mode), without allocating.
+  [[nodiscard]] std::optional<std::size_t> find(std::string_view resource, std::string_view mode) const noexcept {
+    auto it = index_.find(resource);
+    if (it == index_.end()) return std::nullopt;
+    for (const auto& [m, i] : it->second) {
+      if (m == mode) return i;
+    }
+    return std::nullopt;
+  }
+  // The prepaid credit of an account, in minor units (0 when none).
+  [[nodiscard]] int128 credit_for(std::string_view account) const {
+    auto it = credits_.find(account);
+    return it == credits_.end() ? int128(0) : it->second;
+  }
+  [[nodiscard]] interval month(date::year_month ym) const { return month_period(zone_, ym); }
+
+ private:
+  currency ccy_{"USD", 2};
+  std::string zone_name_ = "UTC";
+  const date::time_zone* zone_ = nullptr;
+  rounding_rule rounding_{};
+  std::vector<rate> rates_;
+  std::unordered_map<std::string, std::vector<std::pair<std::string, std::size_t>>, detail::string_hash, std::equal_to<>> index_;
+  std::unordered_map<std::string, int128, detail::string_hash, std::equal_to<>> credits_;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// gpurent meter: a usage CSV under a tariff JSON, for one calendar month, to an invoice
+// (../shared/protocols/meter.md). The whole output is built before anything is printed,
+// so an error leaves stdout empty.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <gpurent/io/invoice_json.hpp>
+#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/metering/meter.hpp>
+
+#include "tool.hpp"
+
+namespace {
+using namespace gpurent;
+
+tool::runner setup_meter(CLI::App& app) {
+  struct options {
+    std::string tariff_path;
+    std::string usage_path;
+    std::string period;
+    std::string rounding_point;
+    bool detail = false;
+    tool::output_format format{};
+  };
+  auto o = std::make_shared<options>();
+  auto* cmd = app.add_subcommand("meter", "rate a usage CSV under a tariff for one calendar month (protocols/meter.md)");
+  cmd->add_option("--tariff", o->tariff_path, "tariff JSON file")->required();
+  cmd->add_option("--usage", o->usage_path, "usage CSV file (id,account,resource,mode,quantity,start,end)")->required();
+  cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM")->required();
+  cmd->add_option("--rounding-point", o->rounding_point, "override the tariff's rounding point: record, line (default) or invoice");
+  cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
+  tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}});
+  return [o] {
+    auto t = io::load_tariff_json(o->tariff_path);
+    if (!t) return tool::fail(t.error());
+    if (!o->rounding_point.empty()) {
+      auto p = parse_rounding_point(o->rounding_point);
+      if (!p) return tool::fail(error{error_code::invalid_argument, "--rounding-point", "unknown rounding point \"" + o->rounding_point + "\" (expected record, line or invoice)", {}});
+      auto rr = t->rounding();
+      rr.point = *p;
+      t->set_rounding(rr);
+    }
+    auto m = meter::for_month(*t, o->period);
+    if (!m) return tool::fail(m.error().in_field("--period"));
+    auto text = io::read_file(o->usage_path);
+    if (!text) return tool::fail(text.error());
+    m->reserve(text->size() / 64);
+    if (auto r = io::meter_usage_csv(*m, *text, o->usage_path); !r) return tool::fail(r.error());
+    auto inv = m->finish();
+    if (!inv) return tool::fail(inv.error());
+    const io::invoice_format_options fo{o->detail};
+    const std::string out = o->format == tool::output_format::csv ? io::write_invoice_csv(*inv, fo) : io::write_invoice_json(*inv, fo);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return std::fflush(stdout) == 0 ? tool::exit_ok : tool::exit_invalid;
+  };
+}
+GPURENT_TOOL_COMMAND("meter", &setup_meter);
+}  // namespace

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// The built-in GPU catalog: its numbers (checked at compile time), alias and PCI lookup,
+// validation, JSON round trip, bad JSON, and `gpurent catalog`.
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <sys/wait.h>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <gpurent/io/catalog_json.hpp>
+#include <gpurent/spec/format.hpp>
+#include <gpurent/spec/spec.hpp>
+
+namespace {
+using namespace gpurent;
+using namespace gpurent::literals;
+
+// Reference figures: NVIDIA H100 datasheet (2023) and H100 architecture whitepaper (2022).
+constexpr const gpu_model& h100 = *find_model("H100-SXM5-80GB");
+constexpr const gpu_model& mi300x = *find_model("MI300X");
+constexpr const gpu_model& g2 = *find_model("G2");
+static_assert(h100.sm_count->value == 132);
+static_assert(h100.vram->value == 80_GiB);
+static_assert(h100.memory_bandwidth->value == mb_per_s(3'350'000));
+static_assert(h100.throughput.fp64->value == 34_TFLOPS);
+static_assert(h100.throughput.fp64_tensor->value == 67_TFLOPS);
+static_assert(h100.throughput.fp32->value == 67_TFLOPS);
+static_assert(h100.throughput.tf32->value == gflops(494'700));
+static_assert(h100.throughput.fp16->value == gflops(989'400));
+static_assert(h100.throughput.fp8->value == gflops(1'978'900));
+static_assert(h100.tdp_watts->value == 700);
+static_assert(h100.nvlink->value == nvlink_spec{4, gb_per_s(900)});
+static_assert(h100.capability->value == compute_capability{9, 0});
+static_assert(h100.pci->value.vendor_id == 0x10de && h100.pci->value.device_ids.contains(0x2330));
+static_assert(h100.mig_capable);
+
+// A probe maps a real H200 by PCI id: 10de:2335 -> H200-SXM-141GB with 132 SMs.
+static_assert(find_model_by_pci(0x10de, 0x2335) != nullptr);
+static_assert(find_model_by_pci(0x10de, 0x2335)->name == "H200-SXM-141GB");
+static_assert(find_model_by_pci(0x10de, 0x2335)->sm_count->value == 132);
+static_assert(find_model("H200")->vram->value == 141_GiB);
+static_assert(find_model("H200")->memory_bandwidth->value == gb_per_s(4'800));
+static_assert(find_model_by_pci(0x1002, 0x74a1)->name == "MI300X");
+static_assert(find_model_by_pci(0x10de, 0xffff) == nullptr);
+
+// Aliases, case and separators.
+static_assert(find_model("H100") == &h100);
+static_assert(find_model("h100-80gb") == &h100);
+static_assert(find_model("h100 sxm5 80gb") == &h100);
+static_assert(find_model("NVIDIA H100 80GB HBM3") == &h100);
+static_assert(find_model("V100M16")->name == "V100-SXM2-16GB");
+static_assert(find_model("v100m32")->name == "V100-SXM2-32GB");
+static_assert(find_model("a100")->name == "A100-SXM4-40GB");
+static_assert(find_model("Tesla T4")->name == "T4");
+static_assert(find_model("H10") == nullptr);
+static_assert(find_model("") == nullptr);
+static_assert(same_model_name("A100-PCIE-40GB", "a100_pcie 40gb"));
+static_assert(!same_model_name("A100", "A1000"));
+
+// Other spot checks against their datasheets.
+static_assert(find_model("A100-SXM4-80GB")->memory_bandwidth->value == gb_per_s(2'039));
+static_assert(find_model("A100-PCIE-40GB")->tdp_watts->value == 250);
+static_assert(find_model("L40S")->throughput.fp32->value == gflops(91'600));
+static_assert(!find_model("L40S")->nvlink && !find_model("L40S")->mig_capable);
+static_assert(find_model("MI300X")->sm_count->value == 304);
+static_assert(find_model("MI300X")->vendor == gpu_vendor::amd && !find_model("MI300X")->capability);
+static_assert(!find_model("A100")->throughput.fp8);  // no FP8 on Ampere
+
+// The undisclosed Alibaba types are opaque: a name, no numbers.
+static_assert(find_model("G2") != nullptr && !find_model("G2")->vram && !find_model("G2")->sm_count);
+static_assert(find_model("G3") != nullptr && find_model("G3")->vendor == gpu_vendor::unknown);
+
+constexpr std::array<std::string_view, 23> required_names{
+    "A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-40GB", "H100-SXM5-80GB", "H100-PCIE-80GB", "H100-NVL-94GB",
+    "H200-SXM-141GB", "GH200",          "B200-180GB",     "L40S",           "L4",             "T4",
+    "V100-SXM2-16GB", "V100-SXM2-32GB", "P100",           "A10",            "A30",            "RTX-4090",
+    "MI300X",         "V100M16",        "V100M32",        "G2",             "G3"};
+
+// Every number of a model, with the name of its field.
+template <class F>
+void for_each_source(const gpu_model& m, F&& f) {
+  auto one = [&](std::string_view field, const auto& v) {
+    if (v) f(field, std::string_view(v->source));
+  };
+  one("capability", m.capability);
+  one("pci", m.pci);
+  one("vram", m.vram);
+  one("sm_count", m.sm_count);
+  one("fp64", m.throughput.fp64);
+  one("fp64_tensor", m.throughput.fp64_tensor);
+  one("fp32", m.throughput.fp32);
+  one("tf32", m.throughput.tf32);
+  one("fp16", m.throughput.fp16);
+  one("fp8", m.throughput.fp8);
+  one("memory_bandwidth", m.memory_bandwidth);
+  one("tdp_watts", m.tdp_watts);
+  one("pcie_generation", m.pcie_generation);
+  one("nvlink", m.nvlink);
+}
+
+std::string builtin_json_text() { return catalog_to_json(catalog::builtin()).dump(); }
+
+}  // namespace
+
+TEST_CASE("catalog: every required model resolves, canonical names as the issue writes them") {
+  for (std::string_view n : required_names) {
+    CAPTURE(n);
+    const gpu_model* m = find_model(n);
+    REQUIRE(m != nullptr);
+    if (n != "V100M16" && n != "V100M32") CHECK(m->name == n);
+  }
+}
+
+TEST_CASE("catalog: the built-in catalog validates; every number names a known source document") {
+  const catalog c = catalog::builtin();
+  REQUIRE(c.validate());
+  CHECK(c.size() == builtin_catalog().size());
+  for (const gpu_model& m : c.models()) {
+    for_each_source(m, [&](std::string_view field, std::string_view src) {
+      CAPTURE(m.name);
+      CAPTURE(field);
+      REQUIRE(c.find_source(src) != nullptr);
+      CHECK(!c.find_source(src)->title.empty());
+    });
+  }
+  for (const source_document& s : c.sources()) CHECK(!s.url.empty());
+}
+
+TEST_CASE("catalog: names and aliases are unique across models") {
+  std::set<std::string> seen;
+  auto key = [](std::string_view s) {
+    std::string k;
+    for (char ch : s)
+      if (ch != '-' && ch != '_' && ch != ' ') k += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    return k;
+  };
+  for (const gpu_model& m : builtin_catalog()) {
+    std::set<std::string> own{key(m.name)};
+    for (std::string_view a : m.aliases) own.insert(key(a));
+    for (const std::string& k : own) {
+      CAPTURE(k);
+      CHECK(seen.insert(k).second);
+    }
+  }
+}
+
+TEST_CASE("catalog: mig_capable agrees with the MIG tables") {
+  for (const gpu_model& m : builtin_catalog()) {
+    CAPTURE(m.name);
+    if (find_mig_geometry(m.name) != nullptr) CHECK(m.mig_capable);
+  }
+  CHECK(find_mig_geometry(h100.name) != nullptr);
+}
+
+TEST_CASE("catalog: a copied catalog stays valid after the original is gone") {
+  auto loaded = parse_catalog_json(builtin_json_text());
+  REQUIRE(loaded);
+  catalog copy;
+  {
+    catalog original = *loaded;
+    copy = original;
+  }
+  loaded = catalog{};
+  REQUIRE(copy.find("h100") != nullptr);
+  CHECK(copy.find("h100")->name == "H100-SXM5-80GB");
+  CHECK(copy == catalog::builtin());
+}
+
+TEST_CASE("catalog JSON: builtin -> JSON -> loaded equals builtin") {
+  const catalog builtin = catalog::builtin();
+  auto loaded = parse_catalog_json(builtin_json_text());
+  REQUIRE_MESSAGE(loaded, (loaded ? std::string() : loaded.error().describe()));
+  CHECK(*loaded == builtin);
+  for (std::size_t i = 0; i < builtin.size(); ++i) {
+    CAPTURE(builtin.models()[i].name);
+    CHECK(loaded->models()[i] == builtin.models()[i]);
+  }
+  // And the loaded catalog writes the same JSON again.
+  CHECK(catalog_to_json(*loaded) == catalog_to_json(builtin));
+  CHECK(loaded->find_by_pci(0x10de, 0x2335)->name == "H200-SXM-141GB");
+}
+
+namespace {
+// The built-in JSON with one edit applied to it.
+template <class Edit>
+error load_error(Edit&& edit) {
+  nlohmann::json j = catalog_to_json(catalog::builtin());
+  edit(j);
+  auto c = catalog_from_json(j);
+  REQUIRE_FALSE(c);
+  return c.error();
+}
+}  // namespace
+
+TEST_CASE("catalog JSON: bad input names the field and the index") {
+  SUBCASE("missing name") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][2].erase("name"); });
+    CHECK(e.field == "models[2].name");
+    CHECK(e.message.find("missing") != std::string::npos);
+  }
+  SUBCASE("missing vendor") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][0].erase("vendor"); });
+    CHECK(e.field == "models[0].vendor");
+  }
+  SUBCASE("wrong type") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][3]["vram_bytes"]["value"] = "80GB"; });
+    CHECK(e.field == "models[3].vram_bytes.value");
+    CHECK(e.message.find("integer") != std::string::npos);
+  }
+  SUBCASE("negative VRAM") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][4]["vram_bytes"]["value"] = -1; });
+    CHECK(e.field == "models[4].vram_bytes.value");
+    CHECK(e.message.find("positive") != std::string::npos);
+  }
+  SUBCASE("zero SMs") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][1]["sm_count"]["value"] = 0; });
+    CHECK(e.field == "models[1].sm_count.value");
+  }
+  SUBCASE("a number without a source") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][5]["tdp_watts"].erase("source"); });
+    CHECK(e.field == "models[5].tdp_watts.source");
+  }
+  SUBCASE("an unknown source id") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][6]["throughput_gflops"]["fp32"]["source"] = "blog"; });
+    CHECK(e.field == "models[6].throughput_gflops.fp32.source");
+    CHECK(e.code == error_code::unknown_name);
+  }
+  SUBCASE("a bad PCI id") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][0]["pci"]["value"]["device_ids"][0] = "zz"; });
+    CHECK(e.field == "models[0].pci.value.device_ids[0]");
+  }
+  SUBCASE("a bad compute capability") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][0]["compute_capability"]["value"] = "nine"; });
+    CHECK(e.field == "models[0].compute_capability.value");
+  }
+  SUBCASE("an unknown vendor") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][0]["vendor"] = "intel"; });
+    CHECK(e.field == "models[0].vendor");
+  }
+  SUBCASE("a duplicate alias") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][5]["aliases"].push_back("H100"); });
+    CHECK(e.field.starts_with("models[5].aliases["));
+    CHECK(e.code == error_code::duplicate);
+  }
+  SUBCASE("models not an array") {
+    const error e = load_error([](nlohmann::json& j) { j["models"] = 3; });
+    CHECK(e.field == "models");
+  }
+  SUBCASE("a model that is not an object") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][7] = "H100"; });
+    CHECK(e.field == "models[7]");
+  }
+}
+
+TEST_CASE("catalog JSON: text and file errors say where") {
+  auto bad = parse_catalog_json("{\"models\": [", "mine.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == error_code::parse_error);
+  CHECK(bad.error().where == "mine.json");
+  auto missing = load_catalog_file("/nonexistent/catalog.json");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == error_code::io_error);
+  // A minimal catalog: one opaque model, no numbers.
+  auto tiny = parse_catalog_json(R"({"models": [{"name": "X1", "vendor": "unknown"}]})");
+  REQUIRE(tiny);
+  CHECK(tiny->find("x1") != nullptr);
+  CHECK_FALSE(tiny->find("x1")->vram);
+}
+
+TEST_CASE("catalog: formatters") {
+  CHECK(fmt::format("{}", h100) == "H100-SXM5-80GB (nvidia Hopper sxm, 80 GiB, 132 SMs)");
+  CHECK(fmt::format("{}", mi300x) == "MI300X (amd CDNA 3 oam, 192 GiB, 304 CUs)");
+  CHECK(fmt::format("{}", g2) == "G2 (unknown)");
+  CHECK(fmt::format("{}", h100.pci->value) == "10de:2330");
+  CHECK(fmt::format("{}", h100.capability->value) == "9.0");
+  CHECK(fmt::format("{:>5}", compute_capability{8, 0}) == "  8.0");
+  CHECK(tflops_string(gflops(989'400)) == "989.4");
+  CHECK(tflops_string(gflops(362'050)) == "362.05");
+  CHECK(tflops_string(gflops(67'000)) == "67");
+  CHECK(gib_string(gib(141)) == "141 GiB");
+}
+
+#ifdef GPURENT_TOOL_PATH
+namespace {
+std::string run_tool(const std::string& args, int& status) {
+  std::string out;
+  FILE* p = popen((std::string(GPURENT_TOOL_PATH) + " " + args + " 2>/dev/null").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  status = pclose(p);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("gpurent catalog --format json parses and lists every model") {
+  int status = -1;
+  const std::string out = run_tool("catalog --format json", status);
+  CHECK(status == 0);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  REQUIRE(j["models"].is_array());
+  CHECK(j["models"].size() == builtin_catalog().size());
+  std::set<std::string> names;
+  for (const auto& m : j["models"]) names.insert(m["name"].get<std::string>());
+  for (const gpu_model& m : builtin_catalog()) CHECK(names.count(std::string(m.name)) == 1);
+  CHECK(j["models"][3]["sm_count"]["value"] == 132);
+  CHECK(j["models"][3]["sm_count"]["source"] == "nvidia-h100-whitepaper");
+  CHECK(j["models"][3]["mig_profiles"].get<int>() > 0);
+  // The tool's JSON loads back into the built-in catalog (extra keys are ignored).
+  auto loaded = catalog_from_json(j);
+  REQUIRE(loaded);
+  CHECK(*loaded == catalog::builtin());
+}
+
+TEST_CASE("gpurent catalog --format table shows the sources; a bad format is a usage error") {
+  int status = -1;
+  const std::string out = run_tool("catalog --format table", status);
+  CHECK(status == 0);
+  CHECK(out.find("H100-SXM5-80GB") != std::string::npos);
+  CHECK(out.find("NVIDIA H100 Tensor Core GPU datasheet (2023)") != std::string::npos);
+  const std::string bad = run_tool("catalog --format xml", status);
+  CHECK(bad.empty());
+  CHECK(WEXITSTATUS(status) == 2);
+}
+#endif

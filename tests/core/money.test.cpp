@@ -48,6 +48,7 @@ TEST_CASE("price * duration is exact money, rounded once") {
   // AWS: 10 s at 2.49/h billed with a 60 s minimum: 0.0415 before rounding.
   const auto billed = p * 60s;
   CHECK(billed.value() == ratio<>(415, 10000));
+  CHECK(fmt::format("{}", billed) == "83/2000 USD (exact)");
   CHECK(billed.round<round_half_even>().to_string() == "0.04");
   CHECK(billed.round<round_up>().to_string() == "0.05");
   // Stripe: 150 minutes at 10/h, rounded up to whole hours = 3 h = 30.00.

@@ -32,6 +32,24 @@ struct fmt::formatter<gpurent::money<C, O>> : gpurent::detail::string_view_forma
   }
 };
 
+// "83/12000": an exact ratio as numerator/denominator (denominator 1 prints alone).
+template <gpurent::CheckedInteger R, gpurent::OverflowPolicy O>
+struct fmt::formatter<gpurent::ratio<R, O>> : gpurent::detail::string_view_formatter {
+  auto format(const gpurent::ratio<R, O>& r, format_context& ctx) const {
+    std::string s = gpurent::detail::to_digits(r.num());
+    if (r.den() != 1) s += "/" + gpurent::detail::to_digits(r.den());
+    return put(s, ctx);
+  }
+};
+
+// "83/12000 USD (exact)": not yet rounded.
+template <gpurent::CurrencyType C, gpurent::OverflowPolicy O>
+struct fmt::formatter<gpurent::exact_money<C, O>> : gpurent::detail::string_view_formatter {
+  auto format(const gpurent::exact_money<C, O>& m, format_context& ctx) const {
+    return put(fmt::format("{} {} (exact)", m.value(), C::code), ctx);
+  }
+};
+
 template <>
 struct fmt::formatter<gpurent::money_value> : gpurent::detail::string_view_formatter {
   auto format(const gpurent::money_value& m, format_context& ctx) const {

@@ -86,13 +86,12 @@ TEST_CASE("mig: the 8-slice geometry has 722 placed layouts and 77 profile multi
     CHECK(layouts.front().empty());
     std::set<mig_layout> distinct(layouts.begin(), layouts.end());
     CHECK(distinct.size() == layouts.size());
-    std::set<std::vector<mig_profile_index>> multisets;
+    std::set<std::uint64_t> multisets;  // packed profile counts
     for (const mig_layout& l : layouts) {
       CHECK(mig_valid(g, l));
       if (l.empty()) continue;
-      std::vector<mig_profile_index> m;
-      for (const mig_instance& x : l) m.push_back(x.profile);
-      std::sort(m.begin(), m.end());
+      std::uint64_t m = 0;
+      for (const mig_instance& x : l) m += std::uint64_t{1} << (4U * x.profile);
       multisets.insert(m);
     }
     CHECK(layouts.size() - 1 == 722);
@@ -213,15 +212,14 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
     };
     std::size_t checked = 0;
     for (const mig_layout& have : layouts) {
-      // best[sorted added profiles] = most options over extensions of `have`
-      std::map<std::vector<mig_profile_index>, int> best;
+      // best[packed counts of the added profiles] = most options over extensions of `have`
+      std::map<std::uint64_t, int> best;
       for (const mig_layout& t : layouts) {
         if (t.size() < have.size() || t.size() > have.size() + 2) continue;
         if (!std::all_of(have.begin(), have.end(), [&](mig_instance x) { return t.contains(x); })) continue;
-        std::vector<mig_profile_index> added;
+        std::uint64_t added = 0;
         for (const mig_instance& x : t)
-          if (!have.contains(x)) added.push_back(x.profile);
-        std::sort(added.begin(), added.end());
+          if (!have.contains(x)) added += std::uint64_t{1} << (4U * x.profile);
         int& b = best.try_emplace(added, -1).first->second;
         b = std::max(b, int{(*g->options)[mask_of(t)]});
       }
@@ -230,7 +228,9 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
           std::vector<mig_profile_index> want{static_cast<mig_profile_index>(p)};
           if (q < g->profiles.size()) want.push_back(static_cast<mig_profile_index>(q));
           const mig_fit_result r = mig_fit(*g, have, want);
-          const auto it = best.find(want);
+          std::uint64_t key = 0;
+          for (mig_profile_index w : want) key += std::uint64_t{1} << (4U * w);
+          const auto it = best.find(key);
           CAPTURE(g->model);
           CAPTURE(mig_explain(*g, have, want, r));
           REQUIRE(r.fits() == (it != best.end()));

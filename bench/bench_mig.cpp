@@ -69,7 +69,7 @@ void BM_mig_fit(benchmark::State& state, std::vector<mig_profile_index> want) {
 
 void BM_mig_fit_naive_ranked(benchmark::State& state, std::vector<mig_profile_index> want) {
   for (auto _ : state) {
-    naive_fit f{h100, want};
+    naive_fit f{h100, want, true, -1, {}};
     f.run(partial, 0);
     benchmark::DoNotOptimize(f.best_layout);
   }
@@ -77,7 +77,7 @@ void BM_mig_fit_naive_ranked(benchmark::State& state, std::vector<mig_profile_in
 
 void BM_mig_fit_naive_first(benchmark::State& state, std::vector<mig_profile_index> want) {
   for (auto _ : state) {
-    naive_fit f{h100, want, false};
+    naive_fit f{h100, want, false, -1, {}};
     f.run(partial, 0);
     benchmark::DoNotOptimize(f.best_layout);
   }
@@ -133,7 +133,7 @@ void BM_mig_enumerate_naive(benchmark::State& state) {
       bool room = true;
       for (std::size_t i = 0; i < all.size() && room; ++i)
         if (((subset >> i) & 1U) != 0) room = l.add(all[i]);
-      n += room && mig_valid(h100, l) ? 1 : 0;
+      n += room && mig_valid(h100, l) ? 1U : 0U;
     }
     benchmark::DoNotOptimize(n);
   }

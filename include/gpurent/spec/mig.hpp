@@ -297,9 +297,21 @@ struct mig_search {
   std::size_t n = 0;
   std::array<std::uint8_t, mig_max_slices> cur{};
   std::array<std::uint8_t, mig_max_slices> best{};
+  std::array<std::uint8_t, mig_max_slices + 1> need{};  // memory slices items [depth, n) need
+  std::array<std::uint8_t, mig_max_slices> twins{};     // equal items right after item depth
   int best_score = -1;
 
+  constexpr void prepare() noexcept {
+    need[n] = 0;
+    for (std::size_t i = n; i > 0; --i) {
+      need[i - 1] = static_cast<std::uint8_t>(need[i] + g->profiles[want[i - 1]].memory_slices);
+      twins[i - 1] = static_cast<std::uint8_t>(i < n && want[i] == want[i - 1] ? twins[i] + 1 : 0);
+    }
+  }
+
   constexpr void run(std::size_t depth, mig_slice_mask used) noexcept {
+    // Prune: the rest cannot fit in what is left free.
+    if (std::popcount(static_cast<unsigned>(g->all_slices() & ~used)) < need[depth]) return;
     if (depth == n) {
       const int score = (*g->options)[used];
       if (score > best_score) {
@@ -315,6 +327,8 @@ struct mig_search {
     while (starts != 0) {
       const int s = std::countr_zero(starts);
       starts &= starts - 1;
+      // Its twins take later starts: stop when too few are left.
+      if (std::popcount(starts) < twins[depth]) break;
       const mig_slice_mask m = p.occupancy(s);
       if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
       cur[depth] = static_cast<std::uint8_t>(s);
@@ -381,17 +395,24 @@ struct mig_search {
     return r;
   }
   // Search order: most memory first (fewest ways to place), then profile index.
+  const std::size_t n = r.count;  // == want.size(), at most mig_max_slices
   std::array<std::uint8_t, mig_max_slices> order{};
-  for (std::size_t i = 0; i < want.size(); ++i) order[i] = static_cast<std::uint8_t>(i);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint8_t>(i);
   const auto key = [&](std::uint8_t i) {
     return (mig_max_slices - g.profiles[want[i]].memory_slices) * 256 + want[i];
   };
-  for (std::size_t i = 1; i < want.size(); ++i)
-    for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  for (std::size_t i = 1; i < n; ++i) {
+    for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) {
+      const std::uint8_t t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  }
   detail::mig_search s;
   s.g = &g;
-  s.n = want.size();
+  s.n = n;
   for (std::size_t i = 0; i < s.n; ++i) s.want[i] = want[order[i]];
+  s.prepare();
   s.run(0, u.slices);
   if (s.best_score < 0) {
     r.status = mig_fit_status::no_arrangement;
@@ -590,11 +611,18 @@ struct mig_move_search {
       for (const mig_instance& x : have) s.items[s.n++] = x.profile;
       for (mig_profile_index w : want) s.items[s.n++] = w;
       // Largest first (fewest placements), equal profiles adjacent for symmetry breaking.
-      std::sort(s.items.begin(), s.items.begin() + static_cast<std::ptrdiff_t>(s.n), [&](mig_profile_index a, mig_profile_index b) {
+      const auto before = [&](mig_profile_index a, mig_profile_index b) {
         const int ma = g.profiles[a].memory_slices;
         const int mb = g.profiles[b].memory_slices;
         return ma != mb ? ma > mb : a < b;
-      });
+      };
+      for (std::size_t i = 1; i < s.n && i < mig_max_slices; ++i) {
+        for (std::size_t j = i; j > 0 && before(s.items[j], s.items[j - 1]); --j) {
+          const mig_profile_index t = s.items[j];
+          s.items[j] = s.items[j - 1];
+          s.items[j - 1] = t;
+        }
+      }
       // Count and media rules are checked on the whole multiset first.
       detail::mig_usage u;
       bool possible = true;

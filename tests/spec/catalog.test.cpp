@@ -47,6 +47,7 @@ static_assert(find_model_by_pci(0x10de, 0x2335)->sm_count->value == 132);
 static_assert(find_model("H200")->vram->value == 141_GiB);
 static_assert(find_model("H200")->memory_bandwidth->value == gb_per_s(4'800));
 static_assert(find_model_by_pci(0x1002, 0x74a1)->name == "MI300X");
+static_assert(find_model_by_pci(0x10de, 0x2342)->name == "GH200");
 static_assert(find_model_by_pci(0x10de, 0xffff) == nullptr);
 
 // Aliases, case and separators.

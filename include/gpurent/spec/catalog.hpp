@@ -184,15 +184,15 @@ inline constexpr std::array models{
         .notes = "TF32/FP16/FP8: the datasheet's sparsity figures halved; SMs from the 7g.141gb -lgip capture"},
     gpu_model{
         .name = "GH200",
-        .aliases = {"GH200-96GB", "Grace-Hopper", "GH200-Grace-Hopper"},
+        .aliases = {"GH200-96GB", "GH200 480GB", "Grace-Hopper", "GH200-Grace-Hopper"},
         .vendor = gpu_vendor::nvidia, .architecture = "Hopper", .form = form_factor::superchip,
-        .capability = cc(9, 0), .pci = std::nullopt, .vram = mem_gib(96, gh200_ds), .sm_count = std::nullopt,
+        .capability = cc(9, 0), .pci = nv_pci(0x2342), .vram = mem_gib(96, gh200_ds), .sm_count = std::nullopt,
         .throughput = {gf(34'000, gh200_ds), gf(67'000, gh200_ds), gf(67'000, gh200_ds), gf(494'500, gh200_ds),
                        gf(989'500, gh200_ds), gf(1'979'000, gh200_ds)},
         .memory_bandwidth = gbs(4'000, gh200_ds), .tdp_watts = num(1'000, gh200_ds), .pcie_generation = std::nullopt,
         .nvlink = nvlink(4, 900, gh200_ds), .mig_capable = true,
         .notes = "the 96GB HBM3 superchip; TDP is the whole module (450-1000 W, CPU and memory included); NVLink is the "
-                 "900 GB/s NVLink-C2C figure; TF32/FP16/FP8 sparsity figures halved; SM count and PCI id not sourced"},
+                 "900 GB/s NVLink-C2C figure; TF32/FP16/FP8 sparsity figures halved; PCI id 2342 is pci.ids \"GH100 [GH200 480GB]\"; SM count not sourced"},
     gpu_model{
         .name = "B200-180GB",
         .aliases = {"B200", "NVIDIA B200", "B200-SXM"},

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -194,8 +195,23 @@ class fgd_engine {
  public:
   fgd_engine(const inventory& inv, const policy_context& c) {
     if (c.shapes != nullptr) m_ = c.shapes->shapes;
+    // Mean CPU per GPU milli of the GPU shapes each model can host (for the stranding term).
+    for (std::size_t k = 0; k < max_models; ++k) {
+      double cpu = 0;
+      double gpu = 0;
+      for (const weighted_shape& w : m_) {
+        if (w.shape.num_gpu == 0 || (w.shape.allowed >> k & 1U) == 0) continue;
+        cpu += w.weight * static_cast<double>(w.shape.cpu_milli);
+        gpu += w.weight * static_cast<double>(w.shape.num_gpu * w.shape.gpu_milli);
+      }
+      cpu_per_gpu_milli_[k] = gpu > 0 ? cpu / gpu : 0.0;
+    }
     resize(inv);
   }
+
+  // Adds weight x (the node's idle milli that its free CPU cannot feed at the workload's
+  // mean CPU per GPU) to F. 0 (the default) is the paper's F.
+  void set_cpu_stranding(double weight) noexcept { stranding_ = weight; }
 
   void prepare(const inventory& inv, const placement_request& r) {
     resize(inv);
@@ -222,7 +238,7 @@ class fgd_engine {
     const node_state& s = inv.state(n);
     if (f_version_[n] != s.version) {
       const node_spec& sp = inv.spec(n);
-      f_value_[n] = node_fragmentation(m_, s.idle.data(), sp.gpu_count, s.cpu_free, model_mask{1} << sp.model);
+      f_value_[n] = frag(s.idle.data(), sp.gpu_count, s.cpu_free, model_mask{1} << sp.model);
       f_version_[n] = s.version;
     }
     return f_value_[n];
@@ -240,7 +256,31 @@ class fgd_engine {
 
   [[nodiscard]] std::span<const weighted_shape> shapes() const noexcept { return m_; }
 
+  // The share of M's GPU demand (weight x milli) that is pinned to a model list.
+  [[nodiscard]] double pinned_fraction() const noexcept {
+    double pinned = 0;
+    double all = 0;
+    for (const weighted_shape& w : m_) {
+      const double d = w.weight * static_cast<double>(w.shape.num_gpu * w.shape.gpu_milli);
+      all += d;
+      if (w.shape.allowed != any_model) pinned += d;
+    }
+    return all > 0 ? pinned / all : 0.0;
+  }
+
  private:
+  [[nodiscard]] double frag(const std::int32_t* idle, std::size_t count, std::int64_t cpu_free, model_mask bit) const noexcept {
+    double f = node_fragmentation(m_, idle, count, cpu_free, bit);
+    const double rho = cpu_per_gpu_milli_[static_cast<std::size_t>(std::countr_zero(bit))];
+    if (stranding_ > 0 && rho > 0) {
+      std::int32_t total = 0;
+      for (std::size_t g = 0; g < count; ++g) total += idle[g];
+      const double fed = static_cast<double>(cpu_free) / rho;
+      if (static_cast<double>(total) > fed) f += stranding_ * (static_cast<double>(total) - fed);
+    }
+    return f;
+  }
+
   static std::int32_t sigmoid_score(double delta) noexcept {
     return static_cast<std::int32_t>(100.0 / (1.0 + std::exp(-delta / 1000.0)));
   }
@@ -265,7 +305,7 @@ class fgd_engine {
         if (std::find(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(nseen), s.idle[g]) != seen.begin() + static_cast<std::ptrdiff_t>(nseen)) continue;
         seen[nseen++] = s.idle[g];
         a[g] -= need;
-        const double delta = before - node_fragmentation(m_, a.data(), sp.gpu_count, cpu_after, bit);
+        const double delta = before - frag(a.data(), sp.gpu_count, cpu_after, bit);
         a[g] += need;
         const std::int32_t sc = sigmoid_score(delta);
         const bool better = !any || (Choice == fgd_gpu_choice::integer_score ? sc > e.score : delta > e.delta);
@@ -283,7 +323,7 @@ class fgd_engine {
       (void)pick_first_gpus(inv, n, r, p);
       for (std::size_t i = 0; i < p.count; ++i) a[p.gpu[i]] -= r.gpu_milli.count();
     }
-    e.delta = before - node_fragmentation(m_, a.data(), sp.gpu_count, cpu_after, bit);
+    e.delta = before - frag(a.data(), sp.gpu_count, cpu_after, bit);
     e.score = sigmoid_score(e.delta);
   }
 
@@ -301,6 +341,8 @@ class fgd_engine {
   std::vector<fgd_key> keys_;
   std::vector<std::vector<fgd_eval>> cache_;
   fgd_eval* cur_ = nullptr;
+  std::array<double, max_models> cpu_per_gpu_milli_{};
+  double stranding_ = 0;
 };
 
 }  // namespace detail

@@ -47,6 +47,10 @@ static_assert(detail::mig_make_options(detail::mig_h100_nvl_94gb, 8) == detail::
 static_assert(detail::mig_make_options(detail::mig_gh200_96gb, 8) == detail::mig_options_8);
 static_assert(detail::mig_make_options(detail::mig_h200_sxm_141gb, 8) == detail::mig_options_8);
 static_assert(detail::mig_make_options(detail::mig_b200_180gb, 8) == detail::mig_options_8);
+static_assert(detail::mig_make_reach(detail::mig_a100_sxm4_40gb, 8) == detail::mig_reach_8);
+static_assert(detail::mig_make_reach(detail::mig_b200_180gb, 8) == detail::mig_reach_8);
+static_assert(detail::mig_make_reach(detail::mig_h100_nvl_94gb, 8) == detail::mig_reach_8);
+static_assert(detail::mig_reach_8[0] == 1 + 1 + 2 + 2 + 4 + 4 + 8 - 1);  // every plain profile placeable ("+me" folded)
 
 // ---- layouts and validity ---------------------------------------------------------------
 static_assert(mig_layout{{g3, 4}, {g4, 0}} == mig_layout{{g4, 0}, {g3, 4}});  // canonical order
@@ -164,8 +168,13 @@ static_assert(mig_fit(h100, {{g3, 0}, {g4, 0}}, {g1}).status == mig_fit_status::
 static_assert(mig_fit(h100, {}, {g7}).fits() && mig_fit(h100, {{g1, 3}}, {g7}).status == mig_fit_status::not_enough_memory);
 // 3g + 3g fits (@0, @4), then nothing else does.
 static_assert(mig_fit(h100, {}, {g3, g3}).fits() && mig_fit(h100, {}, {g3, g3}).options == 1);
-// The choice matters: a lone 3g goes to slice 4, which keeps 4g possible.
-static_assert(mig_fit(h100, {}, {g3}).starts[0] == 4);
+// The choice matters: a lone 3g goes to slice 4, which keeps 4g possible (38 layouts left
+// against 19 after 3g@0).
+static_assert(mig_fit(h100, {}, {g3}).starts[0] == 4 && mig_fit(h100, {}, {g3}).options == 38);
+// A lone 1g leaves 228 layouts wherever it goes; at slices 4..6 both 4g and 3g (at 0) stay
+// placeable (reach 13 against 9), and the lowest of those wins.
+static_assert(mig_fit(h100, {}, {g1}).starts[0] == 4 && mig_fit(h100, {}, {g1}).options == 228);
+static_assert((*h100.reach)[1U << 6] == 13 && (*h100.reach)[1U << 0] == 9);
 static_assert(mig_fit(h100, mig_apply(mig_layout{}, std::array{g3}, mig_fit(h100, {}, {g3})), {g4}).fits());
 
 TEST_CASE("mig: 4g + 3g fit only as 4g@0 + 3g@4") {
@@ -212,7 +221,7 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
     };
     std::size_t checked = 0;
     for (const mig_layout& have : layouts) {
-      // best[packed counts of the added profiles] = most options over extensions of `have`
+      // best[packed counts of the added profiles] = best (options, reach) over extensions of `have`
       std::map<std::uint64_t, int> best;
       for (const mig_layout& t : layouts) {
         if (t.size() < have.size() || t.size() > have.size() + 2) continue;
@@ -221,7 +230,7 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
         for (const mig_instance& x : t)
           if (!have.contains(x)) added += std::uint64_t{1} << (4U * x.profile);
         int& b = best.try_emplace(added, -1).first->second;
-        b = std::max(b, int{(*g->options)[mask_of(t)]});
+        b = std::max(b, (*g->options)[mask_of(t)] * 256 + (*g->reach)[mask_of(t)]);
       }
       for (std::size_t p = 0; p < g->profiles.size(); ++p) {
         for (std::size_t q = p; q <= g->profiles.size(); ++q) {
@@ -239,7 +248,7 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
           const mig_layout after = mig_apply(have, want, r);
           REQUIRE(mig_valid(*g, after));
           CHECK(r.options == (*g->options)[mask_of(after)]);
-          CHECK(int{r.options} == it->second);
+          CHECK(r.options * 256 + (*g->reach)[mask_of(after)] == it->second);
         }
       }
     }

@@ -313,7 +313,7 @@ struct mig_search {
     // Prune: the rest cannot fit in what is left free.
     if (std::popcount(static_cast<unsigned>(g->all_slices() & ~used)) < need[depth]) return;
     if (depth == n) {
-      const int score = (*g->options)[used];
+      const int score = (*g->options)[used] * 256 + (*g->reach)[used];
       if (score > best_score) {
         best_score = score;
         best = cur;
@@ -353,8 +353,9 @@ struct mig_search {
 
 // Can the wanted instances be added to `have`, and at which start slices? Among all ways to
 // place them, fit picks the one after which the GPU admits the most layouts (the most future
-// options: g.options[occupied slices]); ties go to the lowest start slices, largest profiles
-// placed first. No allocation; constexpr.
+// options: g.options[occupied slices]); then the one that keeps the larger profiles placeable
+// (g.reach[occupied slices]); then the first in search order (largest profiles first, lowest
+// start slices). No allocation; constexpr.
 [[nodiscard]] constexpr mig_fit_result mig_fit(const mig_geometry& g, const mig_layout& have,
                                                std::span<const mig_profile_index> want) noexcept {
   mig_fit_result r;
@@ -419,7 +420,7 @@ struct mig_search {
     return r;
   }
   r.status = mig_fit_status::fits;
-  r.options = static_cast<std::uint16_t>(s.best_score);
+  r.options = static_cast<std::uint16_t>(s.best_score / 256);
   for (std::size_t i = 0; i < s.n; ++i) r.starts[order[i]] = s.best[i];
   return r;
 }
@@ -544,7 +545,7 @@ struct mig_move_search {
 
   constexpr void run(std::size_t depth, mig_slice_mask used, int kept) noexcept {
     if (depth == n) {
-      const int options = (*g->options)[used];
+      const int options = (*g->options)[used] * 256 + (*g->reach)[used];
       if (kept > best_kept || (kept == best_kept && options > best_options)) {
         best_kept = kept;
         best_options = options;
@@ -660,10 +661,14 @@ struct mig_move_search {
       if (((subset >> i) & 1U) != 0) (void)keep.add(have[i]);
     const mig_fit_result r = mig_fit(g, keep, want);
     if (!r.fits()) continue;
-    if (kept > best_kept || (kept == best_kept && r.options > best_options)) {
+    const mig_layout target = mig_apply(keep, want, r);
+    mig_slice_mask used = 0;
+    for (const mig_instance& x : target) used = static_cast<mig_slice_mask>(used | g.profiles[x.profile].occupancy(x.start));
+    const int options = r.options * 256 + (*g.reach)[used];
+    if (kept > best_kept || (kept == best_kept && options > best_options)) {
       best_kept = kept;
-      best_options = r.options;
-      best_target = mig_apply(keep, want, r);
+      best_options = options;
+      best_target = target;
       best_keep = keep;
     }
   }

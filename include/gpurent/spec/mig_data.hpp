@@ -62,6 +62,11 @@ struct mig_profile {
 // candidate placements by this number: more completions = more future options open.
 using mig_option_table = std::array<std::uint16_t, 1U << mig_max_slices>;
 
+// For each occupancy mask: the memory slices of every profile that still has a free start
+// slot, summed ("+me" folded). fit breaks ties in options with it, so among equally flexible
+// placements it keeps the larger profiles placeable.
+using mig_reach_table = std::array<std::uint8_t, 1U << mig_max_slices>;
+
 // The MIG geometry of one GPU model.
 struct mig_geometry {
   std::string_view model;  // canonical catalog name, "H100-SXM5-80GB"
@@ -69,6 +74,7 @@ struct mig_geometry {
   std::uint8_t memory_slices = 0;
   std::span<const mig_profile> profiles;
   const mig_option_table* options = nullptr;
+  const mig_reach_table* reach = nullptr;
   std::string_view note;  // what is assumed rather than captured
 
   [[nodiscard]] constexpr mig_slice_mask all_slices() const noexcept {
@@ -113,6 +119,27 @@ template <std::size_t N>
   mig_option_table by_used{};
   for (unsigned used = 0; used <= all; ++used) by_used[used] = by_free[all & ~used];
   return by_used;
+}
+
+template <std::size_t N>
+[[nodiscard]] constexpr mig_reach_table mig_make_reach(const std::array<mig_profile, N>& ps, int slices) noexcept {
+  mig_reach_table t{};
+  const unsigned all = (1U << static_cast<unsigned>(slices)) - 1U;
+  for (unsigned used = 0; used <= all; ++used) {
+    unsigned sum = 0;
+    for (const mig_profile& p : ps) {
+      if (p.media_extensions) continue;
+      for (int s = 0; s < slices; ++s) {
+        const unsigned m = p.occupancy(s);
+        if (p.can_start_at(s) && (m & ~all) == 0 && (m & used) == 0) {
+          sum += p.memory_slices;
+          break;
+        }
+      }
+    }
+    t[used] = static_cast<std::uint8_t>(sum);
+  }
+  return t;
 }
 
 // ---- sources ---------------------------------------------------------------------------
@@ -239,6 +266,8 @@ inline constexpr std::array<mig_profile, 5> mig_a30_24gb{{
 // tests check that it equals the one computed from each table.
 inline constexpr mig_option_table mig_options_8 = mig_make_options(mig_h100_sxm5_80gb, 8);
 inline constexpr mig_option_table mig_options_a30 = mig_make_options(mig_a30_24gb, 4);
+inline constexpr mig_reach_table mig_reach_8 = mig_make_reach(mig_h100_sxm5_80gb, 8);
+inline constexpr mig_reach_table mig_reach_a30 = mig_make_reach(mig_a30_24gb, 4);
 
 inline constexpr std::string_view mig_note_measured = "";
 inline constexpr std::string_view mig_note_assumed =
@@ -248,19 +277,19 @@ inline constexpr std::string_view mig_note_assumed =
 
 // Every built-in MIG geometry, by canonical model name.
 inline constexpr std::array<mig_geometry, 10> mig_geometries{{
-    {"A100-SXM4-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8, detail::mig_note_measured},
-    {"A100-SXM4-80GB", 7, 8, detail::mig_a100_sxm4_80gb, &detail::mig_options_8, detail::mig_note_measured},
-    {"A100-PCIE-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8,
+    {"A100-SXM4-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
+    {"A100-SXM4-80GB", 7, 8, detail::mig_a100_sxm4_80gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
+    {"A100-PCIE-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8, &detail::mig_reach_8,
      "same profiles and placements as A100-SXM4-40GB (NVIDIA MIG user guide)"},
-    {"H100-SXM5-80GB", 7, 8, detail::mig_h100_sxm5_80gb, &detail::mig_options_8, detail::mig_note_measured},
-    {"H100-PCIE-80GB", 7, 8, detail::mig_h100_pcie_80gb, &detail::mig_options_8,
+    {"H100-SXM5-80GB", 7, 8, detail::mig_h100_sxm5_80gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
+    {"H100-PCIE-80GB", 7, 8, detail::mig_h100_pcie_80gb, &detail::mig_options_8, &detail::mig_reach_8,
      "profiles and placements as H100-SXM5-80GB; GiB and SMs not captured"},
-    {"H100-NVL-94GB", 7, 8, detail::mig_h100_nvl_94gb, &detail::mig_options_8, detail::mig_note_measured},
-    {"H200-SXM-141GB", 7, 8, detail::mig_h200_sxm_141gb, &detail::mig_options_8, detail::mig_note_assumed},
-    {"GH200", 7, 8, detail::mig_gh200_96gb, &detail::mig_options_8,
+    {"H100-NVL-94GB", 7, 8, detail::mig_h100_nvl_94gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
+    {"H200-SXM-141GB", 7, 8, detail::mig_h200_sxm_141gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
+    {"GH200", 7, 8, detail::mig_gh200_96gb, &detail::mig_options_8, &detail::mig_reach_8,
      "GH200 96GB; placements and SMs as H100-SXM5-80GB, unverified"},
-    {"B200-180GB", 7, 8, detail::mig_b200_180gb, &detail::mig_options_8, detail::mig_note_assumed},
-    {"A30", 4, 4, detail::mig_a30_24gb, &detail::mig_options_a30, detail::mig_note_measured},
+    {"B200-180GB", 7, 8, detail::mig_b200_180gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
+    {"A30", 4, 4, detail::mig_a30_24gb, &detail::mig_options_a30, &detail::mig_reach_a30, detail::mig_note_measured},
 }};
 
 // The MIG geometry of a model, by its canonical catalog name; nullptr when the model has no

@@ -114,8 +114,8 @@ constexpr std::optional<sourced<nvlink_spec>> nvlink(std::int32_t generation, st
 
 // A100 SXM4/PCIe share the GA100 compute figures (A100 datasheet; 108 SMs per the
 // whitepaper). No FP8 on Ampere.
-constexpr dense_throughput a100_throughput{gf(9'700, a100_ds), gf(19'500, a100_ds), gf(19'500, a100_ds),
-                                           gf(156'000, a100_ds), gf(312'000, a100_ds), std::nullopt};
+inline constexpr dense_throughput a100_throughput{gf(9'700, a100_ds), gf(19'500, a100_ds), gf(19'500, a100_ds),
+                                                  gf(156'000, a100_ds), gf(312'000, a100_ds), std::nullopt};
 
 inline constexpr std::array models{
     gpu_model{

@@ -302,3 +302,46 @@ TEST_CASE("formatters") {
   w.nodes = 2;
   CHECK(fmt::format("{}", w) == "0 of 2 nodes fit");
 }
+
+TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
+  inventory inv;
+  const mig_geometry* geo = find_mig_geometry("A100-SXM4-80GB");
+  REQUIRE(geo != nullptr);
+  const model_index a100 = inv.add_model({"A100-SXM4-80GB", gib(80), {}, geo});
+  node_spec s = node("mig-node", 2, a100);
+  s.mig_gpus = 0b01;  // GPU 0 in MIG mode, GPU 1 plain
+  inv.add_node(s);
+  CHECK(inv.gpu_capacity_milli() == 1000);  // the MIG GPU's capacity is slices
+  matcher<policy_gpurent> m(inv);
+  placement_request r;
+  r.num_gpu = 1;
+  r.mig_profile = "3g.40gb";
+  r.cpu_milli = 1000;
+  REQUIRE(r.ok());
+  auto a = m.place(r);
+  REQUIRE(a);
+  CHECK(a->gpus[0].gpu == 0);
+  CHECK(a->gpus[0].mig_start >= 0);
+  auto b = m.place(r);
+  REQUIRE(b);
+  CHECK(b->gpus[0].mig_start != a->gpus[0].mig_start);
+  CHECK(mig_valid(*geo, inv.state(0).mig[0]));
+  CHECK(inv.state(0).mig[0].size() == 2);
+  // Full now: a third 3g.40gb does not fit, and says so per constraint.
+  CHECK_FALSE(m.find(r));
+  const why_not w = m.explain(r);
+  CHECK(w.count("mig") == 1);
+  CHECK(w.summary() == "0 of 1 nodes fit: 1 have no MIG-mode GPU with room for a 3g.40gb instance");
+  // Whole and shared requests never land on the MIG-mode GPU.
+  auto wgpu = m.place(whole(1));
+  REQUIRE(wgpu);
+  CHECK(wgpu->gpus[0].gpu == 1);
+  CHECK_FALSE(m.find(share(100)));
+  // Release frees the slices.
+  m.release(*a);
+  CHECK(inv.state(0).mig[0].size() == 1);
+  CHECK(m.find(r));
+  placement_request unknown = r;
+  unknown.mig_profile = "9g.99gb";
+  CHECK_FALSE(m.find(unknown));
+}

@@ -31,7 +31,35 @@ concept Constraint = requires(const inventory& inv, node_index n, const placemen
 // and no other tenant on it (tenant isolation: no two tenants share a physical GPU).
 [[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
   const std::int32_t need = r.gpu_milli.count();
-  return s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
+  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
+}
+
+// Where a MIG request would go on node n: the MIG-mode GPU (of this tenant or unused) and
+// start slice that leave the most layouts open (mig_fit's ranking; the lower GPU on ties).
+struct mig_slot {
+  int gpu = -1;  // -1: none fits
+  std::uint8_t start = 0;
+  mig_profile_index profile = 0;
+  std::uint16_t options = 0;
+};
+[[nodiscard]] inline mig_slot best_mig_slot(const inventory& inv, node_index n, const placement_request& r) noexcept {
+  mig_slot best;
+  const node_spec& spec = inv.spec(n);
+  const node_state& s = inv.state(n);
+  if (s.mig_gpus == 0) return best;
+  const mig_geometry* geo = inv.model(spec.model).mig;
+  if (geo == nullptr) return best;
+  const auto prof = geo->find_profile(r.mig_profile);
+  if (!prof) return best;
+  const std::array<mig_profile_index, 1> want{*prof};
+  for (std::size_t g = 0; g < spec.gpu_count; ++g) {
+    if ((s.mig_gpus >> g & 1U) == 0 || (s.users[g] != 0 && s.owner[g] != r.tenant)) continue;
+    const mig_fit_result f = mig_fit(*geo, s.mig[g], want);
+    if (f.fits() && (best.gpu < 0 || f.options > best.options)) {
+      best = mig_slot{static_cast<int>(g), f.starts[0], *prof, f.options};
+    }
+  }
+  return best;
 }
 
 // Eligible GPUs of node n for r as a bit mask (bit g = GPU g).
@@ -157,7 +185,7 @@ struct memory_fits {
 struct gpus_fit {
   static constexpr std::string_view name = "gpus";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    if (r.num_gpu == 0) return true;
+    if (r.num_gpu == 0 || r.is_mig()) return true;
     const node_state& s = inv.state(n);
     if (r.gpu_milli.count() == 1000) {
       if (s.full_idle < r.num_gpu) return false;
@@ -176,6 +204,18 @@ struct gpus_fit {
     if (r.locality == gpu_locality::same_nvlink_domain) s += " in one NVLink domain";
     if (r.locality == gpu_locality::same_pcie_switch) s += " under one PCIe switch";
     return s;
+  }
+};
+
+// A MIG request needs a MIG-mode GPU of a model with that profile where mig_fit finds a
+// start slice.
+struct mig_fits {
+  static constexpr std::string_view name = "mig";
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return !r.is_mig() || best_mig_slot(inv, n, r).gpu >= 0;
+  }
+  [[nodiscard]] static std::string describe(const placement_request& r) {
+    return "have no MIG-mode GPU with room for a " + std::string(r.mig_profile) + " instance";
   }
 };
 
@@ -206,7 +246,7 @@ struct constraint_set {
 using default_constraints =
     constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot,
                    constraint::model_allowed, constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits,
-                   constraint::gpus_fit>;
+                   constraint::gpus_fit, constraint::mig_fits>;
 
 template <class S>
 concept ConstraintSet = requires(const inventory& inv, node_index n, const placement_request& r) {

@@ -18,6 +18,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/spec/mig.hpp>
 
 namespace gpurent {
 
@@ -26,6 +27,7 @@ struct gpu_model_info {
   std::string name;
   bytes vram{0};       // 0: unknown
   gflops compute{0};   // 0: unknown
+  const mig_geometry* mig = nullptr;  // MIG geometry (find_mig_geometry); null: no MIG
   friend bool operator==(const gpu_model_info&, const gpu_model_info&) = default;
 };
 
@@ -42,6 +44,7 @@ struct node_spec {
   label_mask labels = 0;
   tenant_id reserved_for = no_tenant;  // no_tenant: open to all
   bool spot = false;                   // preemptible capacity
+  std::uint16_t mig_gpus = 0;          // bit g: GPU g is in MIG mode (MIG requests only)
   friend bool operator==(const node_spec&, const node_spec&) = default;
 };
 
@@ -52,6 +55,8 @@ struct node_state {
   std::array<std::int32_t, max_gpus_per_node> idle{};        // milli-GPU idle per GPU
   std::array<tenant_id, max_gpus_per_node> owner{};          // tenant holding the GPU (while used)
   std::array<std::uint16_t, max_gpus_per_node> users{};      // placements on the GPU
+  std::array<mig_layout, max_gpus_per_node> mig{};          // instances on MIG-mode GPUs
+  std::uint16_t mig_gpus = 0;
   std::int32_t idle_total = 0;
   std::int32_t max_idle = 0;
   std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
@@ -108,8 +113,11 @@ class inventory {
     node_state st;
     st.cpu_free = s.cpu_milli;
     st.memory_free = s.memory_mib;
-    for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = 1000;
-    gpu_capacity_milli_ += 1000 * static_cast<std::int64_t>(s.gpu_count);
+    GPURENT_ASSERT(s.mig_gpus == 0 || (s.gpu_count > 0 && models_[s.model].mig != nullptr));
+    st.mig_gpus = s.mig_gpus;
+    // A MIG-mode GPU's capacity is its slices, not milli-GPU: it shows 0 idle milli.
+    for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = (s.mig_gpus >> g & 1U) != 0 ? 0 : 1000;
+    for (std::size_t g = 0; g < s.gpu_count; ++g) gpu_capacity_milli_ += st.idle[g];
     gpu_count_ += s.gpu_count;
     specs_.push_back(std::move(s));
     states_.push_back(st);
@@ -138,7 +146,7 @@ class inventory {
     p.memory_mib = r.memory_mib;
     p.tenant = r.tenant;
     p.count = pick.count;
-    for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count())};
+    for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count()), -1, 0};
     return p;
   }
 
@@ -152,6 +160,11 @@ class inventory {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(t.gpu < specs_[p.node].gpu_count && s.idle[t.gpu] >= t.milli);
       GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant);
+      if (t.mig_start >= 0) {
+        GPURENT_ASSERT((s.mig_gpus >> t.gpu & 1U) != 0);
+        const bool added = s.mig[t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
+        GPURENT_ASSERT(added && mig_valid(*models_[specs_[p.node].model].mig, s.mig[t.gpu]));
+      }
       s.idle[t.gpu] -= t.milli;
       s.owner[t.gpu] = p.tenant;
       ++s.users[t.gpu];
@@ -169,6 +182,10 @@ class inventory {
     for (std::size_t i = 0; i < p.count; ++i) {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(s.users[t.gpu] > 0 && s.idle[t.gpu] + t.milli <= 1000);
+      if (t.mig_start >= 0) {
+        const bool removed = s.mig[t.gpu].remove(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
+        GPURENT_ASSERT(removed);
+      }
       s.idle[t.gpu] += t.milli;
       if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
       gpu_allocated_milli_ -= t.milli;

@@ -86,6 +86,7 @@ class matcher {
     if (!r.ok()) return std::nullopt;
     sync_order();
     const inventory& inv = *inv_;
+    if (r.is_mig()) return find_mig(r);
     P::prepare(state_, inv, r);
     std::int64_t best = std::numeric_limits<std::int64_t>::min();
     node_index winner = no_node;
@@ -169,6 +170,31 @@ class matcher {
   }
 
  private:
+  // MIG slot placement: the node (and GPU, start slice) that keeps the most MIG layouts
+  // open, the earlier node in the order on ties. Policy-independent: milli-GPU scores do
+  // not describe slices.
+  [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
+    node_index winner = no_node;
+    mig_slot best;
+    for (const node_index n : order_) {
+      if (!Cs::admits(*inv_, n, r)) continue;
+      const mig_slot m = best_mig_slot(*inv_, n, r);
+      if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
+        winner = n;
+        best = m;
+      }
+    }
+    if (winner == no_node) return std::nullopt;
+    placement p;
+    p.node = winner;
+    p.cpu_milli = r.cpu_milli;
+    p.memory_mib = r.memory_mib;
+    p.tenant = r.tenant;
+    p.count = 1;
+    p.gpus[0] = gpu_take{static_cast<std::uint8_t>(best.gpu), 0, static_cast<std::int8_t>(best.start), best.profile};
+    return p;
+  }
+
   // Nodes added to the inventory after construction join the end of the order.
   void sync_order() {
     while (order_.size() < inv_->size()) order_.push_back(static_cast<node_index>(order_.size()));

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include <gpurent/core/quantity.hpp>
 
@@ -54,8 +55,12 @@ struct placement_request {
   label_mask required_labels = 0;   // the node must carry all of them
   std::uint8_t accepts = sharing_mode::exclusive | sharing_mode::fractional;
   std::int32_t priority = 0;        // higher goes first in batch placement (no preemption)
+  // A MIG instance ("3g.40gb") on a GPU in MIG mode instead of milli-GPU: then num_gpu = 1
+  // and gpu_milli = 0. The view must outlive the request (a literal, or the catalog's name).
+  std::string_view mig_profile{};
 
-  [[nodiscard]] constexpr bool is_share() const noexcept { return num_gpu == 1 && gpu_milli.count() < 1000; }
+  [[nodiscard]] constexpr bool is_mig() const noexcept { return !mig_profile.empty(); }
+  [[nodiscard]] constexpr bool is_share() const noexcept { return num_gpu == 1 && gpu_milli.count() < 1000 && !is_mig(); }
   [[nodiscard]] constexpr std::int64_t gpu_request_milli() const noexcept {
     return static_cast<std::int64_t>(num_gpu) * gpu_milli.count();
   }
@@ -63,6 +68,7 @@ struct placement_request {
   [[nodiscard]] constexpr bool ok() const noexcept {
     if (num_gpu < 0 || cpu_milli < 0 || memory_mib < 0 || gpu_milli.count() < 0 || gpu_milli.count() > 1000) return false;
     if (num_gpu > static_cast<std::int32_t>(max_gpus_per_node)) return false;
+    if (is_mig()) return num_gpu == 1 && gpu_milli.count() == 0;
     if (num_gpu == 0) return gpu_milli.count() == 0;
     if (gpu_milli.count() == 0) return false;
     return num_gpu == 1 || gpu_milli.count() == 1000;
@@ -74,6 +80,8 @@ struct placement_request {
 struct gpu_take {
   std::uint8_t gpu = 0;
   std::int16_t milli = 0;
+  std::int8_t mig_start = -1;     // a MIG instance's start memory slice; -1: not MIG
+  std::uint8_t mig_profile = 0;   // its profile index in the GPU model's MIG geometry
   friend constexpr bool operator==(gpu_take, gpu_take) = default;
 };
 

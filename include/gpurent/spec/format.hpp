@@ -13,6 +13,9 @@
 #include <gpurent/spec/catalog.hpp>
 #include <gpurent/spec/gpu.hpp>
 #include <gpurent/spec/topology.hpp>
+#if __has_include(<gpurent/spec/mig_format.hpp>)
+#include <gpurent/spec/mig_format.hpp>  // the MIG types' formatters, so this is the layer's one format header
+#endif
 
 namespace gpurent {
 

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Scaling rules and idle detection. Scale out when the queue backlog per node or the mean
+// utilization is above its threshold; scale in when utilization is below its threshold, but
+// release only nodes that are idle or whose job has checkpointed since its last progress
+// (so no work is lost); idle periods are runs of utilization samples below a threshold that
+// last at least a minimum time.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/core/time.hpp>
+
+namespace gpurent {
+
+struct scaling_policy {
+  std::int64_t backlog_per_node_out = 4;  // queued jobs per node above which to add nodes
+  double utilization_out = 0.85;          // mean utilization above which to add a node
+  double utilization_in = 0.30;           // mean utilization below which to remove nodes
+  std::int32_t min_nodes = 0;
+  std::int32_t max_nodes = 64;
+};
+
+struct node_status {
+  std::string id;
+  double utilization = 0;       // 0..1 over the last window
+  bool busy = false;            // a job runs on it
+  instant last_checkpoint{};    // of its job
+  instant last_progress{};      // last work done by its job after that checkpoint, if any
+  [[nodiscard]] bool safe_to_release() const noexcept { return !busy || last_checkpoint >= last_progress; }
+};
+
+enum class scaling_action : std::uint8_t { hold, scale_out, scale_in };
+
+struct scaling_decision {
+  scaling_action action = scaling_action::hold;
+  std::int32_t add = 0;                 // nodes to add
+  std::vector<std::string> release;     // nodes to release now (idle or checkpointed)
+  std::vector<std::string> waiting;     // would be released, waiting for a checkpoint
+  std::string reason;
+};
+
+[[nodiscard]] inline scaling_decision decide_scaling(const scaling_policy& p, std::int64_t queued_jobs, std::span<const node_status> nodes) {
+  scaling_decision d;
+  const auto n = static_cast<std::int32_t>(nodes.size());
+  double mean = 0;
+  for (const node_status& s : nodes) mean += s.utilization;
+  if (n > 0) mean /= n;
+  if (n < p.min_nodes) {
+    d.action = scaling_action::scale_out;
+    d.add = p.min_nodes - n;
+    d.reason = "below the minimum node count";
+    return d;
+  }
+  const std::int64_t backlog_target = std::max<std::int64_t>(1, p.backlog_per_node_out);
+  if (n < p.max_nodes && (queued_jobs > backlog_target * std::max(1, n) || (n > 0 && mean > p.utilization_out))) {
+    d.action = scaling_action::scale_out;
+    // Enough nodes to bring the backlog per node under the threshold, at least one.
+    const std::int64_t need = (queued_jobs + backlog_target - 1) / backlog_target;
+    d.add = static_cast<std::int32_t>(std::clamp<std::int64_t>(need - n, 1, p.max_nodes - n));
+    d.reason = queued_jobs > backlog_target * std::max(1, n) ? "queue backlog above threshold" : "utilization above threshold";
+    return d;
+  }
+  if (queued_jobs == 0 && n > p.min_nodes && mean < p.utilization_in) {
+    // Least utilized first; never below the minimum.
+    std::vector<const node_status*> order;
+    for (const node_status& s : nodes) order.push_back(&s);
+    std::ranges::stable_sort(order, [](const node_status* a, const node_status* b) { return a->utilization < b->utilization; });
+    std::int32_t removable = n - p.min_nodes;
+    for (const node_status* s : order) {
+      if (removable == 0) break;
+      if (s->utilization >= p.utilization_in) continue;
+      if (s->safe_to_release()) {
+        d.release.push_back(s->id);
+        --removable;
+      } else {
+        d.waiting.push_back(s->id);
+      }
+    }
+    d.action = d.release.empty() ? scaling_action::hold : scaling_action::scale_in;
+    d.reason = d.release.empty() ? "utilization low, waiting for checkpoints" : "utilization below threshold";
+    return d;
+  }
+  d.reason = "within thresholds";
+  return d;
+}
+
+struct load_sample {
+  instant at{};
+  double utilization = 0;  // 0..1 since the previous sample
+};
+
+// Idle periods: maximal runs of samples (sorted by time) below `threshold`, from the first
+// low sample's time to the next sample's (or the last low sample's), at least `min_length` long.
+[[nodiscard]] inline std::vector<interval> idle_spans(std::span<const load_sample> samples, double threshold, seconds min_length) {
+  std::vector<interval> out;
+  for (std::size_t i = 0; i < samples.size();) {
+    if (samples[i].utilization >= threshold) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < samples.size() && samples[j].utilization < threshold) ++j;
+    const instant end = j < samples.size() ? samples[j].at : samples[j - 1].at;
+    if (auto iv = interval::make(samples[i].at, end); iv && iv->length() >= min_length) out.push_back(*iv);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace gpurent

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What a renter wants to run: training runs, inference services and bursts of short
+// experiments, each with constraints, placed in one billing period (a calendar month in a
+// time zone, as meter.md bills it).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/core/calendar.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/matching/offers.hpp>
+#include <gpurent/spec/catalog.hpp>
+
+namespace gpurent {
+
+enum class job_kind : std::uint8_t {
+  training,     // gpu_hours of work at a reference GPU, scaled by TFLOPS, on whole GPUs
+  service,      // replicas that each need a share of a reference GPU and memory, for a duration
+  experiments,  // `runs` short runs of run_duration on gpus_per_run whole GPUs each
+};
+
+[[nodiscard]] constexpr std::string_view to_string(job_kind k) noexcept {
+  switch (k) {
+    case job_kind::training: return "training";
+    case job_kind::service: return "service";
+    case job_kind::experiments: return "experiments";
+  }
+  return "?";
+}
+[[nodiscard]] constexpr std::optional<job_kind> parse_job_kind(std::string_view s) noexcept {
+  for (auto k : {job_kind::training, job_kind::service, job_kind::experiments})
+    if (to_string(k) == s) return k;
+  return std::nullopt;
+}
+
+// Where a job may run (empty: anywhere) and how.
+struct job_constraints {
+  std::vector<std::string> gpus;       // model names or aliases
+  std::vector<std::string> regions;
+  std::vector<std::string> providers;
+  std::optional<bool> spot;            // default: training with checkpoints yes, others no
+  bool reserved = true;                // may use reservations
+};
+
+struct job {
+  std::string name;                    // [A-Za-z0-9._-]+, unique
+  std::string account;                 // empty: the workload's
+  job_kind kind = job_kind::training;
+  seconds start{0};                    // offset from the start of the period
+  std::string reference_gpu = "H100-SXM5-80GB";
+  std::int64_t memory_gib = 0;         // training: total state (sets the minimum GPUs); else per replica/run
+  // training
+  unit_quantity gpu_hours{};           // at the reference GPU
+  std::int32_t max_gpus = 64;
+  std::optional<seconds> checkpoint;   // checkpoint write time; checkpointable when set
+  seconds restart{600};                // restart from a checkpoint (provisioning + load)
+  std::optional<seconds> deadline;     // from the job's start
+  // service
+  seconds duration{0};
+  std::int32_t replicas = 1;
+  unit_quantity gpu_share{1};          // of the reference GPU's compute, per replica
+  bool latency_sensitive = false;      // no time-sliced fractions
+  // experiments
+  std::int32_t runs = 1;
+  seconds run_duration{0};             // at the reference GPU
+  std::int32_t gpus_per_run = 1;
+  job_constraints constraints;
+
+  // Resolved by validate(): the reference GPU's dense FP16 GFLOPS.
+  std::int64_t reference_gflops = 0;
+
+  [[nodiscard]] bool allows_spot() const noexcept {
+    return constraints.spot.value_or(kind == job_kind::training && checkpoint.has_value());
+  }
+};
+
+struct workload {
+  std::string period = "2026-11";      // YYYY-MM
+  std::string timezone = "UTC";
+  std::string account = "renter";
+  std::vector<job> jobs;
+};
+
+namespace detail {
+[[nodiscard]] inline bool plain_name(std::string_view s) noexcept {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+}  // namespace detail
+
+// Checks every field and resolves the reference GPUs; errors name "jobs[i].field".
+[[nodiscard]] inline expected<void> validate(workload& w) {
+  auto ym = parse_year_month(w.period);
+  if (!ym) return unexpected<error>(ym.error().in_field("period"));
+  auto zone = find_zone(w.timezone);
+  if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
+  if (!detail::plain_name(w.account)) return make_error(error_code::invalid_argument, "account", "must be 1-64 of [A-Za-z0-9._-]");
+  const interval period = month_period(*zone, *ym);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    job& j = w.jobs[i];
+    const std::string at = "jobs[" + std::to_string(i) + "]";
+    const auto bad = [&](std::string_view field, std::string msg) {
+      return make_error(error_code::invalid_argument, at + "." + std::string(field), std::move(msg));
+    };
+    if (!detail::plain_name(j.name)) return bad("name", "must be 1-64 of [A-Za-z0-9._-]");
+    for (std::size_t k = 0; k < i; ++k)
+      if (w.jobs[k].name == j.name) return make_error(error_code::duplicate, at + ".name", "\"" + j.name + "\" repeats jobs[" + std::to_string(k) + "]");
+    if (!j.account.empty() && !detail::plain_name(j.account)) return bad("account", "must be 1-64 of [A-Za-z0-9._-]");
+    const gpu_model* ref = find_model(j.reference_gpu);
+    if (ref == nullptr) return make_error(error_code::unknown_name, at + ".reference_gpu", "unknown GPU model \"" + j.reference_gpu + "\"");
+    if (!ref->throughput.fp16) return bad("reference_gpu", "the catalog has no FP16 figure for " + std::string(ref->name));
+    j.reference_gpu = std::string(ref->name);
+    j.reference_gflops = ref->throughput.fp16->value.count();
+    for (std::size_t k = 0; k < j.constraints.gpus.size(); ++k) {
+      std::string& g = j.constraints.gpus[k];
+      if (g.empty()) return bad("constraints.gpus[" + std::to_string(k) + "]", "must not be empty");
+      if (const gpu_model* m = find_model(g)) g = std::string(m->name);  // aliases match offers' canonical names
+    }
+    if (j.start.count() < 0 || j.start >= period.length()) return bad("start", "must lie inside the period " + w.period);
+    if (j.memory_gib < 0) return bad("memory_gib", "must not be negative");
+    if (j.deadline && j.deadline->count() <= 0) return bad("deadline", "must be positive");
+    switch (j.kind) {
+      case job_kind::training:
+        if (j.gpu_hours.sign() <= 0) return bad("gpu_hours", "must be positive");
+        if (j.max_gpus <= 0) return bad("max_gpus", "must be positive");
+        if (j.checkpoint && j.checkpoint->count() <= 0) return bad("checkpoint", "must be positive");
+        if (j.restart.count() < 0) return bad("restart", "must not be negative");
+        break;
+      case job_kind::service:
+        if (j.duration.count() <= 0) return bad("duration", "must be positive");
+        if (j.replicas <= 0) return bad("replicas", "must be positive");
+        if (j.gpu_share.sign() <= 0) return bad("gpu_share", "must be positive");
+        break;
+      case job_kind::experiments:
+        if (j.runs <= 0) return bad("runs", "must be positive");
+        if (j.run_duration.count() <= 0) return bad("run_duration", "must be positive");
+        if (j.gpus_per_run <= 0) return bad("gpus_per_run", "must be positive");
+        break;
+    }
+  }
+  return {};
+}
+
+}  // namespace gpurent

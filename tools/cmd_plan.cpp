@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// gpurent plan: what to rent for a workload, how to share it, and what it costs (cli.md).
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <gpurent/io/plan_json.hpp>
+#include <gpurent/planning/example.hpp>
+#include <gpurent/planning/format.hpp>
+#include <gpurent/planning/planner.hpp>
+
+#include "tool.hpp"
+
+namespace {
+using namespace gpurent;
+
+// Writes a file whole; an error names the option it came from.
+expected<void> write_file(const std::string& path, const std::string& text, const char* option) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (!out) return make_error(error_code::io_error, option, "cannot write " + path);
+  return {};
+}
+
+tool::runner setup_plan(CLI::App& app) {
+  struct options {
+    std::string workload;
+    std::string offers;
+    std::string emit_usage;
+    std::string emit_tariff;
+    tool::output_format format{};
+  };
+  auto o = std::make_shared<options>();
+  auto* cmd = app.add_subcommand("plan", "choose what to rent for a workload, how to share it and what it costs (built-in example without files)");
+  cmd->add_option("--workload", o->workload, "workload JSON (docs/planning.md); default: the built-in example");
+  cmd->add_option("--offers", o->offers, "offers JSON (docs/planning.md); default: the built-in example catalog");
+  tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
+  auto* usage = cmd->add_option("--emit-usage", o->emit_usage, "write the plan's usage as meter.md CSV");
+  auto* tariff = cmd->add_option("--emit-tariff", o->emit_tariff, "write the plan's tariff as meter.md JSON");
+  usage->needs(tariff);
+  tariff->needs(usage);
+  return [o] {
+    auto cat = o->offers.empty() ? read_offers_json(example_offers_json) : read_offers_file(o->offers);
+    if (!cat) return tool::fail(cat.error());
+    auto w = o->workload.empty() ? read_workload_json(example_workload_json) : read_workload_file(o->workload);
+    if (!w) return tool::fail(w.error());
+    auto p = plan(*w, *cat);
+    if (!p) {
+      error e = p.error();
+      if (e.where.empty() && !o->workload.empty()) e.where = o->workload;
+      return tool::fail(e);
+    }
+    if (!o->emit_usage.empty()) {
+      if (auto r = write_file(o->emit_usage, usage_csv(*p), "--emit-usage"); !r) return tool::fail(r.error());
+      if (auto r = write_file(o->emit_tariff, tariff_json(*p, *cat).dump(2) + "\n", "--emit-tariff"); !r) return tool::fail(r.error());
+    }
+    if (o->format == tool::output_format::json) {
+      fmt::print("{}\n", plan_to_json(*p).dump(2));
+    } else {
+      fmt::print("{}", format_plan_table(*p));
+    }
+    return tool::exit_ok;
+  };
+}
+GPURENT_TOOL_COMMAND("plan", &setup_plan);
+}  // namespace

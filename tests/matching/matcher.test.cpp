@@ -325,8 +325,8 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   auto b = m.place(r);
   REQUIRE(b);
   CHECK(b->gpus[0].mig_start != a->gpus[0].mig_start);
-  CHECK(mig_valid(*geo, inv.state(0).mig[0]));
-  CHECK(inv.state(0).mig[0].size() == 2);
+  CHECK(mig_valid(*geo, inv.mig(0, 0)));
+  CHECK(inv.mig(0, 0).size() == 2);
   // Full now: a third 3g.40gb does not fit, and says so per constraint.
   CHECK_FALSE(m.find(r));
   const why_not w = m.explain(r);
@@ -339,7 +339,7 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   CHECK_FALSE(m.find(share(100)));
   // Release frees the slices.
   m.release(*a);
-  CHECK(inv.state(0).mig[0].size() == 1);
+  CHECK(inv.mig(0, 0).size() == 1);
   CHECK(m.find(r));
   placement_request unknown = r;
   unknown.mig_profile = "9g.99gb";

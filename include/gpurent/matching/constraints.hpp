@@ -54,7 +54,7 @@ struct mig_slot {
   const std::array<mig_profile_index, 1> want{*prof};
   for (std::size_t g = 0; g < spec.gpu_count; ++g) {
     if ((s.mig_gpus >> g & 1U) == 0 || (s.users[g] != 0 && s.owner[g] != r.tenant)) continue;
-    const mig_fit_result f = mig_fit(*geo, s.mig[g], want);
+    const mig_fit_result f = mig_fit(*geo, inv.mig(n, g), want);
     if (f.fits() && (best.gpu < 0 || f.options > best.options)) {
       best = mig_slot{static_cast<int>(g), f.starts[0], *prof, f.options};
     }
@@ -66,7 +66,7 @@ struct mig_slot {
 [[nodiscard]] inline std::uint32_t eligible_gpus(const inventory& inv, node_index n, const placement_request& r) noexcept {
   const node_state& s = inv.state(n);
   std::uint32_t m = 0;
-  for (std::size_t g = 0; g < inv.spec(n).gpu_count; ++g) {
+  for (std::size_t g = 0; g < s.gpu_count; ++g) {
     if (gpu_eligible(s, g, r)) m |= std::uint32_t{1} << g;
   }
   return m;
@@ -115,15 +115,14 @@ namespace constraint {
 
 struct not_drained {
   static constexpr std::string_view name = "drained";
-  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request&) noexcept { return !inv.state(n).drained; }
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request&) noexcept { return !inv.hot(n).drained; }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are drained"; }
 };
 
 struct tenant_reservation {
   static constexpr std::string_view name = "reserved";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    const tenant_id t = inv.spec(n).reserved_for;
-    return t == no_tenant || t == r.tenant;
+    return !inv.hot(n).reserved || inv.state(n).reserved_for == r.tenant;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are reserved for another tenant"; }
 };
@@ -131,7 +130,7 @@ struct tenant_reservation {
 struct labels {
   static constexpr std::string_view name = "labels";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return (inv.spec(n).labels & r.required_labels) == r.required_labels;
+    return r.required_labels == 0 || (inv.state(n).labels & r.required_labels) == r.required_labels;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "lack a required label (region, zone, residency)"; }
 };
@@ -139,7 +138,7 @@ struct labels {
 struct spot {
   static constexpr std::string_view name = "spot";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return !inv.spec(n).spot || (r.accepts & static_cast<std::uint8_t>(sharing_mode::spot)) != 0;
+    return !inv.hot(n).spot || (r.accepts & static_cast<std::uint8_t>(sharing_mode::spot)) != 0;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are spot capacity, which the request does not accept"; }
 };
@@ -148,7 +147,7 @@ struct model_allowed {
   static constexpr std::string_view name = "model";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (r.num_gpu == 0) return true;
-    const node_spec& s = inv.spec(n);
+    const node_hot& s = inv.hot(n);
     return s.gpu_count > 0 && (r.allowed_models >> s.model & 1U) != 0;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "have a GPU model the request does not allow"; }
@@ -157,8 +156,10 @@ struct model_allowed {
 struct gpu_minimums {
   static constexpr std::string_view name = "gpu-spec";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    if (r.num_gpu == 0 || inv.spec(n).gpu_count == 0) return true;
-    const gpu_model_info& m = inv.model(inv.spec(n).model);
+    if (r.num_gpu == 0 || (r.min_vram.count() == 0 && r.min_compute.count() == 0)) return true;
+    const node_state& s = inv.state(n);
+    if (s.gpu_count == 0) return true;
+    const gpu_model_info& m = inv.model(s.model);
     return m.vram >= r.min_vram && m.compute >= r.min_compute;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "have GPUs below the VRAM or compute minimum"; }
@@ -167,7 +168,7 @@ struct gpu_minimums {
 struct cpu_fits {
   static constexpr std::string_view name = "cpu";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return inv.state(n).cpu_free >= r.cpu_milli;
+    return inv.hot(n).cpu_free >= r.cpu_milli;
   }
   [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.cpu_milli) + " free CPU milli-cores"; }
 };
@@ -175,7 +176,7 @@ struct cpu_fits {
 struct memory_fits {
   static constexpr std::string_view name = "memory";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return inv.state(n).memory_free >= r.memory_mib;
+    return inv.hot(n).memory_free >= r.memory_mib;
   }
   [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.memory_mib) + " MiB of free memory"; }
 };
@@ -186,7 +187,7 @@ struct gpus_fit {
   static constexpr std::string_view name = "gpus";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (r.num_gpu == 0 || r.is_mig()) return true;
-    const node_state& s = inv.state(n);
+    const node_hot& s = inv.hot(n);
     if (r.gpu_milli.count() == 1000) {
       if (s.full_idle < r.num_gpu) return false;
       if (r.locality == gpu_locality::same_node || r.num_gpu == 1) return true;
@@ -194,6 +195,7 @@ struct gpus_fit {
       return pick_first_gpus(inv, n, r, p);
     }
     if (s.max_idle < r.gpu_milli.count()) return false;
+    // A GPU with enough idle exists; with one tenant throughout it is eligible.
     return eligible_gpus(inv, n, r) != 0;
   }
   [[nodiscard]] static std::string describe(const placement_request& r) {

@@ -48,20 +48,41 @@ struct node_spec {
   friend bool operator==(const node_spec&, const node_spec&) = default;
 };
 
-// Live state of one node.
+// Live state of one node. The summary fields every constraint reads come first, with copies
+// of the spec fields they need, so a candidate check touches one cache line.
 struct node_state {
   std::int64_t cpu_free = 0;
   std::int64_t memory_free = 0;
+  label_mask labels = 0;                 // copy of the spec's
+  tenant_id reserved_for = no_tenant;    // copy of the spec's
+  std::int32_t idle_total = 0;
+  std::int32_t max_idle = 0;
+  std::uint32_t version = 0;    // bumped on every change; caches key on it
+  std::uint16_t mig_gpus = 0;   // copy of the spec's
+  std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
+  std::uint8_t gpu_count = 0;   // copy of the spec's
+  model_index model = 0;        // copy of the spec's
+  bool spot = false;            // copy of the spec's
+  bool drained = false;
   std::array<std::int32_t, max_gpus_per_node> idle{};        // milli-GPU idle per GPU
   std::array<tenant_id, max_gpus_per_node> owner{};          // tenant holding the GPU (while used)
   std::array<std::uint16_t, max_gpus_per_node> users{};      // placements on the GPU
-  std::array<mig_layout, max_gpus_per_node> mig{};          // instances on MIG-mode GPUs
-  std::uint16_t mig_gpus = 0;
+};
+
+// The 32 bytes of a node that every candidate check reads, kept in their own dense array
+// so that a scan over thousands of nodes stays in cache (a copy of node_state's summary).
+struct node_hot {
+  std::int64_t cpu_free = 0;
+  std::int64_t memory_free = 0;
   std::int32_t idle_total = 0;
-  std::int32_t max_idle = 0;
-  std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
+  std::uint32_t version = 0;
+  std::int16_t max_idle = 0;
+  std::uint8_t full_idle = 0;
+  std::uint8_t gpu_count = 0;
+  model_index model = 0;
   bool drained = false;
-  std::uint32_t version = 0;    // bumped on every change; caches key on it
+  bool spot = false;
+  bool reserved = false;  // reserved_for != no_tenant
 };
 
 class inventory {
@@ -115,12 +136,20 @@ class inventory {
     st.memory_free = s.memory_mib;
     GPURENT_ASSERT(s.mig_gpus == 0 || (s.gpu_count > 0 && models_[s.model].mig != nullptr));
     st.mig_gpus = s.mig_gpus;
+    st.labels = s.labels;
+    st.reserved_for = s.reserved_for;
+    st.gpu_count = s.gpu_count;
+    st.model = s.model;
+    st.spot = s.spot;
     // A MIG-mode GPU's capacity is its slices, not milli-GPU: it shows 0 idle milli.
     for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = (s.mig_gpus >> g & 1U) != 0 ? 0 : 1000;
     for (std::size_t g = 0; g < s.gpu_count; ++g) gpu_capacity_milli_ += st.idle[g];
     gpu_count_ += s.gpu_count;
     specs_.push_back(std::move(s));
     states_.push_back(st);
+    mig_.emplace_back();
+    hot_.emplace_back();
+    ++release_epoch_;
     refresh(states_.size() - 1);
     return static_cast<node_index>(specs_.size() - 1);
   }
@@ -128,6 +157,12 @@ class inventory {
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
   [[nodiscard]] const node_spec& spec(node_index n) const noexcept { return specs_[n]; }
   [[nodiscard]] const node_state& state(node_index n) const noexcept { return states_[n]; }
+  [[nodiscard]] const node_hot& hot(node_index n) const noexcept { return hot_[n]; }
+  // The MIG instances on GPU g of node n (empty unless the GPU is in MIG mode).
+  [[nodiscard]] const mig_layout& mig(node_index n, std::size_t g) const noexcept { return mig_[n][g]; }
+  // Bumped whenever capacity can grow (release, undrain, a new node): a request that found
+  // no node stays unplaceable until then.
+  [[nodiscard]] std::uint64_t release_epoch() const noexcept { return release_epoch_; }
   [[nodiscard]] std::int64_t gpu_capacity_milli() const noexcept { return gpu_capacity_milli_; }
   [[nodiscard]] std::int64_t gpu_allocated_milli() const noexcept { return gpu_allocated_milli_; }
   [[nodiscard]] std::size_t gpu_count() const noexcept { return gpu_count_; }
@@ -162,8 +197,8 @@ class inventory {
       GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant);
       if (t.mig_start >= 0) {
         GPURENT_ASSERT((s.mig_gpus >> t.gpu & 1U) != 0);
-        const bool added = s.mig[t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
-        GPURENT_ASSERT(added && mig_valid(*models_[specs_[p.node].model].mig, s.mig[t.gpu]));
+        const bool added = mig_[p.node][t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
+        GPURENT_ASSERT(added && mig_valid(*models_[specs_[p.node].model].mig, mig_[p.node][t.gpu]));
       }
       s.idle[t.gpu] -= t.milli;
       s.owner[t.gpu] = p.tenant;
@@ -183,13 +218,14 @@ class inventory {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(s.users[t.gpu] > 0 && s.idle[t.gpu] + t.milli <= 1000);
       if (t.mig_start >= 0) {
-        const bool removed = s.mig[t.gpu].remove(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
+        const bool removed = mig_[p.node][t.gpu].remove(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
         GPURENT_ASSERT(removed);
       }
       s.idle[t.gpu] += t.milli;
       if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
       gpu_allocated_milli_ -= t.milli;
     }
+    ++release_epoch_;
     refresh(p.node);
   }
 
@@ -197,6 +233,8 @@ class inventory {
   void drain(node_index n, bool on = true) noexcept {
     states_[n].drained = on;
     ++states_[n].version;
+    sync_hot(n);
+    if (!on) ++release_epoch_;
   }
 
  private:
@@ -211,12 +249,32 @@ class inventory {
       if (s.idle[g] == 1000) ++s.full_idle;
     }
     ++s.version;
+    sync_hot(n);
+  }
+
+  void sync_hot(std::size_t n) noexcept {
+    const node_state& s = states_[n];
+    node_hot& h = hot_[n];
+    h.cpu_free = s.cpu_free;
+    h.memory_free = s.memory_free;
+    h.idle_total = s.idle_total;
+    h.version = s.version;
+    h.max_idle = static_cast<std::int16_t>(s.max_idle);
+    h.full_idle = s.full_idle;
+    h.gpu_count = s.gpu_count;
+    h.model = s.model;
+    h.drained = s.drained;
+    h.spot = s.spot;
+    h.reserved = s.reserved_for != no_tenant;
   }
 
   std::vector<gpu_model_info> models_;
   std::vector<std::string> labels_;
   std::vector<node_spec> specs_;
   std::vector<node_state> states_;
+  std::vector<node_hot> hot_;
+  std::vector<std::array<mig_layout, max_gpus_per_node>> mig_;
+  std::uint64_t release_epoch_ = 0;
   std::int64_t gpu_capacity_milli_ = 0;
   std::int64_t gpu_allocated_milli_ = 0;
   std::size_t gpu_count_ = 0;

@@ -86,7 +86,25 @@ class matcher {
     if (!r.ok()) return std::nullopt;
     sync_order();
     const inventory& inv = *inv_;
-    if (r.is_mig()) return find_mig(r);
+    // Capacity only shrinks between releases, so a request equal to one that fit nowhere
+    // since the last release fits nowhere now either (exact; saves full scans).
+    if (failed_epoch_ != inv.release_epoch()) {
+      failed_.clear();
+      failed_epoch_ = inv.release_epoch();
+    }
+    for (const placement_request& f : failed_) {
+      if (f == r) return std::nullopt;
+    }
+    auto p = r.is_mig() ? find_mig(r) : find_scored(r);
+    if (!p && failed_.size() < max_failed_memo) failed_.push_back(r);
+    return p;
+  }
+
+ private:
+  static constexpr std::size_t max_failed_memo = 256;
+
+  [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
+    const inventory& inv = *inv_;
     P::prepare(state_, inv, r);
     std::int64_t best = std::numeric_limits<std::int64_t>::min();
     node_index winner = no_node;
@@ -104,6 +122,8 @@ class matcher {
     GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
     return inventory::make_placement(winner, r, pick);
   }
+
+ public:
 
   // Places r where the policy says; nothing when it fits nowhere (see explain).
   std::optional<placement> place(const placement_request& r) {
@@ -203,6 +223,8 @@ class matcher {
   inventory* inv_;
   typename P::state state_;
   std::vector<node_index> order_;
+  std::vector<placement_request> failed_;
+  std::uint64_t failed_epoch_ = ~std::uint64_t{0};
 };
 
 }  // namespace gpurent

@@ -75,7 +75,7 @@ inline void choose_tightest(const inventory& inv, node_index n, const placement_
 // The paper's weighted leftover after placement: 0.5 x CPU_left / 128 cores +
 // 0.5 x GPU_left / 8 GPUs.
 [[nodiscard]] inline double leftover_after(const inventory& inv, node_index n, const placement_request& r) noexcept {
-  const node_state& s = inv.state(n);
+  const node_hot& s = inv.hot(n);
   const double cpu_left = static_cast<double>(s.cpu_free - r.cpu_milli);
   const double gpu_left = static_cast<double>(s.idle_total - r.gpu_request_milli());
   return 0.5 * cpu_left / 128000.0 + 0.5 * gpu_left / 8000.0;
@@ -229,8 +229,7 @@ class fgd_engine {
 
   [[nodiscard]] const fgd_eval& eval(const inventory& inv, node_index n, const placement_request& r) noexcept {
     fgd_eval& e = cur_[n];
-    const node_state& s = inv.state(n);
-    if (e.version != s.version) compute(inv, n, r, e);
+    if (e.version != inv.hot(n).version) compute(inv, n, r, e);
     return e;
   }
 

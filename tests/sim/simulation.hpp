@@ -651,7 +651,10 @@ class simulation {
       month_book& b = months_.at(key.first);
       meter& m = key.second < 0 ? *b.whole : *b.shard[static_cast<std::size_t>(key.second)];
       const std::string body = "id,account,resource,mode,quantity,start,end\n" + text;
-      auto ok = io::meter_usage_csv(m, body, "delivery-" + std::to_string(step_) + ".csv");
+      // One file name per meter: meter::merge looks each record's source file up linearly
+      // among the meter's sources, so a file name per delivery made audits quadratic
+      // (finding F2, docs/reliability.md).
+      auto ok = io::meter_usage_csv(m, body, "deliveries-" + b.name + ".csv");
       if (!ok) {
         std::fprintf(stderr, "usage rejected: %s\n", ok.error().describe().c_str());
         GPURENT_ASSERT(ok.has_value());

@@ -255,3 +255,25 @@ TEST_CASE("the meter.md example tariff end to end") {
   CHECK(j["records_out_of_period"] == 1);
   CHECK(json.find("\"currency\": \"USD\"") < json.find("\"period\""));
 }
+
+TEST_CASE("waste report and idle detection") {
+  const tariff t = make_tariff("USD", "UTC", R"({"resource":"g","mode":"m","unit_price":"3.60","per":"1h","increment":"1h"})");
+  auto inv = run(t, "2026-11", "a,x,g,m,1,2026-11-03T10:00:00Z,2026-11-03T10:15:00Z\n");
+  REQUIRE(inv);
+  const auto w = waste_report(*inv);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].waste_seconds == 45 * 60);
+  CHECK(format_exact(w[0].waste_amount) == "2.7");
+  // Utilization: busy, then 20 min at 3%, then busy, then 5 min at 0%: one idle stretch over 10 min.
+  const auto t0 = *parse_instant("2026-11-03T10:00:00Z");
+  const interval window = *interval::make(t0, t0 + seconds{3600});
+  auto idle = idle_periods({{t0 + seconds{1800}, 90}, {t0, 80}, {t0 + seconds{600}, 3}, {t0 + seconds{3000}, 0}, {t0 + seconds{3300}, 50}}, 5,
+                           seconds{600}, window);
+  REQUIRE(idle);
+  REQUIRE(idle->size() == 1);
+  CHECK((*idle)[0].begin() == t0 + seconds{600});
+  CHECK((*idle)[0].length() == seconds{1200});
+  const interval billed = *interval::make(t0, t0 + seconds{900});
+  CHECK(idle_billed_seconds(*idle, std::span<const interval>(&billed, 1)) == seconds{300});
+  CHECK_FALSE(idle_periods({}, 101, seconds{0}, window));
+}

@@ -35,7 +35,8 @@ using carry_book = std::map<line_key, ratio<>>;
 class meter {
  public:
   // A meter for `period` (UTC instants), named `period_name` on the invoice.
-  meter(const tariff& t, interval period, std::string period_name) : t_(&t), period_(period), period_name_(std::move(period_name)) {
+  meter(const tariff& t, interval period, std::string period_name)
+      : t_(&t), n_rates_(t.rates().size()), period_(period), period_name_(std::move(period_name)) {
     sources_.emplace_back();
   }
   // The meter of a calendar month ("2026-11") in the tariff's time zone (meter.md rule 1).
@@ -51,7 +52,11 @@ class meter {
     sources_.push_back(std::move(file));
     source_ = static_cast<std::uint32_t>(sources_.size() - 1);
   }
-  void reserve(std::size_t records) { entries_.reserve(records); }
+  void reserve(std::size_t records) {
+    entries_.reserve(records);
+    ids_.reserve(records * 12);
+    if (slots_.size() < 2 * records) rehash(2 * records);
+  }
   [[nodiscard]] std::size_t distinct_records() const noexcept { return entries_.size(); }
   [[nodiscard]] std::int64_t records_out_of_period() const noexcept { return out_of_period_; }
 
@@ -73,20 +78,17 @@ class meter {
       return locate(error{error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}}, line);
     }
     const std::uint32_t acc = intern(account);
-    const entry e{acc, static_cast<std::uint32_t>(rate_index), quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line, source_};
-    auto [it, inserted] = entries_.try_emplace(std::string(id), e);
-    if (!inserted) {
-      if (same(it->second, e)) {
+    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_index), source_,
+            quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line};
+    if (const std::size_t at = find_id(id, e.hash); at != npos) {
+      if (same(entries_[at], e)) {
         ++duplicates_;
         return {};
       }
-      return locate(conflict(id, it->second, e), line);
+      return locate(conflict(id, entries_[at], e), line);
     }
-    auto r = contribute(e, 1);
-    if (!r) {
-      entries_.erase(it);
-      return locate(r.error(), line);
-    }
+    if (auto r = contribute(e, 1); !r) return locate(r.error(), line);
+    insert(id, e);
     return {};
   }
 
@@ -96,12 +98,16 @@ class meter {
       return make_error(error_code::invalid_argument, "period", "only meters of the same tariff and period merge");
     }
     // Check every id first, so a failed merge changes nothing.
-    std::vector<const std::pair<const std::string, entry>*> repeats;
-    for (const auto& kv : o.entries_) {
-      auto it = entries_.find(kv.first);
-      if (it == entries_.end()) continue;
-      const entry& mine = it->second;
-      const entry& theirs = kv.second;
+    std::vector<const entry*> repeats;
+    std::vector<const entry*> fresh;
+    for (const entry& theirs : o.entries_) {
+      const std::string_view id = o.id_of(theirs);
+      const std::size_t at = find_id(id, theirs.hash);
+      if (at == npos) {
+        fresh.push_back(&theirs);
+        continue;
+      }
+      const entry& mine = entries_[at];
       std::string diff;
       if (accounts_[mine.account] != o.accounts_[theirs.account]) diff = "account";
       else if (mine.rate != theirs.rate) diff = "resource/mode";
@@ -110,25 +116,26 @@ class meter {
       else if (mine.end != theirs.end) diff = "end";
       if (!diff.empty()) {
         return unexpected(error{error_code::duplicate, "id",
-                                "record \"" + kv.first + "\" repeats the id of " + where(mine.source, mine.line) + " with a different " + diff,
+                                "record \"" + std::string(id) + "\" repeats the id of " + where(mine.source, mine.line) + " with a different " + diff,
                                 o.where(theirs.source, theirs.line)});
       }
-      repeats.push_back(&kv);
+      repeats.push_back(&theirs);
     }
-    for (const auto& kv : o.entries_) {
-      entry e = remap(o, kv.second);
-      e.source = import_source(o.sources_[kv.second.source]);
-      entries_.try_emplace(kv.first, e);
+    for (const entry* theirs : fresh) {
+      entry e = remap(o, *theirs);
+      e.source = import_source(o.sources_[theirs->source]);
+      insert(o.id_of(*theirs), e);
     }
-    for (const auto& [k, tot] : o.lines_) {
-      const std::uint64_t key = line_index(intern(o.accounts_[k >> 32]), static_cast<std::uint32_t>(k & 0xffffffffU));
-      if (!lines_[key].merge(tot)) return detail::overflow_error("line totals");
+    for (std::size_t k = 0; k < o.lines_.size(); ++k) {
+      if (o.lines_[k] == line_totals{}) continue;
+      const std::size_t key = line_index(intern(o.accounts_[k / n_rates_]), static_cast<std::uint32_t>(k % n_rates_));
+      if (!lines_[key].merge(o.lines_[k])) return detail::overflow_error("line totals");
     }
     out_of_period_ += o.out_of_period_;
     duplicates_ += o.duplicates_;
-    for (const auto* kv : repeats) {
+    for (const entry* theirs : repeats) {
       // Counted by both sides: take one contribution back out.
-      auto r = contribute(remap(o, kv->second), -1);
+      auto r = contribute(remap(o, *theirs), -1);
       if (!r) return unexpected(r.error());
       ++duplicates_;
     }
@@ -148,19 +155,61 @@ class meter {
   }
 
  private:
+  // A distinct record: its id lives in ids_ (one arena, no allocation per record).
   struct entry {
+    std::uint64_t hash;
+    std::size_t id_offset;
+    std::uint32_t id_size;
     std::uint32_t account;
     std::uint32_t rate;
+    std::uint32_t source;
     std::int64_t quantity;
     std::int64_t start;
     std::int64_t end;
     std::size_t line;
-    std::uint32_t source;
   };
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return std::hash<std::string_view>{}(id); }
+  [[nodiscard]] std::string_view id_of(const entry& e) const noexcept { return {ids_.data() + e.id_offset, e.id_size}; }
+  // Open addressing with linear probing over entry indices + 1 (0: empty).
+  [[nodiscard]] std::size_t find_id(std::string_view id, std::uint64_t h) const noexcept {
+    if (slots_.empty()) return npos;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t s = slots_[i];
+      if (s == 0) return npos;
+      const entry& e = entries_[s - 1];
+      if (e.hash == h && id_of(e) == id) return s - 1;
+    }
+  }
+  void rehash(std::size_t want) {
+    std::size_t cap = 16;
+    while (cap < want) cap *= 2;
+    slots_.assign(cap, 0);
+    for (std::size_t k = 0; k < entries_.size(); ++k) place(k);
+  }
+  void place(std::size_t k) noexcept {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(entries_[k].hash) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = static_cast<std::uint32_t>(k + 1);
+  }
+  void insert(std::string_view id, entry e) {
+    GPURENT_ASSERT(entries_.size() < UINT32_MAX - 1);
+    e.id_offset = ids_.size();
+    e.id_size = static_cast<std::uint32_t>(id.size());
+    ids_.append(id);
+    entries_.push_back(e);
+    if (2 * entries_.size() > slots_.size()) {
+      rehash(4 * entries_.size());
+    } else {
+      place(entries_.size() - 1);
+    }
+  }
   static bool same(const entry& a, const entry& b) noexcept {
     return a.account == b.account && a.rate == b.rate && a.quantity == b.quantity && a.start == b.start && a.end == b.end;
   }
-  static std::uint64_t line_index(std::uint32_t account, std::uint32_t rate) noexcept { return (std::uint64_t{account} << 32) | rate; }
+  [[nodiscard]] std::size_t line_index(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
 
   std::uint32_t intern(std::string_view account) {
     if (last_account_ != UINT32_MAX && accounts_[last_account_] == account) return last_account_;
@@ -168,6 +217,7 @@ class meter {
     if (it == account_index_.end()) {
       it = account_index_.emplace(std::string(account), static_cast<std::uint32_t>(accounts_.size())).first;
       accounts_.emplace_back(account);
+      lines_.resize(accounts_.size() * n_rates_);
     }
     last_account_ = it->second;
     return it->second;
@@ -199,7 +249,9 @@ class meter {
       const ratio<> exact(detail::to_int128(u.amount), r.denominator());
       rounded = round_record(exact);
     }
-    if (!lines_[line_index(e.account, e.rate)].add(u, rounded, sign)) return detail::overflow_error("the line totals");
+    line_totals& l = lines_[line_index(e.account, e.rate)];
+    const bool with_waste = r.kind == price_kind::unit && !constant_price(r);
+    if (!(sign > 0 ? l.add(u, rounded, with_waste) : l.subtract(u, rounded, with_waste))) return detail::overflow_error("the line totals");
     return {};
   }
   [[nodiscard]] detail::i128 round_record(const ratio<>& exact) const {
@@ -209,6 +261,7 @@ class meter {
     GPURENT_ASSERT(v.has_value());
     return *v;
   }
+  [[nodiscard]] static bool constant_price(const rate& r) noexcept { return r.price.is_constant() && r.price.protection().count() == 0; }
   [[nodiscard]] static bool below_minor_unit(const ratio<>& r, const currency& c) {
     return detail::abs(r.num()) * detail::pow10<int128>(c.minor_units) < r.den();
   }
@@ -216,7 +269,7 @@ class meter {
   // One in-period record of a tiered line, for record-point rounding.
   struct placed {
     std::int64_t start;
-    const std::string* id;
+    std::string_view id;
     const entry* e;
   };
 
@@ -228,11 +281,11 @@ class meter {
       std::uint32_t account;
       std::uint32_t rate;
       const line_totals* tot;
-      std::uint64_t key;
+      std::size_t key;
     };
     std::vector<pending> ls;
-    for (const auto& [k, tot] : lines_) {
-      if (tot.records > 0) ls.push_back({static_cast<std::uint32_t>(k >> 32), static_cast<std::uint32_t>(k & 0xffffffffU), &tot, k});
+    for (std::size_t k = 0; k < lines_.size(); ++k) {
+      if (lines_[k].records > 0) ls.push_back({static_cast<std::uint32_t>(k / n_rates_), static_cast<std::uint32_t>(k % n_rates_), &lines_[k], k});
     }
     std::ranges::sort(ls, [&](const pending& a, const pending& b) {
       const rate& ra = t_->rate_at(a.rate);
@@ -240,14 +293,14 @@ class meter {
       return std::tie(accounts_[a.account], ra.resource, ra.mode) < std::tie(accounts_[b.account], rb.resource, rb.mode);
     });
     // Record-point rounding of tiered lines needs their records in (start, id) order.
-    std::unordered_map<std::uint64_t, std::vector<placed>> ordered;
+    std::unordered_map<std::size_t, std::vector<placed>> ordered;
     if (rr.point == rounding_point::record) {
-      for (const auto& [id, e] : entries_) {
+      for (const entry& e : entries_) {
         if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
-        ordered[line_index(e.account, e.rate)].push_back({e.start, &id, &e});
+        ordered[line_index(e.account, e.rate)].push_back({e.start, id_of(e), &e});
       }
       for (auto& [k, v] : ordered) {
-        std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : *a.id < *b.id; });
+        std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
       }
     }
     invoice inv;
@@ -273,7 +326,13 @@ class meter {
         l.used_seconds = tot.used_seconds;
         if (r.kind == price_kind::unit) {
           l.exact = ratio<>(detail::to_int128(tot.amount), r.denominator());
-          l.waste = ratio<>(detail::to_int128(tot.waste), r.denominator());
+          if (constant_price(r)) {
+            detail::i128 w = 0;
+            if (!detail::mul_into(tot.usage - tot.used_usage, r.price.base(), w)) return detail::overflow_error("the waste of line " + l.resource);
+            l.waste = ratio<>(detail::to_int128(w), r.denominator());
+          } else {
+            l.waste = ratio<>(detail::to_int128(tot.waste), r.denominator());
+          }
         } else {
           detail::i128 num = 0;
           const bool ok = r.kind == price_kind::tiers ? r.tiers.cost(tot.usage, num) : r.package.cost(tot.usage, num);
@@ -410,6 +469,7 @@ class meter {
                  {}};
   }
   const tariff* t_;
+  std::size_t n_rates_;
   interval period_;
   std::string period_name_;
   std::vector<std::string> sources_;
@@ -417,8 +477,10 @@ class meter {
   std::vector<std::string> accounts_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;
   std::uint32_t last_account_ = UINT32_MAX;
-  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> entries_;
-  std::unordered_map<std::uint64_t, line_totals> lines_;
+  std::vector<entry> entries_;
+  std::string ids_;
+  std::vector<std::uint32_t> slots_;
+  std::vector<line_totals> lines_;  // account x n_rates_ + rate
   std::int64_t out_of_period_ = 0;
   std::int64_t duplicates_ = 0;
 };

@@ -6,3 +6,4 @@
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/usage.hpp>
+#include <gpurent/metering/waste.hpp>

@@ -35,7 +35,9 @@ enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
   out.used = used;
   out.billed = billed;
   using detail::i128;
-  if (!detail::mul_into(quantity, billed, out.usage) || !detail::mul_into(quantity, used, out.used_usage)) return rating_status::overflow;
+  // Two int64 factors never overflow 128 bits: these products need no check.
+  out.usage = static_cast<i128>(quantity) * billed;
+  out.used_usage = static_cast<i128>(quantity) * used;
   if (r.kind != price_kind::unit) {
     out.amount = 0;
     out.waste = 0;
@@ -44,6 +46,13 @@ enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
   i128 price_seconds = 0;  // sum of price x seconds, nano
   i128 extra = 0;
   if (r.price.is_constant() && r.price.protection().count() == 0) {
+    // The common case in 64 bits (checked), then one unchecked widening product.
+    std::int64_t pb = 0, pe = 0;
+    if (!__builtin_mul_overflow(r.price.base(), billed, &pb) && !__builtin_mul_overflow(r.price.base(), billed - used, &pe)) [[likely]] {
+      out.amount = static_cast<i128>(pb) * quantity;
+      out.waste = static_cast<i128>(pe) * quantity;
+      return rating_status::rated;
+    }
     if (!detail::mul_into(r.price.base(), billed, price_seconds) || !detail::mul_into(r.price.base(), billed - used, extra)) {
       return rating_status::overflow;
     }
@@ -65,18 +74,28 @@ struct line_totals {
   std::int64_t billed_seconds = 0;
   std::int64_t used_seconds = 0;
   detail::i128 amount = 0;
-  detail::i128 waste = 0;
+  detail::i128 waste = 0;       // only for rates whose price changes (see add)
   detail::i128 usage = 0;
   detail::i128 used_usage = 0;
   detail::i128 rounded_minor = 0;  // record rounding point: the sum of rounded records
 
-  // `sign` +1 adds, -1 takes a contribution back out (a duplicate found at merge time).
-  [[nodiscard]] bool add(const rated_usage& u, detail::i128 rounded, int sign = 1) noexcept {
-    const std::int64_t s = sign;
-    const detail::i128 k = sign;
-    return detail::add_to(records, s) && detail::add_to(billed_seconds, s * u.billed) && detail::add_to(used_seconds, s * u.used) &&
-           detail::add_to(amount, k * u.amount) && detail::add_to(waste, k * u.waste) && detail::add_to(usage, k * u.usage) &&
-           detail::add_to(used_usage, k * u.used_usage) && detail::add_to(rounded_minor, k * rounded);
+  // Adds a record's contribution. `waste` is only summed where the rate's price changes
+  // over time (for a constant price it follows from usage - used_usage), `rounded` (the
+  // record's rounded amount) only at the record rounding point: the hot path adds six sums.
+  [[nodiscard]] bool add(const rated_usage& u, detail::i128 rounded = 0, bool with_waste = false) noexcept {
+    // Non-short-circuit: one branch for all the checks.
+    bool ok = detail::add_to(records, std::int64_t{1}) & detail::add_to(billed_seconds, u.billed) & detail::add_to(used_seconds, u.used) &
+              detail::add_to(amount, u.amount) & detail::add_to(usage, u.usage) & detail::add_to(used_usage, u.used_usage);
+    if (with_waste) ok = ok && detail::add_to(waste, u.waste);
+    if (rounded != 0) ok = ok && detail::add_to(rounded_minor, rounded);
+    return ok;
+  }
+  // Takes a contribution back out (a duplicate found at merge time).
+  [[nodiscard]] bool subtract(const rated_usage& u, detail::i128 rounded, bool with_waste) noexcept {
+    return !__builtin_sub_overflow(records, std::int64_t{1}, &records) && !__builtin_sub_overflow(billed_seconds, u.billed, &billed_seconds) &&
+           !__builtin_sub_overflow(used_seconds, u.used, &used_seconds) && !__builtin_sub_overflow(amount, u.amount, &amount) &&
+           !__builtin_sub_overflow(waste, with_waste ? u.waste : detail::i128{0}, &waste) && !__builtin_sub_overflow(usage, u.usage, &usage) &&
+           !__builtin_sub_overflow(used_usage, u.used_usage, &used_usage) && !__builtin_sub_overflow(rounded_minor, rounded, &rounded_minor);
   }
   [[nodiscard]] bool merge(const line_totals& o) noexcept {
     return detail::add_to(records, o.records) && detail::add_to(billed_seconds, o.billed_seconds) &&

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// Rating speed against its physical limit, in one run: the library's checked rating of flat
+// per-second records (clipping, minimum, increment, exact amount, line aggregation) versus a
+// plain __int128 loop doing the same arithmetic without checks; graduated tiers per record;
+// the whole meter (dedup by id included).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/metering/metering.hpp>
+
+using namespace gpurent;
+using detail::i128;
+
+namespace {
+constexpr std::size_t n_records = 1 << 20;
+constexpr std::uint32_t n_lines = 64;
+
+struct raw_record {
+  std::int64_t start, end, quantity;
+  std::uint32_t line;
+};
+
+const std::vector<raw_record>& records() {
+  static const std::vector<raw_record> r = [] {
+    std::mt19937_64 rng(42);
+    const std::int64_t base = parse_instant("2026-10-31T00:00:00Z")->time_since_epoch().count();
+    std::vector<raw_record> v(n_records);
+    for (auto& x : v) {
+      x.start = base + static_cast<std::int64_t>(rng() % (32 * 86400));
+      x.end = x.start + 1 + static_cast<std::int64_t>(rng() % 20000);
+      x.quantity = static_cast<std::int64_t>(1 + rng() % 8) * detail::nano_one;
+      x.line = static_cast<std::uint32_t>(rng() % n_lines);
+    }
+    return v;
+  }();
+  return r;
+}
+
+const tariff& the_tariff() {
+  static const tariff t = *io::parse_tariff_json(R"({"currency":"USD","timezone":"UTC","rates":[
+    {"resource":"gpu/H100","mode":"on_demand","unit_price":"2.49","per":"1h","increment":"1s","minimum":"60s"},
+    {"resource":"mig/3g","mode":"on_demand","per":"1h","tiers":{"mode":"graduated","steps":[
+      {"up_to":"1000","unit_price":"1.20"},{"up_to":"100000","unit_price":"0.95"},{"up_to":null,"unit_price":"0.80"}]}}]})");
+  return t;
+}
+
+const interval& november() {
+  static const interval p = the_tariff().month(date::year(2026) / date::month(11));
+  return p;
+}
+
+// The physical limit: the same clipping, minimum, round-up and aggregation, unchecked.
+void plain_int128_loop(benchmark::State& state) {
+  const auto& recs = records();
+  const std::int64_t pb = november().begin().time_since_epoch().count(), pe = november().end().time_since_epoch().count();
+  const std::int64_t price = 2'490'000'000, inc = 1, min = 60;
+  std::vector<i128> amount(n_lines);
+  std::vector<std::int64_t> billed(n_lines), count(n_lines);
+  for (auto _ : state) {
+    for (const auto& r : recs) {
+      const std::int64_t b = r.start > pb ? r.start : pb;
+      const std::int64_t e = r.end < pe ? r.end : pe;
+      if (b >= e) continue;
+      const std::int64_t a = e - b;
+      const std::int64_t x = (r.start >= pb && a < min) ? min : a;
+      const std::int64_t bs = (x + inc - 1) / inc * inc;
+      amount[r.line] += static_cast<i128>(price) * r.quantity * bs;
+      billed[r.line] += bs;
+      count[r.line] += 1;
+    }
+    benchmark::DoNotOptimize(amount.data());
+    benchmark::DoNotOptimize(billed.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(recs.size()));
+}
+BENCHMARK(plain_int128_loop)->Unit(benchmark::kMillisecond);
+
+// The library's hot path: rate_usage + line_totals::add, every operation checked.
+void rate_flat_per_second(benchmark::State& state) {
+  const auto& recs = records();
+  const rate& r = the_tariff().rate_at(0);
+  const interval p = november();
+  std::vector<line_totals> lines(n_lines);
+  for (auto _ : state) {
+    for (const auto& x : recs) {
+      rated_usage u;
+      const auto s = rate_usage(r, p, instant{seconds{x.start}}, instant{seconds{x.end}}, x.quantity, u);
+      if (s == rating_status::rated) {
+        if (!lines[x.line].add(u, 0)) state.SkipWithError("overflow");
+      } else if (s == rating_status::overflow) {
+        state.SkipWithError("overflow");
+      }
+    }
+    benchmark::DoNotOptimize(lines.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(recs.size()));
+}
+BENCHMARK(rate_flat_per_second)->Unit(benchmark::kMillisecond);
+
+// Graduated tiers, each record laid on the steps after the line's records before it.
+void rate_graduated_per_record(benchmark::State& state) {
+  const auto& recs = records();
+  const rate& r = the_tariff().rate_at(1);
+  const interval p = november();
+  std::vector<i128> before(n_lines), cost(n_lines);
+  for (auto _ : state) {
+    std::fill(before.begin(), before.end(), 0);
+    std::fill(cost.begin(), cost.end(), 0);
+    for (const auto& x : recs) {
+      rated_usage u;
+      if (rate_usage(r, p, instant{seconds{x.start}}, instant{seconds{x.end}}, x.quantity, u) != rating_status::rated) continue;
+      i128 part = 0;
+      if (!r.tiers.graduated_part(before[x.line], u.usage, part) || !detail::add_to(cost[x.line], part)) state.SkipWithError("overflow");
+      before[x.line] += u.usage;
+    }
+    benchmark::DoNotOptimize(cost.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(recs.size()));
+}
+BENCHMARK(rate_graduated_per_record)->Unit(benchmark::kMillisecond);
+
+// Graduated tiers as the meter does them: usage summed per line, the tiers applied once.
+void rate_graduated_line(benchmark::State& state) {
+  const auto& recs = records();
+  const rate& r = the_tariff().rate_at(1);
+  const interval p = november();
+  std::vector<line_totals> lines(n_lines);
+  for (auto _ : state) {
+    for (const auto& x : recs) {
+      rated_usage u;
+      if (rate_usage(r, p, instant{seconds{x.start}}, instant{seconds{x.end}}, x.quantity, u) != rating_status::rated) continue;
+      if (!lines[x.line].add(u, 0)) state.SkipWithError("overflow");
+    }
+    i128 total = 0;
+    for (const auto& l : lines) {
+      i128 c = 0;
+      if (!r.tiers.cost(l.usage, c)) state.SkipWithError("overflow");
+      total += c;
+    }
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(recs.size()));
+}
+BENCHMARK(rate_graduated_line)->Unit(benchmark::kMillisecond);
+
+// The whole meter: dedup by string id, account interning, rating, aggregation, invoice.
+void meter_add_and_finish(benchmark::State& state) {
+  const auto& recs = records();
+  const std::size_t n = 1 << 18;
+  std::vector<std::string> ids(n), accounts(n_lines);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = "rec-" + std::to_string(i);
+  for (std::uint32_t i = 0; i < n_lines; ++i) accounts[i] = "account-" + std::to_string(i);
+  for (auto _ : state) {
+    auto m = meter::for_month(the_tariff(), "2026-11");
+    m->reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& x = recs[i];
+      if (!m->add(ids[i], accounts[x.line], 0, x.quantity, instant{seconds{x.start}}, instant{seconds{x.end}}, i + 2)) state.SkipWithError("add");
+    }
+    auto inv = m->finish();
+    benchmark::DoNotOptimize(inv);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+BENCHMARK(meter_add_and_finish)->Unit(benchmark::kMillisecond);
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// `gpurent meter` as a program: the meter.md output, and every invalid input exits 2 with
+// a message naming the file, line and field on stderr and nothing on stdout.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct result {
+  int status = -1;
+  std::string out, err;
+};
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpurent-meter-test-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+const std::string good_tariff = R"({
+  "currency": "USD", "timezone": "America/New_York",
+  "rates": [
+    { "resource": "gpu/H100", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "60s", "minimum": "60s" },
+    { "resource": "mig/3g", "mode": "on_demand", "per": "1h",
+      "tiers": { "mode": "graduated", "steps": [ { "up_to": "100", "unit_price": "1.20" }, { "up_to": null, "unit_price": "0.95" } ] } }
+  ],
+  "credits": [ { "account": "acme", "amount": "1.00" } ]
+})";
+const std::string header = "id,account,resource,mode,quantity,start,end\n";
+const std::string good_row = "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,2026-11-03T10:15:10Z\n";
+
+result meter(const std::string& tariff, const std::string& usage, const std::string& extra = "--period 2026-11",
+             const std::string& files = "--tariff t.json --usage u.csv") {
+  const fs::path d = scratch();
+  write(d / "t.json", tariff);
+  write(d / "u.csv", usage);
+  const std::string cmd = "cd '" + d.string() + "' && '" GPURENT_TOOL_PATH "' meter " + files + " " + extra + " >out.txt 2>err.txt";
+  const int raw = std::system(cmd.c_str());
+  result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(d / "out.txt");
+  r.err = slurp(d / "err.txt");
+  return r;
+}
+
+// Exit 2, nothing on stdout, and stderr names where and which field.
+void invalid(const result& r, const std::string& where, const std::string& field) {
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(where) != std::string::npos);
+  CHECK(r.err.find("field '" + field + "'") != std::string::npos);
+}
+
+std::string tariff_with_rate(const std::string& rate, const std::string& top = R"("currency": "USD", "timezone": "UTC")",
+                             const std::string& tail = "") {
+  return "{" + top + R"(, "rates": [ )" + rate + " ]" + tail + " }";
+}
+}  // namespace
+
+TEST_CASE("gpurent meter: JSON by default, CSV on request") {
+  auto r = meter(good_tariff, header + good_row + "r2,beta,mig/3g,on_demand,2,2026-11-04T00:00:00Z,2026-11-04T01:00:00Z\n");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["currency"] == "USD");
+  CHECK(j["period"] == "2026-11");
+  CHECK(j["timezone"] == "America/New_York");
+  CHECK(j["accounts"][0]["account"] == "acme");
+  CHECK(j["accounts"][0]["lines"][0]["billed_seconds"] == 60);
+  CHECK(j["accounts"][0]["lines"][0]["amount"] == "0.04");
+  CHECK(j["accounts"][0]["credit_applied"] == "0.04");
+  CHECK(j["accounts"][0]["due"] == "0.00");
+  CHECK(j["accounts"][1]["total"] == "2.40");
+  CHECK(j["records_out_of_period"] == 0);
+  auto c = meter(good_tariff, header + good_row, "--period 2026-11 --format csv");
+  REQUIRE(c.status == 0);
+  CHECK(c.out.starts_with("kind,account,resource,mode,records,billed_seconds,amount,currency\nline,acme,gpu/H100,on_demand,1,60,0.04,USD\n"));
+  auto d = meter(good_tariff, header + good_row, "--period 2026-11 --detail");
+  REQUIRE(d.status == 0);
+  CHECK(nlohmann::json::parse(d.out)["accounts"][0]["lines"][0]["exact"] == "0.0415");
+  // Same input, same bytes.
+  CHECK(meter(good_tariff, header + good_row).out == meter(good_tariff, header + good_row).out);
+}
+
+TEST_CASE("gpurent meter: invalid tariffs") {
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"2,49","per":"1h"})"), header), "t.json", "rates[0].unit_price");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":2.49,"per":"1h"})"), header), "t.json", "rates[0].unit_price");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "USX", "timezone": "UTC")"), header),
+          "t.json", "currency");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "USD", "timezone": "Europe/Nowhere")"), header),
+          "t.json", "timezone");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})",
+                                 R"("currency": "USD", "timezone": "UTC", "rounding": "bankers")"),
+                header),
+          "t.json", "rounding");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"graduated","steps":[{"up_to":"5","unit_price":"1"},{"up_to":"9","unit_price":"1"}]}})"), header),
+          "t.json", "rates[0].tiers.steps[1].up_to");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"},{"up_to":null,"unit_price":"1"}]}})"), header),
+          "t.json", "rates[0].tiers.steps[0].up_to");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"}]},
+                                   "price_changes":[{"from":"2026-11-10T06:00:00Z","unit_price":"0.87"}]})"),
+                header),
+          "t.json", "rates[0].price_changes");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h",
+                                   "price_changes":[{"from":"2026-11-10 06:00","unit_price":"0.87"}]})"),
+                header),
+          "t.json", "rates[0].price_changes[0].from");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "JPY", "timezone": "UTC")",
+                                 R"(, "credits": [{"account":"a","amount":"0.5"}])"),
+                header),
+          "t.json", "credits[0].amount");
+  // Mixed price models in one rate.
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"}]}})"), header),
+          "t.json", "rates[0].tiers");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","increment":"0s"})"), header), "t.json", "rates[0].increment");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1 h"})"), header), "t.json", "rates[0].per");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"},{"resource":"g","mode":"m","unit_price":"2","per":"1h"})"), header),
+          "t.json", "rates[1]");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_prize":"1","per":"1h"})"), header), "t.json", "rates[0].unit_prize");
+  auto broken = meter("{\n \"currency\": \"USD\",\n \"rates\": [ \n", header);
+  CHECK(broken.status == 2);
+  CHECK(broken.out.empty());
+  CHECK(broken.err.find("t.json:") != std::string::npos);
+}
+
+TEST_CASE("gpurent meter: invalid usage") {
+  const std::string row_tail = ",2026-11-03T10:15:00Z,2026-11-03T10:15:10Z\n";
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00,2026-11-03T10:15:10Z\n"), "u.csv:2", "start");
+  invalid(meter(good_tariff, header + good_row + "r2,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,2026-02-30T10:15:10Z\n"), "u.csv:3", "end");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,2026-11-03T10:15:00Z\n"), "u.csv:2", "end");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,2026-11-03T09:15:00Z\n"), "u.csv:2", "end");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,0" + row_tail), "u.csv:2", "quantity");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,-1" + row_tail), "u.csv:2", "quantity");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1.5.1" + row_tail), "u.csv:2", "quantity");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/A100,on_demand,1" + row_tail), "u.csv:2", "resource");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,spot,1" + row_tail), "u.csv:2", "resource");
+  const result dup = meter(good_tariff, header + good_row + good_row + "r1,acme,gpu/H100,on_demand,2" + row_tail);
+  invalid(dup, "u.csv:4", "id");
+  CHECK(dup.err.find("u.csv:2") != std::string::npos);
+  invalid(meter(good_tariff, ""), "u.csv:1", "id");
+  invalid(meter(good_tariff, "id,account,resource,mode,start,end\n"), "u.csv:1", "quantity");
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z\n"), "u.csv:2", "end");
+  invalid(meter(good_tariff, header + ",acme,gpu/H100,on_demand,1" + row_tail), "u.csv:2", "id");
+  // A bad row after good ones still leaves stdout empty.
+  invalid(meter(good_tariff, header + good_row + "r9,acme,gpu/H100,on_demand,x" + row_tail), "u.csv:3", "quantity");
+}
+
+TEST_CASE("gpurent meter: invalid arguments and files") {
+  invalid(meter(good_tariff, header + good_row, "--period 2026-13"), "gpurent:", "--period");
+  auto missing = meter(good_tariff, header, "--period 2026-11", "--tariff t.json --usage nope.csv");
+  CHECK(missing.status == 2);
+  CHECK(missing.out.empty());
+  auto nofile = meter(good_tariff, header, "--period 2026-11", "--tariff nope.json --usage u.csv");
+  CHECK(nofile.status == 2);
+  CHECK(nofile.err.find("nope.json") != std::string::npos);
+  auto fmt = meter(good_tariff, header, "--period 2026-11 --format xml");
+  CHECK(fmt.status == 2);
+  CHECK(fmt.out.empty());
+}

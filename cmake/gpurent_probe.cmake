@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT
 # gpurent::probe: the optional CUDA runtime / NVML probe. It is its own target so that
 # gpurent::gpurent never needs CUDA. On by default when the CUDA toolkit is found.
+# The toolkit's usual prefix, for machines where nvcc is not on PATH.
+if(NOT DEFINED CUDAToolkit_ROOT AND NOT DEFINED ENV{CUDAToolkit_ROOT} AND EXISTS /usr/local/cuda)
+  set(CUDAToolkit_ROOT /usr/local/cuda)
+endif()
 find_package(CUDAToolkit QUIET)
 option(GPURENT_WITH_PROBE "Build the CUDA/NVML probe target" ${CUDAToolkit_FOUND})
 set(GPURENT_PROBE_ENABLED OFF)

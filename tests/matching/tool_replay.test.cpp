@@ -98,7 +98,7 @@ TEST_CASE("replay: bad input exits 2 naming file, line and field") {
 
 TEST_CASE("replay: JSON fields and the placements CSV") {
   const std::string nodes = write("nodes.csv", node_csv);
-  const std::string pods = write("small.csv", pod_header + "p0,1000,1024,1,500,\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
+  const std::string pods = write("small.csv", pod_header + "p0,1000,1024,1,500,G2\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
   const std::string out_csv = (scratch() / "placements.csv").string();
   const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy best-fit --seed 3 --placements " + out_csv);
   REQUIRE(r.status == 0);
@@ -130,7 +130,7 @@ TEST_CASE("replay: JSON fields and the placements CSV") {
 
 TEST_CASE("replay: several seeds give mean and sd") {
   const std::string nodes = write("nodes.csv", node_csv);
-  const std::string pods = write("small.csv", pod_header + "p0,1000,1024,1,500,\np1,2000,1024,1,1000,\n");
+  const std::string pods = write("small2.csv", pod_header + "p0,1000,1024,1,500,\np1,2000,1024,1,1000,\n");
   const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy fgd --seeds 1-3");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);

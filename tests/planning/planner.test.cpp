@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// The planner and its exact rating, on hand-checked numbers and on the built-in example.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <gpurent/io/plan_json.hpp>
+#include <gpurent/planning/planning.hpp>
+
+using namespace gpurent;
+
+namespace {
+unit_price p9(const char* s) { return *unit_price::parse(s); }
+instant at(const char* s) { return *parse_instant(s); }
+
+offer_catalog one_rate(billing_terms b) {
+  offer o;
+  o.id = "gpu/H100";
+  o.gpu = "H100-SXM5-80GB";
+  o.billing = std::move(b);
+  return *offer_catalog::make(currency{"USD", 2}, rounding_mode::half_even, {o});
+}
+
+std::string rate(const offer_catalog& cat, std::vector<plan_record> recs) {
+  for (auto& r : recs) r.resource = "gpu/H100";
+  return rate_plan_usage(cat, recs)->total.to_string();
+}
+
+plan_record rec(const char* id, const char* start, std::int64_t secs, const char* qty = "1") {
+  const instant s = at(start);
+  return plan_record{id, "acme", "", offer_mode::on_demand, *unit_quantity::parse(qty), s, s + seconds(secs)};
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const job_plan& find_job(const plan_result& p, const std::string& name) {
+  for (const job_plan& j : p.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  return p.jobs.front();
+}
+}  // namespace
+
+TEST_CASE("rating: increments and minimums (meter.md rules 3, 4, 7)") {
+  billing_terms b;
+  b.price = p9("2.49");
+  b.increment = seconds(60);
+  b.minimum = seconds(60);
+  const auto cat = one_rate(b);
+  CHECK(billed_seconds(b, seconds(61)) == seconds(120));
+  CHECK(billed_seconds(b, seconds(1)) == seconds(60));
+  // 120 s x 2.49 / 3600 = 0.083 -> 0.08; two GPUs 0.166 -> 0.17.
+  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61)}) == "0.08");
+  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61, "2")}) == "0.17");
+  // One rounding per line: three records of 0.083 are 0.249 -> 0.25, not 3 x 0.08.
+  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61), rec("b", "2026-11-03T11:00:00Z", 61), rec("c", "2026-11-03T12:00:00Z", 61)}) == "0.25");
+}
+
+TEST_CASE("rating: spot price changes (rule 5)") {
+  billing_terms b;
+  b.price = p9("1.10");
+  b.increment = seconds(60);
+  b.changes = {{at("2026-11-10T06:30:00Z"), p9("0.87")}};
+  const auto cat = one_rate(b);
+  // 1800 s at 1.10 = 0.55; 1810 s at 0.87 = 0.437416...; 50 extra billed seconds at 0.87 =
+  // 0.012083...: 0.9995 -> 1.00 (half even: 0.99|95 rounds up).
+  CHECK(rate(cat, {rec("a", "2026-11-10T06:00:00Z", 3610)}) == "1.00");
+  // Entirely before the change: 3600 s at 1.10.
+  CHECK(rate(cat, {rec("a", "2026-11-10T05:00:00Z", 3600)}) == "1.10");
+}
+
+TEST_CASE("rating: graduated and volume tiers (rule 6)") {
+  billing_terms b;
+  b.tiers = price_tier_mode::graduated;
+  b.steps = {{unit_quantity(100), p9("1.20")}, {std::nullopt, p9("0.95")}};
+  auto cat = one_rate(b);
+  // 60 unit-hours (2 x 30 h) at 1.20 = 72.00; then 60 more: 40 at 1.20 + 20 at 0.95 = 67.00.
+  const std::vector<plan_record> two = {rec("a", "2026-11-01T00:00:00Z", 30 * 3600, "2"), rec("b", "2026-11-05T00:00:00Z", 60 * 3600)};
+  CHECK(rate(cat, two) == "139.00");
+  b.tiers = price_tier_mode::volume;
+  cat = one_rate(b);
+  CHECK(rate(cat, two) == "114.00");  // 120 unit-hours, all at 0.95
+}
+
+TEST_CASE("cheapest offer for whole GPUs") {
+  auto cat = read_offers_json(example_offers_json);
+  REQUIRE(cat);
+  // One GPU for 12 minutes: per-second H100 PCIe 720 x 2.49 / 3600 = 0.498 beats the
+  // hourly A100 (1.29) and the A100 reservation (30 days minimum).
+  auto c = cheapest_offer(*cat, gpu_demand{1, 40 * 1024, seconds(720), false, true});
+  REQUIRE(c);
+  CHECK((*cat)[c->offer].id == "gpucloud/us-central/1xH100-PCIe");
+  CHECK(round_amount(*cat, c->amount).to_string() == "0.50");
+  // 16 GPUs need two servers of a multi-node offer.
+  auto big = cheapest_offer(*cat, gpu_demand{16, 80 * 1024, seconds(3600), false, true});
+  REQUIRE(big);
+  CHECK(big->units == 2);
+  CHECK((*cat)[big->offer].id == "gpucloud/us-central/8xH100");
+}
+
+TEST_CASE("the built-in example: each job's choice, checked by hand") {
+  auto cat = read_offers_json(example_offers_json);
+  auto w = read_workload_json(example_workload_json);
+  REQUIRE(cat);
+  REQUIRE(w);
+  auto p = plan(*w, *cat);
+  REQUIRE(p);
+  REQUIRE(p->jobs.size() == 8);
+
+  // 6144 GPU-h under a 4-day deadline: 64 GPUs for 96 h = 8 servers, multi-node, at 23.92/h.
+  const job_plan& pre = find_job(*p, "llm-pretrain");
+  CHECK(pre.offer == "gpucloud/us-central/8xH100");
+  CHECK(pre.count == 8);
+  CHECK(pre.gpus == 64);
+  CHECK(pre.expected_cost.to_string() == "18370.56");  // 8 x 96 x 23.92
+
+  // Checkpointable, spot allowed: 48 h of solve time on spot with Daly checkpoints.
+  const job_plan& ft = find_job(*p, "finetune-ckpt");
+  CHECK(ft.mode == offer_mode::spot);
+  REQUIRE(ft.spot);
+  CHECK_FALSE(ft.spot->notice_fits_checkpoint);  // 2 min notice, 5 min checkpoint
+  CHECK(ft.wall > seconds(48 * 3600));
+  CHECK(ft.expected_cost.minor_units() < ft.naive_cost.minor_units());  // spot beats on demand
+
+  // 0.05 of an H100 and 8 GiB: one 1g.10gb slice for 720 h at 0.42.
+  const job_plan& chat = find_job(*p, "chat-small");
+  CHECK(chat.sharing == "mig:1g.10gb");
+  CHECK(chat.expected_cost.to_string() == "302.40");
+
+  // 48 runs of 12 min (H100 SXM) take 942 s each on an H100 PCIe (720 x 989.4 / 756.5, up);
+  // per-second billing: 48 x 942 x 2.49 / 3600 = 31.2744 -> 31.27. Hourly A100: 48 x 1.29.
+  const job_plan& sweep = find_job(*p, "sweep");
+  CHECK(sweep.offer == "gpucloud/us-central/1xH100-PCIe");
+  CHECK(sweep.expected_cost.to_string() == "31.27");
+  CHECK(sweep.naive_cost.to_string() == "61.92");
+
+  // A whole A100 all month: reserved 720 x 0.79 = 568.80 against 720 x 1.29 on demand.
+  const job_plan& api = find_job(*p, "api-steady");
+  CHECK(api.mode == offer_mode::reserved);
+  CHECK(api.expected_cost.to_string() == "568.80");
+
+  // Two services of 3 MIG compute slices each share one reserved A100 (3g.40gb twice),
+  // 568.80 split evenly.
+  const job_plan& tag = find_job(*p, "tagger");
+  const job_plan& mod = find_job(*p, "moderation");
+  CHECK(tag.sharing == "shared-gpu:mig:3g.40gb");
+  CHECK(tag.shares_with == std::vector<std::string>{"moderation"});
+  CHECK(tag.expected_cost.to_string() == "284.40");
+  CHECK(mod.expected_cost.to_string() == "284.40");
+  CHECK(p->packing.exact);
+  CHECK(p->packing.bins == 1);
+
+  // A quarter of an L4 for 10 days at 0.96 per GPU-hour: 0.25 x 240 x 0.96 = 57.60.
+  const job_plan& emb = find_job(*p, "batch-embed");
+  CHECK(emb.sharing == "fraction:0.25");
+  CHECK(emb.expected_cost.to_string() == "57.60");
+
+  // Totals: the meter's rating of the emitted usage equals the sum of its rounded lines.
+  money_value lines(p->ccy, 0);
+  for (const plan_invoice_line& l : p->invoice.lines) lines += l.amount;
+  CHECK(lines == p->billed_total);
+  money_value jobs(p->ccy, 0);
+  for (const job_plan& j : p->jobs) jobs += j.expected_cost;
+  CHECK(jobs == p->total_cost);
+  CHECK(p->total_cost.minor_units() < p->naive_cost.minor_units());
+  CHECK(p->packing.lower_bound.minor_units() <= p->packing.cost.minor_units());
+
+  // Deterministic: the same plan twice.
+  CHECK(plan_to_json(*p) == plan_to_json(*plan(*w, *cat)));
+}
+
+TEST_CASE("examples/plan holds the built-in example") {
+  const std::string dir = std::string(GPURENT_SOURCE_DIR) + "/examples/plan/";
+  CHECK(nlohmann::json::parse(slurp(dir + "workload.json")) == nlohmann::json::parse(example_workload_json));
+  CHECK(nlohmann::json::parse(slurp(dir + "offers.json")) == nlohmann::json::parse(example_offers_json));
+}
+
+TEST_CASE("packing: exact against the heuristic and the lower bound") {
+  // Four small services; a whole A100 at 1.00/h or a 1g.10gb slice at 0.40/h each.
+  auto cat = read_offers_json(R"({"offers": [
+    {"id": "a100", "gpu": "A100-SXM4-80GB", "unit": "gpu", "price": "1.00"},
+    {"id": "slice", "gpu": "A100-SXM4-80GB", "unit": "mig_slice", "mig_profile": "1g.10gb", "price": "0.40"}]})");
+  REQUIRE(cat);
+  auto w = read_workload_json(R"({"jobs": [
+    {"name": "s1", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "duration": "10h", "gpu_share": "0.1", "memory_gib": 8, "latency_sensitive": true},
+    {"name": "s2", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "duration": "10h", "gpu_share": "0.1", "memory_gib": 8, "latency_sensitive": true},
+    {"name": "s3", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "duration": "10h", "gpu_share": "0.1", "memory_gib": 8, "latency_sensitive": true},
+    {"name": "s4", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "duration": "4h", "gpu_share": "0.1", "memory_gib": 8, "start": "20h", "latency_sensitive": true}]})");
+  REQUIRE(w);
+  auto exact = plan(*w, *cat);
+  REQUIRE(exact);
+  // s1..s3 share one A100 for 10 h (10.00 instead of 3 x 4.00); s4, later, is alone on a
+  // slice (1.60): by hand the optimum is 11.60.
+  CHECK(exact->packing.exact);
+  CHECK(exact->packing.cost.to_string() == "11.60");
+  CHECK(exact->total_cost.to_string() == "11.60");
+  CHECK(find_job(*exact, "s4").sharing == "mig:1g.10gb");
+  CHECK(find_job(*exact, "s1").sharing == "shared-gpu:mig:1g.10gb");
+  plan_options heuristic;
+  heuristic.exact_packing_limit = 0;
+  auto h = plan(*w, *cat, heuristic);
+  REQUIRE(h);
+  CHECK_FALSE(h->packing.exact);
+  CHECK(h->packing.cost.minor_units() >= exact->packing.cost.minor_units());
+  CHECK(h->packing.lower_bound.minor_units() <= exact->packing.cost.minor_units());
+  CHECK(h->packing.lower_bound == exact->packing.lower_bound);
+}
+
+TEST_CASE("bad workloads and offers name the field") {
+  const auto field_of = [](const auto& r) { return r ? std::string("(ok)") : r.error().field; };
+  CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "training", "gpu_hours": 12}]})")) == "jobs[0].gpu_hours");
+  CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "trainig"}]})")) == "jobs[0].kind");
+  CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "service", "duration": "1h", "gpu_share": "0.1", "replica": 2}]})")) ==
+        "jobs[0].replica");
+  CHECK(field_of(read_workload_json(R"({"period": "2026-13", "jobs": []})")) == "period");
+  CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "service", "duration": "1h", "gpu_share": "0.1", "reference_gpu": "Z80"}]})")) ==
+        "jobs[0].reference_gpu");
+  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "abc"}]})")) == "offers[0].price");
+  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1", "unit": "mig_slice", "mig_profile": "9g.1gb"}]})")) ==
+        "offers[0].mig_profile");
+  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1", "mode": "spot"}]})")) == "offers[0].spot");
+  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1"}, {"id": "a", "gpu": "L4", "price": "2"}]})")) == "offers[1].id");
+  CHECK(field_of(read_offers_json(R"({"currency": "XAU", "offers": []})")) == "currency");
+  // A job nothing can run is "not found", naming the job.
+  auto cat = read_offers_json(example_offers_json);
+  auto w = read_workload_json(R"({"jobs": [{"name": "huge", "kind": "training", "gpu_hours": "1", "memory_gib": 100000, "max_gpus": 8}]})");
+  REQUIRE(w);
+  auto p = plan(*w, *cat);
+  REQUIRE_FALSE(p);
+  CHECK(p.error().code == error_code::not_found);
+  CHECK(p.error().field == "jobs[0]");
+}

@@ -118,16 +118,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const mig_fit_result r = mig_fit(g, have, want);
   const bool have_ok = mig_valid(g, have);
   const bool want_known = std::all_of(want.begin(), want.end(), [&](mig_profile_index p) { return p < nprof; });
-  // Finding F1 (docs/reliability.md, tests/fuzz/known/mig_fit/): mig_explain reads
-  // g.profiles[w] past the table for an unknown wanted profile when fit stopped earlier at
-  // too_many_media. Skipped here until fixed so the target keeps looking for other bugs;
-  // build with -DGPURENT_FUZZ_KNOWN_BUGS to include it.
-#ifndef GPURENT_FUZZ_KNOWN_BUGS
-  const bool skip_explain = !want_known && r.status == mig_fit_status::too_many_media;
-#else
-  const bool skip_explain = false;
-#endif
-  const std::string why = skip_explain ? std::string("(skipped)") : mig_explain(g, have, want, r);
+  // Finding F1 (docs/reliability.md), fixed: an unknown wanted profile is reported before
+  // any other rule, so mig_explain never reads past the profile table.
+  FUZZ_CHECK(want_known || have_ok == false || r.status == mig_fit_status::unknown_profile,
+             "an unknown wanted profile must be reported as such");
+  const std::string why = mig_explain(g, have, want, r);
   FUZZ_CHECK(!why.empty());
   if (!have_ok) {
     FUZZ_CHECK(r.status == mig_fit_status::invalid_layout, "fit accepted an invalid layout");

@@ -363,3 +363,16 @@ TEST_CASE("mig: repartition examples: a 3g@0 in the way of a 4g") {
   CHECK(mig_plan_repartition(h100, {{g3, 0}, {g4, 0}}, std::array{g1}).error().code == error_code::invalid_argument);
 }
 }  // namespace
+
+// Regression for fuzz finding F1 (docs/reliability.md): two +me and an unknown profile on an
+// A30. fit used to stop at too_many_media, and mig_explain then read profile #200 past the
+// table. An unknown profile is now reported first.
+TEST_CASE("mig: an unknown wanted profile is reported before any other rule (fuzz F1)") {
+  const mig_geometry& g = *find_mig_geometry("A30");
+  const mig_profile_index me = *g.find_profile("1g.6gb+me");
+  const std::vector<mig_profile_index> want{me, me, 200};
+  const mig_fit_result r = mig_fit(g, {}, want);
+  CHECK(r.status == mig_fit_status::unknown_profile);
+  CHECK(r.culprit == 200);
+  CHECK(mig_explain(g, {}, want, r).find("does not exist") != std::string::npos);
+}

@@ -365,13 +365,17 @@ struct mig_search {
     r.status = mig_fit_status::invalid_layout;
     return r;
   }
-  unsigned memory = 0;
+  // Every wanted profile must exist before any rule about them is judged: the reasons
+  // below (and mig_explain) read the profiles of all wanted instances.
   for (mig_profile_index w : want) {
     if (w >= g.profiles.size()) {
       r.status = mig_fit_status::unknown_profile;
       r.culprit = w;
       return r;
     }
+  }
+  unsigned memory = 0;
+  for (mig_profile_index w : want) {
     const mig_profile& p = g.profiles[w];
     if (p.media_extensions && ++u.media > 1) {
       r.status = mig_fit_status::too_many_media;

@@ -37,7 +37,7 @@ class meter {
   // A meter for `period` (UTC instants), named `period_name` on the invoice.
   meter(const tariff& t, interval period, std::string period_name)
       : t_(&t), n_rates_(t.rates().size()), period_(period), period_name_(std::move(period_name)) {
-    sources_.emplace_back();
+    source_ = import_source(std::string());
   }
   // The meter of a calendar month ("2026-11") in the tariff's time zone (meter.md rule 1).
   [[nodiscard]] static expected<meter> for_month(const tariff& t, std::string_view yyyy_mm) {
@@ -48,10 +48,7 @@ class meter {
   [[nodiscard]] const tariff& tariff_value() const noexcept { return *t_; }
   [[nodiscard]] const interval& period() const noexcept { return period_; }
   // Records that follow come from this file (errors name it with the line).
-  void set_source(std::string file) {
-    sources_.push_back(std::move(file));
-    source_ = static_cast<std::uint32_t>(sources_.size() - 1);
-  }
+  void set_source(std::string file) { source_ = import_source(file); }
   void reserve(std::size_t records) {
     entries_.reserve(records);
     ids_.reserve(records * 12);
@@ -121,9 +118,11 @@ class meter {
       }
       repeats.push_back(&theirs);
     }
+    std::vector<std::uint32_t> sources(o.sources_.size());  // once per file, not per record
+    for (std::size_t k = 0; k < o.sources_.size(); ++k) sources[k] = import_source(o.sources_[k]);
     for (const entry* theirs : fresh) {
       entry e = remap(o, *theirs);
-      e.source = import_source(o.sources_[theirs->source]);
+      e.source = sources[theirs->source];
       insert(o.id_of(*theirs), e);
     }
     for (std::size_t k = 0; k < o.lines_.size(); ++k) {
@@ -227,12 +226,14 @@ class meter {
     r.account = intern(o.accounts_[e.account]);
     return r;
   }
+  // The index of a file name (each name once, so merges stay linear in records).
   std::uint32_t import_source(const std::string& file) {
-    for (std::size_t i = 0; i < sources_.size(); ++i) {
-      if (sources_[i] == file) return static_cast<std::uint32_t>(i);
-    }
+    auto it = source_index_.find(file);
+    if (it != source_index_.end()) return it->second;
     sources_.push_back(file);
-    return static_cast<std::uint32_t>(sources_.size() - 1);
+    const auto i = static_cast<std::uint32_t>(sources_.size() - 1);
+    source_index_.emplace(file, i);
+    return i;
   }
 
   // Rates an entry and adds (sign +1) or removes (-1) its contribution.
@@ -473,6 +474,7 @@ class meter {
   interval period_;
   std::string period_name_;
   std::vector<std::string> sources_;
+  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> source_index_;
   std::uint32_t source_ = 0;
   std::vector<std::string> accounts_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/io/trace_csv.hpp>
-#include <gpurent/matching.hpp>
+#include <gpurent/matching/matching.hpp>
 
 #include "tool.hpp"
 

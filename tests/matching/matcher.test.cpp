@@ -7,7 +7,7 @@
 #include <array>
 #include <vector>
 
-#include <gpurent/matching.hpp>
+#include <gpurent/matching/matching.hpp>
 #include <gpurent/matching/format.hpp>
 
 using namespace gpurent;
@@ -194,7 +194,7 @@ TEST_CASE("labels, models, VRAM minimums, spot and drain are constraints with co
   CHECK(w.count("labels") == 1);
   CHECK(w.count("spot") == 1);
   CHECK(w.count("gpu-spec") == 1);
-  r.accepts = sharing_mode::exclusive | sharing_mode::spot;
+  r.accepts = accept_mode::exclusive | accept_mode::spot;
   auto q = m.find(r);
   REQUIRE(q);
   CHECK(q->node == 2);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <gpurent/io/trace_csv.hpp>
-#include <gpurent/matching.hpp>
+#include <gpurent/matching/matching.hpp>
 
 using namespace gpurent;
 

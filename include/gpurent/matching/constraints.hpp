@@ -138,7 +138,7 @@ struct labels {
 struct spot {
   static constexpr std::string_view name = "spot";
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return !inv.hot(n).spot || (r.accepts & static_cast<std::uint8_t>(sharing_mode::spot)) != 0;
+    return !inv.hot(n).spot || (r.accepts & static_cast<std::uint8_t>(accept_mode::spot)) != 0;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are spot capacity, which the request does not accept"; }
 };

@@ -37,8 +37,8 @@ enum class gpu_locality : std::uint8_t {
 
 // Sharing modes a request accepts (bit flags). A fractional request (gpu_milli < 1000) is
 // placed as a time-sliced share; a spot node is used only by requests that accept spot.
-enum class sharing_mode : std::uint8_t { exclusive = 1, fractional = 2, mig = 4, spot = 8 };
-[[nodiscard]] constexpr std::uint8_t operator|(sharing_mode a, sharing_mode b) noexcept {
+enum class accept_mode : std::uint8_t { exclusive = 1, fractional = 2, mig = 4, spot = 8 };
+[[nodiscard]] constexpr std::uint8_t operator|(accept_mode a, accept_mode b) noexcept {
   return static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
 }
 
@@ -53,7 +53,7 @@ struct placement_request {
   gpu_locality locality = gpu_locality::same_node;
   tenant_id tenant = no_tenant;
   label_mask required_labels = 0;   // the node must carry all of them
-  std::uint8_t accepts = sharing_mode::exclusive | sharing_mode::fractional;
+  std::uint8_t accepts = accept_mode::exclusive | accept_mode::fractional;
   std::int32_t priority = 0;        // higher goes first in batch placement (no preemption)
   // A MIG instance ("3g.40gb") on a GPU in MIG mode instead of milli-GPU: then num_gpu = 1
   // and gpu_milli = 0. The view must outlive the request (a literal, or the catalog's name).

@@ -6,6 +6,7 @@
 #include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/offers.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/policy_gpurent.hpp>
 #include <gpurent/matching/registry.hpp>

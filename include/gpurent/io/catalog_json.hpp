@@ -140,7 +140,6 @@ class reader {
   expected<gpu_model> model(const json& j, const std::string& path);
   expected<source_document> source(const json& j, const std::string& path) {
     if (!j.is_object()) return fail(path, std::string("expected an object, got ") + type_name(j));
-    source_document d;
     auto id = string_member(j, "id", path, true);
     if (!id) return unexpected<error>(std::move(id.error()));
     auto title = string_member(j, "title", path, true);

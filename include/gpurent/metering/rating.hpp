@@ -83,9 +83,14 @@ struct line_totals {
   // over time (for a constant price it follows from usage - used_usage), `rounded` (the
   // record's rounded amount) only at the record rounding point: the hot path adds six sums.
   [[nodiscard]] bool add(const rated_usage& u, detail::i128 rounded = 0, bool with_waste = false) noexcept {
-    // Non-short-circuit: one branch for all the checks.
-    bool ok = detail::add_to(records, std::int64_t{1}) & detail::add_to(billed_seconds, u.billed) & detail::add_to(used_seconds, u.used) &
-              detail::add_to(amount, u.amount) & detail::add_to(usage, u.usage) & detail::add_to(used_usage, u.used_usage);
+    // Every sum is added, then checked: one branch for all the checks.
+    const bool r = detail::add_to(records, std::int64_t{1});
+    const bool b = detail::add_to(billed_seconds, u.billed);
+    const bool s = detail::add_to(used_seconds, u.used);
+    const bool a = detail::add_to(amount, u.amount);
+    const bool q = detail::add_to(usage, u.usage);
+    const bool w = detail::add_to(used_usage, u.used_usage);
+    bool ok = r && b && s && a && q && w;
     if (with_waste) ok = ok && detail::add_to(waste, u.waste);
     if (rounded != 0) ok = ok && detail::add_to(rounded_minor, rounded);
     return ok;

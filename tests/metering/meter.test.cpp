@@ -11,6 +11,9 @@
 #include <gpurent/io/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_metering_meter {
+
 using namespace gpurent;
 
 namespace {
@@ -277,3 +280,5 @@ TEST_CASE("waste report and idle detection") {
   CHECK(idle_billed_seconds(*idle, std::span<const interval>(&billed, 1)) == seconds{300});
   CHECK_FALSE(idle_periods({}, 101, seconds{0}, window));
 }
+
+}  // namespace test_metering_meter

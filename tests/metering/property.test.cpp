@@ -14,6 +14,9 @@
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_metering_property {
+
 using namespace gpurent;
 
 namespace {
@@ -140,3 +143,5 @@ TEST_CASE("merge: a conflicting repeat across shards is an error naming both fil
   auto other = meter::for_month(t, "2026-12");
   CHECK_FALSE(a->merge(*other));
 }
+
+}  // namespace test_metering_property

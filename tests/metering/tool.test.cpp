@@ -14,34 +14,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/tool.hpp"
+
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_metering_tool {
+
 namespace {
 namespace fs = std::filesystem;
 
-struct result {
-  int status = -1;
-  std::string out, err;
-};
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("gpurent-meter-test-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using result = gpurent::test::tool_result;
+using gpurent::test::slurp;
+fs::path scratch() { return gpurent::test::scratch_dir("meter"); }
+void write(const fs::path& p, const std::string& text) { gpurent::test::write_file(p, text); }
 
 const std::string good_tariff = R"({
   "currency": "USD", "timezone": "America/New_York",
@@ -60,13 +44,7 @@ result meter(const std::string& tariff, const std::string& usage, const std::str
   const fs::path d = scratch();
   write(d / "t.json", tariff);
   write(d / "u.csv", usage);
-  const std::string cmd = "cd '" + d.string() + "' && '" GPURENT_TOOL_PATH "' meter " + files + " " + extra + " >out.txt 2>err.txt";
-  const int raw = std::system(cmd.c_str());
-  result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(d / "out.txt");
-  r.err = slurp(d / "err.txt");
-  return r;
+  return gpurent::test::run_tool("meter " + files + " " + extra, {}, d);
 }
 
 // Exit 2, nothing on stdout, and stderr names where and which field.
@@ -184,3 +162,5 @@ TEST_CASE("gpurent meter: invalid arguments and files") {
   CHECK(fmt.status == 2);
   CHECK(fmt.out.empty());
 }
+
+}  // namespace test_metering_tool

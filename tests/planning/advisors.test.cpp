@@ -14,6 +14,9 @@
 #include <gpurent/planning/granularity.hpp>
 #include <gpurent/planning/scaling.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_planning_advisors {
+
 using namespace gpurent;
 
 namespace {
@@ -162,3 +165,5 @@ TEST_CASE("idle detection from utilization samples") {
   CHECK(shorter[1] == *interval::make(t0 + seconds(1500), t0 + seconds(1800)));
   CHECK(shorter[2] == *interval::make(t0 + seconds(2100), t0 + seconds(2400)));  // the trailing run ends at its last sample
 }
+
+}  // namespace test_planning_advisors

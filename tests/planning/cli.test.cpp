@@ -13,42 +13,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/tool.hpp"
+
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/money.hpp>
+
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_planning_cli {
 
 namespace {
 namespace fs = std::filesystem;
 
-struct run_result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch() {
-  const fs::path d = fs::temp_directory_path() / ("gpurent-plan-test-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
-run_result run(const std::string& args) {
-  const fs::path d = scratch();
-  const std::string cmd = std::string("\"") + GPURENT_TOOL_PATH + "\" " + args + " >\"" + (d / "out").string() + "\" 2>\"" + (d / "err").string() + "\"";
-  const int rc = std::system(cmd.c_str());
-  run_result r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(d / "out");
-  r.err = slurp(d / "err");
-  return r;
-}
-
+using run_result = gpurent::test::tool_result;
+using gpurent::test::slurp;
+fs::path scratch() { return gpurent::test::scratch_dir("plan"); }
+run_result run(const std::string& args) { return gpurent::test::run_tool(args); }
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 }  // namespace
 
@@ -122,3 +101,5 @@ TEST_CASE("gpurent meter on the plan's usage and tariff totals exactly billed_to
   CHECK(total.to_string() == plan["billed_total"].get<std::string>());
   CHECK(invoice["records_out_of_period"] == 0);
 }
+
+}  // namespace test_planning_cli

@@ -12,6 +12,9 @@
 #include <gpurent/io/plan_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_planning_planner {
+
 using namespace gpurent;
 
 namespace {
@@ -240,3 +243,5 @@ TEST_CASE("bad workloads and offers name the field") {
   CHECK(p.error().code == error_code::not_found);
   CHECK(p.error().field == "jobs[0]");
 }
+
+}  // namespace test_planning_planner

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/tool.hpp"
+
 #if defined(GPURENT_HAS_PROBE)
 #include <gpurent/probe/format.hpp>
 #include <gpurent/probe/probe.hpp>
@@ -16,12 +18,8 @@
 using namespace gpurent;
 using namespace gpurent::probe;
 
-namespace {
-bool expect_gpu() {
-  const char* e = std::getenv("GPURENT_EXPECT_GPU");
-  return e != nullptr && std::string_view(e) == "1";
-}
-}  // namespace
+namespace test_probe_cuda {
+using gpurent::test::expect_gpu;
 
 TEST_CASE("cuda_devices: a list of devices, or not_found with the reason") {
   const auto devs = cuda_devices();
@@ -77,6 +75,8 @@ TEST_CASE("probe_machine: every GPU mapped, or not_found saying why for CUDA and
     if (g.reading.mig_current == mig_mode::enabled) CHECK_MESSAGE(g.mapping.layout.has_value(), "MIG on, but no layout");
   }
 }
+
+}  // namespace test_probe_cuda
 
 #else
 

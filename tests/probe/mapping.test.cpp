@@ -13,6 +13,9 @@
 #include <gpurent/spec/catalog.hpp>
 #include <gpurent/spec/mig.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_probe_mapping {
+
 using namespace gpurent;
 using namespace gpurent::probe;
 
@@ -227,3 +230,5 @@ TEST_CASE("a loaded catalog is mapped onto as well") {
   REQUIRE(m.model != nullptr);
   CHECK(m.model->name == "H200-SXM-141GB");
 }
+
+}  // namespace test_probe_mapping

@@ -12,6 +12,9 @@
 #include <gpurent/probe/nvml.hpp>
 #include <gpurent/spec/mig.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_probe_nvml {
+
 using namespace gpurent;
 using namespace gpurent::probe;
 
@@ -170,3 +173,5 @@ TEST_CASE("GPU instances NVML may not list, or that break the geometry, give a l
     CHECK(gpus[0].mapping.geometry->profiles[(*gpus[0].mapping.layout)[0].profile].name == "7g.141gb");
   }
 }
+
+}  // namespace test_probe_nvml

@@ -13,30 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #ifdef GPURENT_TOOL_PATH
-#include <sys/wait.h>
-#include <unistd.h>
+#include "support/tool.hpp"
 
+namespace test_probe_tool {
 namespace {
-
-struct outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The tool and the fake NVML: the build's, unless GPURENT_TEST_TOOL / GPURENT_TEST_FAKE_NVML_DIR
-// name copies elsewhere (scripts/device-check runs the tests from a bundle).
-std::string tool_path() {
-  const char* t = std::getenv("GPURENT_TEST_TOOL");
-  return t != nullptr && *t != '\0' ? std::string(t) : std::string(GPURENT_TOOL_PATH);
-}
+using gpurent::test::expect_gpu;
 
 #if defined(GPURENT_FAKE_NVML_PATH)
 std::string fake_nvml() {
@@ -48,27 +29,8 @@ std::string fake_nvml() {
 #endif
 
 // Runs the tool with `env` (VAR=value ...) in front of it.
-outcome run_tool(const std::string& env, const std::string& args) {
-  static int n = 0;
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = "gpurent_probe_tool_" + std::to_string(::getpid()) + "_" + std::to_string(n++);
-  const auto out = dir / (tag + ".out");
-  const auto err = dir / (tag + ".err");
-  const std::string cmd = "env " + env + " '" + tool_path() + "' " + args + " >'" + out.string() + "' 2>'" +
-                          err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return o;
-}
-
-bool expect_gpu() {
-  const char* e = std::getenv("GPURENT_EXPECT_GPU");
-  return e != nullptr && std::string(e) == "1";
+gpurent::test::tool_result run_tool(const std::string& env, const std::string& args) {
+  return gpurent::test::run_tool(args, env);
 }
 
 }  // namespace
@@ -125,5 +87,7 @@ TEST_CASE("gpurent probe through a fake NVML: the H200, its model and live MIG l
   CHECK(t.out.find("MIG enabled: 2g.35gb@0 1g.18gb@2 3g.71gb@4") != std::string::npos);
 }
 #endif
+
+}  // namespace test_probe_tool
 
 #endif

@@ -11,6 +11,9 @@
 
 #include <gpurent/spec/mig.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_spec_mig {
+
 namespace {
 using namespace gpurent;
 
@@ -376,3 +379,5 @@ TEST_CASE("mig: an unknown wanted profile is reported before any other rule (fuz
   CHECK(r.culprit == 200);
   CHECK(mig_explain(g, {}, want, r).find("does not exist") != std::string::npos);
 }
+
+}  // namespace test_spec_mig

@@ -16,6 +16,9 @@
 #define GPURENT_MIG_TEST_HAS_CATALOG 1
 #endif
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_spec_mig_data {
+
 namespace {
 using namespace gpurent;
 
@@ -161,3 +164,5 @@ TEST_CASE("mig: a catalog model has a MIG geometry exactly when it is MIG-capabl
 }
 #endif
 }  // namespace
+
+}  // namespace test_spec_mig_data

@@ -5,6 +5,9 @@
 
 #include <gpurent/spec/mig_format.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_spec_mig_format {
+
 TEST_CASE("mig: fmt formatters") {
   using namespace gpurent;
   const mig_geometry& g = *find_mig_geometry("H100-SXM5-80GB");
@@ -18,3 +21,5 @@ TEST_CASE("mig: fmt formatters") {
   CHECK(fmt::format("{}", mig_show(g, mig_operation{mig_op_kind::destroy, {p3, 0}})) == "destroy 3g.40gb@0");
   CHECK(fmt::format("{}", mig_fit(g, {{p3, 0}}, {p4}).status) == "no_arrangement");
 }
+
+}  // namespace test_spec_mig_format

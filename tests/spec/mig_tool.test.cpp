@@ -13,40 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #ifdef GPURENT_TOOL_PATH
-#include <sys/wait.h>
-#include <unistd.h>
+#include "support/tool.hpp"
 
+namespace test_spec_mig_tool {
 namespace {
-
-struct outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-outcome run_tool(const std::string& args) {
-  static int n = 0;
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = "gpurent_mig_tool_" + std::to_string(::getpid()) + "_" + std::to_string(n++);
-  const auto out = dir / (tag + ".out");
-  const auto err = dir / (tag + ".err");
-  const std::string cmd = std::string("'") + GPURENT_TOOL_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return o;
-}
+using gpurent::test::run_tool;
 
 TEST_CASE("gpurent mig profiles") {
   const auto o = run_tool("mig profiles --gpu H100");  // an alias, resolved through the catalog
@@ -139,6 +110,7 @@ TEST_CASE("gpurent mig: bad input exits 2, names the field on stderr, prints not
 }
 
 }  // namespace
+}  // namespace test_spec_mig_tool
 #else
 TEST_CASE("gpurent mig: tool tests") { MESSAGE("skipped: the gpurent tool is not built (GPURENT_TOOL_PATH unset)"); }
 #endif

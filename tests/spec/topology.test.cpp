@@ -9,6 +9,9 @@
 #include <gpurent/spec/format.hpp>
 #include <gpurent/spec/spec.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_spec_topology {
+
 namespace {
 using namespace gpurent;
 
@@ -96,3 +99,5 @@ TEST_CASE("topology: formatters") {
   CHECK(fmt::format("{}", gpu_link::same_pcie_switch) == "same_pcie_switch");
   CHECK(fmt::format("{:>8}", nvlink_fabric::bridge) == "  bridge");
 }
+
+}  // namespace test_spec_topology

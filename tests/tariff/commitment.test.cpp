@@ -8,6 +8,9 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/tariff/tariff.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_tariff_commitment {
+
 using namespace gpurent;
 
 namespace {
@@ -75,3 +78,5 @@ TEST_CASE("price matrix by (model, region, mode)") {
   REQUIRE(t);
   CHECK(t->find("gpu/H100-80GB/us-east", "spot"));
 }
+
+}  // namespace test_tariff_commitment

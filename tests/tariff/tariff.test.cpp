@@ -11,6 +11,9 @@
 #include <gpurent/core/format.hpp>
 #include <gpurent/tariff/tariff.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_tariff_tariff {
+
 using namespace gpurent;
 using detail::i128;
 
@@ -221,3 +224,5 @@ TEST_CASE("nano decimals and exact display") {
   CHECK(format_exact(ratio<>(int128(-83), int128(2000))) == "-0.0415");
   CHECK(format_exact(ratio<>(int128(7), int128(1))) == "7");
 }
+
+}  // namespace test_tariff_tariff

@@ -9,7 +9,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed: ${rc}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/package" -B "${build}" -G "${GENERATOR}"
-  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
+  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the consumer against the installed package failed: ${rc}")
 endif()
@@ -26,7 +26,7 @@ endif()
 # The same consumer with gpurent vendored through add_subdirectory.
 set(sub "${BINARY_DIR}/package-test/subdir")
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/package/subdir" -B "${sub}" -G "${GENERATOR}"
-  -DCMAKE_CXX_COMPILER=${CXX} -DGPURENT_SOURCE_DIR=${SOURCE_DIR} -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
+  -DCMAKE_CXX_COMPILER=${CXX} -DGPURENT_SOURCE_DIR=${SOURCE_DIR} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the add_subdirectory consumer failed: ${rc}")
 endif()

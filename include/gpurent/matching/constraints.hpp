@@ -6,7 +6,10 @@
 // "why did this not fit" is answered per constraint with counts (see matcher.hpp).
 //
 // Extension point: write a type modelling `Constraint` and list it in your own
-// `constraint_set<..., my_constraint>` (or `default_constraints::with<my_constraint>`).
+// `constraint_set<..., my_constraint>` (or `default_constraints::with<my_constraint>`). If
+// its answer depends on the node only through its spec (the name aside) and state, say so
+// with `static constexpr bool node_symmetric = true;` (the matcher then skips identical
+// untouched nodes; see candidate_index.hpp).
 
 #include <array>
 #include <concepts>
@@ -26,6 +29,15 @@ concept Constraint = requires(const inventory& inv, node_index n, const placemen
   { C::admits(inv, n, r) } noexcept -> std::same_as<bool>;
   { C::describe(r) } -> std::convertible_to<std::string>;
 };
+
+// A constraint or policy whose answer for node n depends on n only through its spec (the
+// name aside) and its live state, so that two nodes equal in both are interchangeable. Opt
+// in with `static constexpr bool node_symmetric = true;`. The matcher then looks at only
+// the first of a set of identical untouched nodes; without it (a constraint that reads the
+// node index or name, a policy that draws a random number per node) every node that passes
+// the cheap checks is still looked at, in order.
+template <class T>
+concept NodeSymmetric = requires { requires T::node_symmetric; };
 
 // GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
 // and no other tenant on it (tenant isolation: no two tenants share a physical GPU).
@@ -115,12 +127,14 @@ namespace constraint {
 
 struct not_drained {
   static constexpr std::string_view name = "drained";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request&) noexcept { return !inv.hot(n).drained; }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are drained"; }
 };
 
 struct tenant_reservation {
   static constexpr std::string_view name = "reserved";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return !inv.hot(n).reserved || inv.state(n).reserved_for == r.tenant;
   }
@@ -129,6 +143,7 @@ struct tenant_reservation {
 
 struct labels {
   static constexpr std::string_view name = "labels";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return r.required_labels == 0 || (inv.state(n).labels & r.required_labels) == r.required_labels;
   }
@@ -137,6 +152,7 @@ struct labels {
 
 struct spot {
   static constexpr std::string_view name = "spot";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return !inv.hot(n).spot || (r.accepts & static_cast<std::uint8_t>(accept_mode::spot)) != 0;
   }
@@ -145,6 +161,7 @@ struct spot {
 
 struct model_allowed {
   static constexpr std::string_view name = "model";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (r.num_gpu == 0) return true;
     const node_hot& s = inv.hot(n);
@@ -155,6 +172,7 @@ struct model_allowed {
 
 struct gpu_minimums {
   static constexpr std::string_view name = "gpu-spec";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (r.num_gpu == 0 || (r.min_vram.count() == 0 && r.min_compute.count() == 0)) return true;
     const node_state& s = inv.state(n);
@@ -167,6 +185,7 @@ struct gpu_minimums {
 
 struct cpu_fits {
   static constexpr std::string_view name = "cpu";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return inv.hot(n).cpu_free >= r.cpu_milli;
   }
@@ -175,6 +194,7 @@ struct cpu_fits {
 
 struct memory_fits {
   static constexpr std::string_view name = "memory";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return inv.hot(n).memory_free >= r.memory_mib;
   }
@@ -185,6 +205,7 @@ struct memory_fits {
 // the common cases; a short loop over the node's GPUs otherwise.
 struct gpus_fit {
   static constexpr std::string_view name = "gpus";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (r.num_gpu == 0 || r.is_mig()) return true;
     const node_hot& s = inv.hot(n);
@@ -213,6 +234,7 @@ struct gpus_fit {
 // start slice.
 struct mig_fits {
   static constexpr std::string_view name = "mig";
+  static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return !r.is_mig() || best_mig_slot(inv, n, r).gpu >= 0;
   }
@@ -232,6 +254,12 @@ struct constraint_set {
 
   template <Constraint... More>
   using with = constraint_set<Cs..., More...>;
+
+  // Whether constraint C is one of the set (the matcher's index prunes by the built-in ones).
+  template <class C>
+  static constexpr bool has = (std::same_as<C, Cs> || ...);
+  // Every constraint answers by the node's spec and state alone (see NodeSymmetric).
+  static constexpr bool node_symmetric = (NodeSymmetric<Cs> && ...);
 
   [[nodiscard]] static std::size_t first_rejecting(const inventory& inv, node_index n, const placement_request& r) noexcept {
     std::size_t i = 0;

@@ -4,7 +4,8 @@
 // switch), CPU, memory, labels and reservations, and the live state of each (free CPU and
 // memory, idle milli-GPU and owning tenant per GPU). Place, release and drain keep the
 // per-node summaries (idle total, fully idle count, largest idle share) up to date, so
-// feasibility checks are O(1) and policies can cache per node by `version`.
+// feasibility checks are O(1) and policies can cache per node by `version`, and note each
+// changed node in a short journal that incremental indexes (the matcher's) follow.
 
 #include <algorithm>
 #include <array>
@@ -58,6 +59,7 @@ struct node_state {
   std::int32_t idle_total = 0;
   std::int32_t max_idle = 0;
   std::uint32_t version = 0;    // bumped on every change; caches key on it
+  std::uint32_t placements = 0; // live placements on the node
   std::uint16_t mig_gpus = 0;   // copy of the spec's
   std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
   std::uint8_t gpu_count = 0;   // copy of the spec's
@@ -85,8 +87,38 @@ struct node_hot {
   bool reserved = false;  // reserved_for != no_tenant
 };
 
+namespace detail {
+// The inventory's journal of changed nodes: a counter and the last `capacity` node indices.
+// An observer that remembers the counter can replay what changed since, or learns that it
+// fell too far behind. Assigning an inventory moves the counter past anything an observer
+// of the old contents remembers, so that observer rebuilds instead of replaying the wrong
+// journal, and bumps the generation, because node versions and the release epoch then
+// repeat earlier values.
+struct change_journal {
+  static constexpr std::size_t capacity = 128;
+  std::uint64_t count = 0;
+  std::uint64_t generation = 0;
+  std::array<std::uint32_t, capacity> nodes{};
+
+  change_journal() = default;
+  change_journal(const change_journal&) = default;
+  change_journal& operator=(const change_journal& o) noexcept {
+    if (this != &o) {
+      count = std::max(count, o.count) + capacity + 1;
+      generation = std::max(generation, o.generation) + 1;
+      nodes = o.nodes;
+    }
+    return *this;
+  }
+  ~change_journal() = default;
+  void note(std::uint32_t n) noexcept { nodes[count++ % capacity] = n; }
+};
+}  // namespace detail
+
 class inventory {
  public:
+  static constexpr std::size_t journal_capacity = detail::change_journal::capacity;
+
   // Models and labels: interned once, referred to by index / bit afterwards.
   model_index add_model(gpu_model_info m) {
     if (auto id = find_model(m.name)) return *id;
@@ -151,6 +183,7 @@ class inventory {
     hot_.emplace_back();
     ++release_epoch_;
     refresh(states_.size() - 1);
+    journal_.note(static_cast<node_index>(states_.size() - 1));
     return static_cast<node_index>(specs_.size() - 1);
   }
 
@@ -163,6 +196,20 @@ class inventory {
   // Bumped whenever capacity can grow (release, undrain, a new node): a request that found
   // no node stays unplaceable until then.
   [[nodiscard]] std::uint64_t release_epoch() const noexcept { return release_epoch_; }
+  // Nothing placed and not drained: the state add_node gave the node, so two untouched
+  // nodes with equal specs (the name aside) are in equal states.
+  [[nodiscard]] bool untouched(node_index n) const noexcept { return states_[n].placements == 0 && !states_[n].drained; }
+  // The change journal: place, release, drain and add_node each count one change of one
+  // node; changed_node(i) is the node of change i (0-based) while i >= change_count() -
+  // journal_capacity.
+  [[nodiscard]] std::uint64_t change_count() const noexcept { return journal_.count; }
+  // Bumped when the inventory is assigned over: node versions and the release epoch may
+  // then repeat values they had before, so caches keyed on them must start over.
+  [[nodiscard]] std::uint64_t generation() const noexcept { return journal_.generation; }
+  [[nodiscard]] node_index changed_node(std::uint64_t i) const noexcept {
+    GPURENT_ASSERT(i < journal_.count && journal_.count - i <= journal_capacity);
+    return journal_.nodes[i % journal_capacity];
+  }
   [[nodiscard]] std::int64_t gpu_capacity_milli() const noexcept { return gpu_capacity_milli_; }
   [[nodiscard]] std::int64_t gpu_allocated_milli() const noexcept { return gpu_allocated_milli_; }
   [[nodiscard]] std::size_t gpu_count() const noexcept { return gpu_count_; }
@@ -205,7 +252,9 @@ class inventory {
       ++s.users[t.gpu];
       gpu_allocated_milli_ += t.milli;
     }
+    ++s.placements;
     refresh(p.node);
+    journal_.note(p.node);
   }
 
   // Gives back what a placement held (online use: jobs leave).
@@ -225,8 +274,11 @@ class inventory {
       if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
       gpu_allocated_milli_ -= t.milli;
     }
+    GPURENT_ASSERT(s.placements > 0);
+    --s.placements;
     ++release_epoch_;
     refresh(p.node);
+    journal_.note(p.node);
   }
 
   // A drained node takes no new placements; what runs there stays until released.
@@ -235,6 +287,7 @@ class inventory {
     ++states_[n].version;
     sync_hot(n);
     if (!on) ++release_epoch_;
+    journal_.note(n);
   }
 
  private:
@@ -275,6 +328,7 @@ class inventory {
   std::vector<node_hot> hot_;
   std::vector<std::array<mig_layout, max_gpus_per_node>> mig_;
   std::uint64_t release_epoch_ = 0;
+  detail::change_journal journal_;
   std::int64_t gpu_capacity_milli_ = 0;
   std::int64_t gpu_allocated_milli_ = 0;
   std::size_t gpu_count_ = 0;

@@ -4,6 +4,11 @@
 // admits, let the policy score them, take the best (the earlier node on ties) and let the
 // policy pick its GPUs. Also: why-not explanations per constraint, gangs (all or nothing),
 // batches by priority.
+//
+// The scan goes through a candidate_index (candidate_index.hpp): only nodes that pass the
+// cheap necessary conditions of the set's built-in constraints are looked at, in order, and
+// of identical untouched nodes only the first when constraints and policy are
+// NodeSymmetric. The choice is the full scan's, tie for tie.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/matching/candidate_index.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/policy.hpp>
@@ -67,15 +73,21 @@ class matcher {
   using policy_type = P;
   using constraints_type = Cs;
 
+  // Untouched twins are collapsed only when every constraint and the policy say their
+  // answers depend on a node's spec and state alone.
+  static constexpr bool collapses_twins = Cs::node_symmetric && NodeSymmetric<P>;
+
   explicit matcher(inventory& inv, const policy_context& ctx = {}) : inv_(&inv), state_(inv, ctx) {
     order_.resize(inv.size());
     std::iota(order_.begin(), order_.end(), node_index{0});
+    rebuild_index();
   }
 
   // The order nodes are scanned in; ties go to the earlier node. Must be a permutation.
   void set_node_order(std::vector<node_index> order) {
     GPURENT_ASSERT(order.size() == inv_->size());
     order_ = std::move(order);
+    rebuild_index();
   }
   [[nodiscard]] std::span<const node_index> node_order() const noexcept { return order_; }
   [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
@@ -86,11 +98,13 @@ class matcher {
     if (!r.ok()) return std::nullopt;
     sync_order();
     const inventory& inv = *inv_;
+    if (!index_.sync(inv)) rebuild_index();
     // Capacity only shrinks between releases, so a request equal to one that fit nowhere
     // since the last release fits nowhere now either (exact; saves full scans).
-    if (failed_epoch_ != inv.release_epoch()) {
+    if (failed_epoch_ != inv.release_epoch() || failed_generation_ != inv.generation()) {
       failed_.clear();
       failed_epoch_ = inv.release_epoch();
+      failed_generation_ = inv.generation();
     }
     for (const placement_request& f : failed_) {
       if (f == r) return std::nullopt;
@@ -100,22 +114,41 @@ class matcher {
     return p;
   }
 
+  // What the index asks of a node before the constraints see it: the necessary conditions
+  // of the built-in constraints the set contains.
+  [[nodiscard]] static candidate_query query_of(const placement_request& r) noexcept {
+    candidate_query q;
+    if constexpr (Cs::template has<constraint::cpu_fits>) q.cpu = r.cpu_milli;
+    if constexpr (Cs::template has<constraint::memory_fits>) q.memory = r.memory_mib;
+    if constexpr (Cs::template has<constraint::gpus_fit>) q.level = gpu_level_needed(r);
+    if constexpr (Cs::template has<constraint::model_allowed>) {
+      if (r.num_gpu > 0) q.models = r.allowed_models;
+    }
+    return q;
+  }
+  [[nodiscard]] const candidate_index& index() const noexcept { return index_; }
+
  private:
   static constexpr std::size_t max_failed_memo = 256;
+
+  void rebuild_index() {
+    sync_order();
+    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
+  }
 
   [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
     const inventory& inv = *inv_;
     P::prepare(state_, inv, r);
     std::int64_t best = std::numeric_limits<std::int64_t>::min();
     node_index winner = no_node;
-    for (const node_index n : order_) {
-      if (!Cs::admits(inv, n, r)) continue;
+    index_.for_each(query_of(r), [&](node_index n) {
+      if (!Cs::admits(inv, n, r)) return;
       const std::int64_t s = P::score(state_, inv, n, r);
       if (s > best || winner == no_node) {
         best = s;
         winner = n;
       }
-    }
+    });
     if (winner == no_node) return std::nullopt;
     gpu_pick pick;
     P::choose_gpus(state_, inv, winner, r, pick);
@@ -196,14 +229,14 @@ class matcher {
   [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
     node_index winner = no_node;
     mig_slot best;
-    for (const node_index n : order_) {
-      if (!Cs::admits(*inv_, n, r)) continue;
+    index_.for_each(query_of(r), [&](node_index n) {
+      if (!Cs::admits(*inv_, n, r)) return;
       const mig_slot m = best_mig_slot(*inv_, n, r);
       if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
         winner = n;
         best = m;
       }
-    }
+    });
     if (winner == no_node) return std::nullopt;
     placement p;
     p.node = winner;
@@ -223,8 +256,10 @@ class matcher {
   inventory* inv_;
   typename P::state state_;
   std::vector<node_index> order_;
+  candidate_index index_;
   std::vector<placement_request> failed_;
   std::uint64_t failed_epoch_ = ~std::uint64_t{0};
+  std::uint64_t failed_generation_ = 0;
 };
 
 }  // namespace gpurent

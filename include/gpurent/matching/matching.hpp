@@ -2,6 +2,7 @@
 #pragma once
 // The matching layer: requests, inventory, constraints, policies, the matcher, the replay.
 
+#include <gpurent/matching/candidate_index.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/inventory.hpp>

@@ -10,6 +10,10 @@
 //   score(state&, inv, n, r) noexcept higher wins; ties go to the earlier node in the
 //                                     matcher's node order
 //   choose_gpus(state&, inv, n, r, pick) noexcept   once, for the winning node
+//   node_symmetric (optional)         true when score and choose_gpus depend on the node
+//                                     only through its spec (the name aside) and state;
+//                                     the matcher then scores one of identical untouched
+//                                     nodes (all built-in policies but random)
 //
 // Scores are int64 so that the paper's integer 0..100 scores (and their ties) are exact.
 // The hot path (score) allocates nothing and dispatches nothing virtually.
@@ -97,6 +101,7 @@ inline void choose_tightest(const inventory& inv, node_index n, const placement_
 // First fit: the first feasible node in the matcher's order.
 struct policy_first_fit {
   static constexpr std::string_view name = "first-fit";
+  static constexpr bool node_symmetric = true;
   using state = detail::no_state;
   static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory&, node_index, const placement_request&) noexcept { return 0; }
@@ -108,6 +113,7 @@ struct policy_first_fit {
 // Best fit, as the FGD paper's simulator scores it: least weighted leftover, integer score.
 struct policy_best_fit {
   static constexpr std::string_view name = "best-fit";
+  static constexpr bool node_symmetric = true;
   using state = detail::no_state;
   static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
@@ -121,6 +127,7 @@ struct policy_best_fit {
 // Worst fit (spread): most weighted leftover.
 struct policy_worst_fit {
   static constexpr std::string_view name = "worst-fit";
+  static constexpr bool node_symmetric = true;
   using state = detail::no_state;
   static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
@@ -135,6 +142,7 @@ struct policy_worst_fit {
 // smallest dot product with the demand normalised the same way.
 struct policy_dot_product {
   static constexpr std::string_view name = "dot-product";
+  static constexpr bool node_symmetric = true;
   using state = detail::no_state;
   static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
@@ -215,6 +223,11 @@ class fgd_engine {
 
   void prepare(const inventory& inv, const placement_request& r) {
     resize(inv);
+    if (generation_ != inv.generation()) {  // assigned over: versions may repeat, start over
+      generation_ = inv.generation();
+      std::fill(f_version_.begin(), f_version_.end(), 0U);
+      for (auto& c : cache_) std::fill(c.begin(), c.end(), fgd_eval{});
+    }
     const fgd_key k{shape_of(r), r.tenant, r.locality};
     for (std::size_t i = 0; i < keys_.size(); ++i) {
       if (keys_[i] == k) {
@@ -342,6 +355,7 @@ class fgd_engine {
   fgd_eval* cur_ = nullptr;
   std::array<double, max_models> cpu_per_gpu_milli_{};
   double stranding_ = 0;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace detail
@@ -351,6 +365,7 @@ class fgd_engine {
 // best integer score (first on ties); whole GPUs to the first idle GPUs by index.
 struct policy_fgd {
   static constexpr std::string_view name = "fgd";
+  static constexpr bool node_symmetric = true;
   using state = detail::fgd_engine<detail::fgd_gpu_choice::integer_score>;
   static void prepare(state& s, const inventory& inv, const placement_request& r) { s.prepare(inv, r); }
   [[nodiscard]] static std::int64_t score(state& s, const inventory& inv, node_index n, const placement_request& r) noexcept {

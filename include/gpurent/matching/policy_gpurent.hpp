@@ -28,6 +28,7 @@ namespace gpurent {
 
 struct policy_gpurent {
   static constexpr std::string_view name = "gpurent";
+  static constexpr bool node_symmetric = true;
   static constexpr double pinned_fade = 0.2;
 
   struct state : detail::fgd_engine<detail::fgd_gpu_choice::integer_score> {

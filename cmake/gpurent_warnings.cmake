@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Warnings for the project's own binaries. They become errors only with GPURENT_WERROR=ON
-# (scripts/test sets it), so nobody's newer compiler breaks their build on our account.
+# Warnings for the project's own binaries. They are errors with GPURENT_WERROR, which is on
+# only when gpurent is the top-level project: a consumer's newer compiler never breaks their
+# build on our account (and a user can turn it off: -DGPURENT_WERROR=OFF).
 add_library(gpurent_warnings INTERFACE)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(gpurent_warnings INTERFACE

@@ -152,18 +152,21 @@ TEST_CASE("scaling: out on backlog, in only after a checkpoint") {
   CHECK(decide_scaling(p, 0, std::vector<node_status>{{"a", 0.5, true, t0, t0}}).action == scaling_action::hold);
 }
 
-TEST_CASE("idle detection from utilization samples") {
+TEST_CASE("idle detection from utilization samples, through the planning header") {
   const instant t0{};
-  std::vector<load_sample> s;
-  const double u[] = {0.9, 0.02, 0.01, 0.03, 0.8, 0.02, 0.7, 0.0, 0.0};
+  std::vector<utilization_sample> s;
+  const int u[] = {90, 2, 1, 3, 80, 2, 70, 0, 0};
   for (int i = 0; i < 9; ++i) s.push_back({t0 + seconds(300 * i), u[i]});
-  const auto idle = idle_spans(s, 0.05, seconds(600));
-  REQUIRE(idle.size() == 1);
-  CHECK(idle[0] == *interval::make(t0 + seconds(300), t0 + seconds(1200)));  // three low samples, to the next one
-  const auto shorter = idle_spans(s, 0.05, seconds(300));
-  REQUIRE(shorter.size() == 3);
-  CHECK(shorter[1] == *interval::make(t0 + seconds(1500), t0 + seconds(1800)));
-  CHECK(shorter[2] == *interval::make(t0 + seconds(2100), t0 + seconds(2400)));  // the trailing run ends at its last sample
+  const interval window = *interval::make(t0, t0 + seconds(2700));
+  const auto idle = idle_periods(s, 5, seconds(600), window);
+  REQUIRE(idle);
+  REQUIRE(idle->size() == 1);
+  CHECK((*idle)[0] == *interval::make(t0 + seconds(300), t0 + seconds(1200)));  // three low samples, to the next one
+  const auto shorter = idle_periods(s, 5, seconds(299), window);
+  REQUIRE(shorter);
+  REQUIRE(shorter->size() == 3);
+  CHECK((*shorter)[1] == *interval::make(t0 + seconds(1500), t0 + seconds(1800)));
+  CHECK((*shorter)[2] == *interval::make(t0 + seconds(2100), t0 + seconds(2700)));  // the last sample holds to the window's end
 }
 
 }  // namespace test_planning_advisors

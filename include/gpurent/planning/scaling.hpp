@@ -3,8 +3,8 @@
 // Scaling rules and idle detection. Scale out when the queue backlog per node or the mean
 // utilization is above its threshold; scale in when utilization is below its threshold, but
 // release only nodes that are idle or whose job has checkpointed since its last progress
-// (so no work is lost); idle periods are runs of utilization samples below a threshold that
-// last at least a minimum time.
+// (so no work is lost). Idle periods from utilization samples: `idle_periods` in
+// metering/waste.hpp, included here.
 
 #include <algorithm>
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <gpurent/core/time.hpp>
+#include <gpurent/metering/waste.hpp>
 
 namespace gpurent {
 
@@ -86,29 +87,6 @@ struct scaling_decision {
   }
   d.reason = "within thresholds";
   return d;
-}
-
-struct load_sample {
-  instant at{};
-  double utilization = 0;  // 0..1 since the previous sample
-};
-
-// Idle periods: maximal runs of samples (sorted by time) below `threshold`, from the first
-// low sample's time to the next sample's (or the last low sample's), at least `min_length` long.
-[[nodiscard]] inline std::vector<interval> idle_spans(std::span<const load_sample> samples, double threshold, seconds min_length) {
-  std::vector<interval> out;
-  for (std::size_t i = 0; i < samples.size();) {
-    if (samples[i].utilization >= threshold) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < samples.size() && samples[j].utilization < threshold) ++j;
-    const instant end = j < samples.size() ? samples[j].at : samples[j - 1].at;
-    if (auto iv = interval::make(samples[i].at, end); iv && iv->length() >= min_length) out.push_back(*iv);
-    i = j;
-  }
-  return out;
 }
 
 }  // namespace gpurent

@@ -58,7 +58,7 @@ class GpurentConan(ConanFile):
         self.cpp_info.set_property("cmake_file_name", "gpurent")
         core = self.cpp_info.components["core"]
         core.set_property("cmake_target_name", "gpurent::gpurent")
-        core.requires = ["boost::headers", "date::date", "fmt::fmt", "tl-expected::expected"]
+        core.requires = ["boost::headers", "date::date", "fmt::fmt", "tl-expected::tl-expected"]
         io = self.cpp_info.components["io"]
         io.set_property("cmake_target_name", "gpurent::io")
         io.requires = ["core", "nlohmann_json::nlohmann_json"]

@@ -12,7 +12,9 @@
 
 using namespace gpurent;
 
-namespace {
+// Named, not anonymous, and around the test cases too: the layer's tests are also built as
+// one unity translation unit, where every file's helpers would meet.
+namespace matcher_test {
 
 // A policy archetype: models exactly PlacementPolicy and nothing more.
 struct archetype_policy {
@@ -71,7 +73,6 @@ placement_request share(std::int32_t milli, std::int64_t cpu = 1000) {
   return r;
 }
 
-}  // namespace
 
 TEST_CASE("best-fit packs a share onto the tightest GPU and node") {
   inventory inv;
@@ -345,3 +346,5 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   unknown.mig_profile = "9g.99gb";
   CHECK_FALSE(m.find(unknown));
 }
+
+}  // namespace matcher_test

@@ -18,7 +18,9 @@
 
 using namespace gpurent;
 
-namespace {
+// Named, not anonymous, and around the test cases too: the layer's tests are also built as
+// one unity translation unit, where every file's helpers would meet.
+namespace replay_test {
 
 std::string trace_dir() { return std::string(GPURENT_DATA_DIR) + "/alibaba-gpu-v2023/"; }
 
@@ -123,7 +125,6 @@ void check_replay(const std::string& pods_file, std::uint64_t seed) {
   for (std::size_t i = 1; i < r.alloc_pct.size(); ++i) CHECK(r.alloc_pct[i] >= r.alloc_pct[i - 1]);
 }
 
-}  // namespace
 
 TEST_CASE("replay: every placement valid, checked after every step") {
   if (!have_trace()) return;
@@ -168,3 +169,5 @@ TEST_CASE("replay: same seed, same result; arrival sequence follows the protocol
   CHECK(r1.alloc_pct == r2.alloc_pct);
   CHECK(r1.placed == r2.placed);
 }
+
+}  // namespace replay_test

@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
+// Named, not anonymous, and around the test cases too: the layer's tests are also built as
+// one unity translation unit, where every file's helpers would meet.
+namespace tool_replay_test {
 
 struct run_result {
   int status = -1;
@@ -53,7 +55,6 @@ std::string write(const std::string& name, const std::string& text) {
 const std::string node_csv = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,96000,393216,8,G2\n";
 const std::string pod_header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
 
-}  // namespace
 
 TEST_CASE("replay: bad input exits 2 naming file, line and field") {
   const std::string nodes = write("nodes.csv", node_csv);
@@ -144,3 +145,5 @@ TEST_CASE("replay: several seeds give mean and sd") {
   CHECK(t.out.find("unallocated") != std::string::npos);
   CHECK(run_tool("replay --nodes " + nodes + " --pods " + pods + " --seeds x-y").status == 2);
 }
+
+}  // namespace tool_replay_test

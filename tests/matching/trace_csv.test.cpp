@@ -9,7 +9,9 @@
 
 using namespace gpurent;
 
-namespace {
+// Named, not anonymous, and around the test cases too: the layer's tests are also built as
+// one unity translation unit, where every file's helpers would meet.
+namespace trace_csv_test {
 expected<std::vector<trace_pod>> pods(const std::string& text) {
   std::istringstream in(text);
   return read_trace_pods(in, "pods.csv");
@@ -19,7 +21,6 @@ expected<std::vector<trace_node>> nodes(const std::string& text) {
   return read_trace_nodes(in, "nodes.csv");
 }
 const std::string pod_header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos\n";
-}  // namespace
 
 TEST_CASE("pods: good rows, any column order, optional gpu_spec, CRLF") {
   auto p = pods(pod_header + "p0,1000,2048,1,470,,LS\r\np1,2000,0,2,1000,T4|P100,BE\n\n");
@@ -90,3 +91,5 @@ TEST_CASE("workload: an unknown model in gpu_spec is an error at its line") {
   CHECK(w.error().code == error_code::unknown_name);
   CHECK(w.error().describe() == "pods.csv:3: field 'gpu_spec': unknown GPU model \"H100\"");
 }
+
+}  // namespace trace_csv_test

@@ -203,13 +203,13 @@ class inventory {
   // node; changed_node(i) is the node of change i (0-based) while i >= change_count() -
   // journal_capacity.
   [[nodiscard]] std::uint64_t change_count() const noexcept { return journal_.count; }
-  // Bumped when the inventory is assigned over: node versions and the release epoch may
-  // then repeat values they had before, so caches keyed on them must start over.
-  [[nodiscard]] std::uint64_t generation() const noexcept { return journal_.generation; }
   [[nodiscard]] node_index changed_node(std::uint64_t i) const noexcept {
     GPURENT_ASSERT(i < journal_.count && journal_.count - i <= journal_capacity);
     return journal_.nodes[i % journal_capacity];
   }
+  // Bumped when the inventory is assigned over: node versions and the release epoch may
+  // then repeat values they had before, so caches keyed on them must start over.
+  [[nodiscard]] std::uint64_t generation() const noexcept { return journal_.generation; }
   [[nodiscard]] std::int64_t gpu_capacity_milli() const noexcept { return gpu_capacity_milli_; }
   [[nodiscard]] std::int64_t gpu_allocated_milli() const noexcept { return gpu_allocated_milli_; }
   [[nodiscard]] std::size_t gpu_count() const noexcept { return gpu_count_; }

@@ -122,11 +122,11 @@ struct world {
       case 5:  // CPU only
         s.cpu_milli = 32000;
         break;
-      case 6:  // 2 x A100, GPU 0 in MIG mode
+      case 6:  // 2 x A100, GPU 0 in MIG mode, or neither
         s.cpu_milli = 64000;
         s.gpu_count = 2;
         s.model = a100;
-        s.mig_gpus = 0b01;
+        s.mig_gpus = below(2) == 0 ? 0b01 : 0;
         break;
       default:  // a G2 node with a twist
         s.cpu_milli = 96000;
@@ -234,7 +234,7 @@ void run_random(std::uint64_t seed) {
   inventory saved = inv;
   std::vector<live> saved_held;
 
-  for (int step = 0; step < 400; ++step) {
+  for (int step = 0; step < 300; ++step) {
     CAPTURE(step);
     const std::uint32_t op = w.below(100);
     if (op < 55) {  // place through the matcher
@@ -406,7 +406,7 @@ TEST_CASE("assigning over the inventory: caches keyed on node versions start ove
 
 TEST_CASE("the index chooses what a full scan chooses, under random changes (property)") {
   using namespace candidate_index_test;
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     run_random<policy_best_fit>(seed);
     run_random<policy_first_fit>(seed);
     run_random<policy_worst_fit>(seed);

@@ -4,47 +4,21 @@
 
 #include <doctest/doctest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <sys/wait.h>
-
 #include <nlohmann/json.hpp>
+
+#include "support/tool.hpp"
 
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
 namespace tool_replay_test {
 
-struct run_result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::filesystem::path scratch() {
-  auto p = std::filesystem::temp_directory_path() / "gpurent_matching_tool_test";
-  std::filesystem::create_directories(p);
-  return p;
-}
-
-run_result run_tool(const std::string& args) {
-  const auto err_file = scratch() / "stderr.txt";
-  const std::string cmd = std::string("\"") + GPURENT_TOOL_PATH + "\" " + args + " 2>\"" + err_file.string() + "\"";
-  run_result r;
-  std::FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
+using run_result = gpurent::test::tool_result;
+using gpurent::test::run_tool;
+std::filesystem::path scratch() { return gpurent::test::scratch_dir("replay"); }
 
 std::string write(const std::string& name, const std::string& text) {
   const auto p = scratch() / name;

@@ -234,6 +234,15 @@ TEST_CASE("bad workloads and offers name the field") {
   CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1", "mode": "spot"}]})")) == "offers[0].spot");
   CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1"}, {"id": "a", "gpu": "L4", "price": "2"}]})")) == "offers[1].id");
   CHECK(field_of(read_offers_json(R"({"currency": "XAU", "offers": []})")) == "currency");
+  // Not JSON at all, or a number no double holds (fuzz F3): a parse error naming the line.
+  const auto bad_json = read_offers_json("{\n  \"offers\": [\n    {\"id\": \"a\", \"gpu\": \"H100\", \"price\": 1e999}]}", "o.json");
+  REQUIRE_FALSE(bad_json);
+  CHECK(bad_json.error().code == error_code::parse_error);
+  CHECK(bad_json.error().where == "o.json:3");
+  const auto unclosed = read_workload_json("{\"jobs\": [\n", "w.json");
+  REQUIRE_FALSE(unclosed);
+  CHECK(unclosed.error().code == error_code::parse_error);
+  CHECK(unclosed.error().where == "w.json:2");
   // A job nothing can run is "not found", naming the job.
   auto cat = read_offers_json(example_offers_json);
   auto w = read_workload_json(R"({"jobs": [{"name": "huge", "kind": "training", "gpu_hours": "1", "memory_gib": 100000, "max_gpus": 8}]})");

@@ -19,6 +19,7 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/json_text.hpp>
 #include <gpurent/matching/offers.hpp>
 #include <gpurent/planning/planner.hpp>
 #include <gpurent/planning/workload.hpp>
@@ -117,13 +118,6 @@ class object_reader {
     if (auto r_ = (expr); !r_) return unexpected<error>(r_.error()); \
   } while (false)
 
-inline expected<json> parse_text(std::string_view text) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return fail("(json)", std::string("not valid JSON: ") + e.what(), error_code::parse_error);
-  }
-}
 
 inline expected<std::string> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -288,9 +282,10 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 }  // namespace detail::plan_json
 
 // An offers document: {"currency": "USD", "rounding": "half_even", "offers": [...]}.
-[[nodiscard]] inline expected<offer_catalog> read_offers_json(std::string_view text) {
+// `file` names the text in a JSON syntax error ("file:line").
+[[nodiscard]] inline expected<offer_catalog> read_offers_json(std::string_view text, std::string_view file = {}) {
   using namespace detail::plan_json;
-  auto j = parse_text(text);
+  auto j = io::detail::parse_json_text(text, file);
   if (!j) return unexpected<error>(j.error());
   object_reader r(*j, "");
   GPURENT_PJ_TRY(r.check_object());
@@ -314,9 +309,10 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 }
 
 // A workload document: {"period": "2026-11", "timezone": "UTC", "account": "acme", "jobs": [...]}.
-[[nodiscard]] inline expected<workload> read_workload_json(std::string_view text) {
+// `file` names the text in a JSON syntax error ("file:line").
+[[nodiscard]] inline expected<workload> read_workload_json(std::string_view text, std::string_view file = {}) {
   using namespace detail::plan_json;
-  auto j = parse_text(text);
+  auto j = io::detail::parse_json_text(text, file);
   if (!j) return unexpected<error>(j.error());
   object_reader r(*j, "");
   GPURENT_PJ_TRY(r.check_object());
@@ -340,10 +336,10 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 [[nodiscard]] inline expected<offer_catalog> read_offers_file(const std::string& path) {
   auto text = detail::plan_json::slurp(path);
   if (!text) return unexpected<error>(text.error());
-  auto c = read_offers_json(*text);
+  auto c = read_offers_json(*text, path);
   if (!c) {
     error e = c.error();
-    e.where = path;
+    if (e.where.empty()) e.where = path;
     return unexpected<error>(std::move(e));
   }
   return c;
@@ -351,10 +347,10 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 [[nodiscard]] inline expected<workload> read_workload_file(const std::string& path) {
   auto text = detail::plan_json::slurp(path);
   if (!text) return unexpected<error>(text.error());
-  auto w = read_workload_json(*text);
+  auto w = read_workload_json(*text, path);
   if (!w) {
     error e = w.error();
-    e.where = path;
+    if (e.where.empty()) e.where = path;
     return unexpected<error>(std::move(e));
   }
   return w;

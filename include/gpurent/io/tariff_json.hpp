@@ -23,6 +23,7 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/json_text.hpp>
 #include <gpurent/tariff/tariff.hpp>
 
 namespace gpurent::io {
@@ -312,18 +313,9 @@ struct json_reader {
 // A tariff from JSON text; `file` names it in errors.
 [[nodiscard]] inline expected<tariff> parse_tariff_json(std::string_view text, std::string_view file = "tariff.json") {
   detail::json_reader rd{std::string(file)};
-  detail::json j;
-  try {
-    j = detail::json::parse(text.begin(), text.end());
-  } catch (const detail::json::parse_error& e) {
-    std::size_t line = 1;
-    const std::size_t upto = e.byte > 0 && e.byte - 1 < text.size() ? e.byte - 1 : text.size();
-    for (std::size_t i = 0; i < upto; ++i) {
-      if (text[i] == '\n') ++line;
-    }
-    return unexpected(error{error_code::parse_error, {}, std::string("not valid JSON: ") + e.what(), std::string(file) + ":" + std::to_string(line)});
-  }
-  return rd.read(j);
+  auto j = detail::parse_json_text(text, file);
+  if (!j) return unexpected(std::move(j.error()));
+  return rd.read(*j);
 }
 
 // A tariff from a JSON file.

@@ -2,8 +2,6 @@
 // gpurent mig: a model's MIG profiles, and where wanted instances fit next to existing ones
 // (with an optional repartition plan when they do not fit as is). Contract: protocols/cli.md.
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,102 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/spec/mig.hpp>
-#if __has_include(<gpurent/spec/catalog.hpp>)
-#include <gpurent/spec/catalog.hpp>
-#define GPURENT_MIG_TOOL_HAS_CATALOG 1
-#endif
+#include <gpurent/spec/mig_text.hpp>
 
 #include "tool.hpp"
 
 namespace {
 using namespace gpurent;
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_list(std::string_view s) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    const auto comma = s.find(',');
-    out.push_back(trim(s.substr(0, comma)));
-    if (comma == std::string_view::npos) return out;
-    s.remove_prefix(comma + 1);
-  }
-}
-
-std::string model_names() {
-  std::string s;
-  for (const mig_geometry& g : mig_geometries) s += (s.empty() ? "" : ", ") + std::string(g.model);
-  return s;
-}
-
-// --gpu: a catalog name or alias (when the catalog is built in), or a canonical MIG model name.
-expected<const mig_geometry*> resolve_gpu(std::string_view name) {
-#ifdef GPURENT_MIG_TOOL_HAS_CATALOG
-  if (const gpu_model* m = find_model(name)) {
-    if (const mig_geometry* g = find_mig_geometry(m->name)) return g;
-    return make_error(error_code::not_found, "--gpu", fmt::format("{} has no MIG; models with MIG: {}", m->name, model_names()));
-  }
-#endif
-  for (const mig_geometry& g : mig_geometries)
-    if (same_ignoring_case(g.model, name)) return &g;
-  return make_error(error_code::unknown_name, "--gpu", fmt::format("unknown model '{}'; models with MIG: {}", name, model_names()));
-}
-
-expected<mig_profile_index> resolve_profile(const mig_geometry& g, std::string_view name, const char* field) {
-  if (auto i = g.find_profile(name)) return *i;
-  for (std::size_t i = 0; i < g.profiles.size(); ++i)
-    if (same_ignoring_case(g.profiles[i].name, name)) return static_cast<mig_profile_index>(i);
-  std::string names;
-  for (const mig_profile& p : g.profiles) names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return make_error(error_code::unknown_name, field, fmt::format("unknown profile '{}' on {}; profiles: {}", name, g.model, names));
-}
-
-expected<std::vector<mig_profile_index>> parse_want(const mig_geometry& g, std::string_view text) {
-  std::vector<mig_profile_index> out;
-  for (std::string_view item : split_list(text)) {
-    if (item.empty()) return make_error(error_code::parse_error, "--want", fmt::format("empty profile name in '{}'", text));
-    auto p = resolve_profile(g, item, "--want");
-    if (!p) return unexpected<error>(p.error());
-    out.push_back(*p);
-  }
-  if (out.size() > mig_max_slices)
-    return make_error(error_code::invalid_argument, "--want", fmt::format("{} instances wanted; a GPU holds at most {}", out.size(), g.memory_slices));
-  return out;
-}
-
-expected<mig_layout> parse_have(const mig_geometry& g, std::string_view text) {
-  mig_layout l;
-  if (trim(text).empty()) return l;
-  for (std::string_view item : split_list(text)) {
-    const auto at = item.find('@');
-    if (at == std::string_view::npos || at == 0)
-      return make_error(error_code::parse_error, "--have", fmt::format("expected PROFILE@START, got '{}'", item));
-    const std::string_view digits = trim(item.substr(at + 1));
-    unsigned start = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), start);
-    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
-      return make_error(error_code::parse_error, "--have", fmt::format("start slice of '{}' is not a number", item));
-    if (start >= g.memory_slices)
-      return make_error(error_code::invalid_argument, "--have", fmt::format("start slice {} of '{}' is past the last memory slice {}", start, item, g.memory_slices - 1));
-    auto p = resolve_profile(g, trim(item.substr(0, at)), "--have");
-    if (!p) return unexpected<error>(p.error());
-    if (!l.add({*p, static_cast<std::uint8_t>(start)}))
-      return make_error(error_code::invalid_argument, "--have", fmt::format("more than {} instances", mig_layout::capacity));
-  }
-  if (auto ok = mig_check(g, l); !ok) return unexpected<error>(ok.error().in_field("--have"));
-  return l;
-}
 
 std::string slot_range(const mig_profile& p, int start) {
   return p.memory_slices == 1 ? fmt::format("{}", start) : fmt::format("{}-{}", start, start + p.memory_slices - 1);
@@ -122,7 +30,7 @@ std::vector<int> start_list(const mig_profile& p) {
 }
 
 int run_profiles(const std::string& gpu, tool::output_format format) {
-  auto g = resolve_gpu(gpu);
+  auto g = resolve_mig_geometry(gpu, "--gpu");
   if (!g) return tool::fail(g.error());
   const mig_geometry& geo = **g;
   if (format == tool::output_format::json) {
@@ -199,12 +107,12 @@ nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, 
 }
 
 int run_fit(const fit_options& o) {
-  auto g = resolve_gpu(o.gpu);
+  auto g = resolve_mig_geometry(o.gpu, "--gpu");
   if (!g) return tool::fail(g.error());
   const mig_geometry& geo = **g;
-  auto want = parse_want(geo, o.want);
+  auto want = parse_mig_profiles(geo, o.want, "--want");
   if (!want) return tool::fail(want.error());
-  auto have = parse_have(geo, o.have);
+  auto have = parse_mig_layout(geo, o.have, "--have");
   if (!have) return tool::fail(have.error());
   const mig_fit_result r = mig_fit(geo, *have, *want);
   const bool json = o.format == tool::output_format::json;

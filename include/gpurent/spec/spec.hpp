@@ -6,4 +6,5 @@
 #include <gpurent/spec/topology.hpp>
 #if __has_include(<gpurent/spec/mig.hpp>)
 #include <gpurent/spec/mig.hpp>
+#include <gpurent/spec/mig_text.hpp>
 #endif

@@ -87,39 +87,12 @@ const synthetic& synthetic_cluster() {
   return s;
 }
 
-// Baseline: the matcher's choice by a full scan (every node in the order, all constraints,
-// the policy's score, the earlier node on ties), as the matcher did before its index.
-template <class P>
-struct full_scan {
-  typename P::state state;
-  std::vector<node_index> order;
-  full_scan(const inventory& inv, const policy_context& ctx, std::vector<node_index> o) : state(inv, ctx), order(std::move(o)) {}
-  std::optional<placement> find(const inventory& inv, const placement_request& r) {
-    if (!r.ok()) return std::nullopt;
-    P::prepare(state, inv, r);
-    std::int64_t best = 0;
-    node_index winner = no_node;
-    for (const node_index n : order) {
-      if (!default_constraints::admits(inv, n, r)) continue;
-      const std::int64_t s = P::score(state, inv, n, r);
-      if (winner == no_node || s > best) {
-        best = s;
-        winner = n;
-      }
-    }
-    if (winner == no_node) return std::nullopt;
-    gpu_pick pick;
-    P::choose_gpus(state, inv, winner, r, pick);
-    return inventory::make_placement(winner, r, pick);
-  }
-};
-
 // The replay loop of replay.hpp with the full scan (and the matcher's failure memo, which
 // the matcher had before the index too).
 template <class P>
 std::size_t replay_full_scan(const replay_workload& w, std::uint64_t seed, double& unalloc) {
   inventory inv = w.cluster;
-  full_scan<P> fs(inv, policy_context{&w.shapes, seed}, replay_node_order(inv.size(), seed));
+  full_scan_matcher<P> fs(inv, policy_context{&w.shapes, seed}, replay_node_order(inv.size(), seed));
   const std::vector<std::uint32_t> seq = arrival_sequence(w.tasks, inv.gpu_capacity_milli(), 1.3, seed);
   std::vector<placement_request> failed;
   std::uint64_t failed_epoch = ~std::uint64_t{0};
@@ -211,7 +184,7 @@ void bm_synthetic_full_scan(benchmark::State& st) {
     inventory inv = s.cluster;
     std::vector<node_index> order(inv.size());
     std::iota(order.begin(), order.end(), node_index{0});
-    full_scan<P> fs(inv, policy_context{&s.shapes, 42}, std::move(order));
+    full_scan_matcher<P> fs(inv, policy_context{&s.shapes, 42}, std::move(order));
     std::vector<placement_request> failed;
     st.ResumeTiming();
     for (std::size_t i = 0; i < n; ++i) {

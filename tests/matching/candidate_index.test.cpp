@@ -16,64 +16,13 @@
 #include <vector>
 
 #include <gpurent/io/trace_csv.hpp>
+#include <gpurent/matching/full_scan.hpp>
 #include <gpurent/matching/matching.hpp>
 
 using namespace gpurent;
 
 // Named, not anonymous: the layer's tests are also built as one unity translation unit.
 namespace candidate_index_test {
-
-// The choice without the index: the matcher's algorithm before it had one.
-template <class P, class Cs = default_constraints>
-struct full_scan {
-  typename P::state state;
-  std::vector<node_index> order;
-
-  full_scan(const inventory& inv, const policy_context& ctx, std::vector<node_index> o) : state(inv, ctx), order(std::move(o)) {}
-
-  std::optional<placement> find(const inventory& inv, const placement_request& r) {
-    if (!r.ok()) return std::nullopt;
-    while (order.size() < inv.size()) order.push_back(static_cast<node_index>(order.size()));
-    if (r.is_mig()) return find_mig(inv, r);
-    P::prepare(state, inv, r);
-    std::int64_t best = 0;
-    node_index winner = no_node;
-    for (const node_index n : order) {
-      if (!Cs::admits(inv, n, r)) continue;
-      const std::int64_t s = P::score(state, inv, n, r);
-      if (winner == no_node || s > best) {
-        best = s;
-        winner = n;
-      }
-    }
-    if (winner == no_node) return std::nullopt;
-    gpu_pick pick;
-    P::choose_gpus(state, inv, winner, r, pick);
-    return inventory::make_placement(winner, r, pick);
-  }
-
-  std::optional<placement> find_mig(const inventory& inv, const placement_request& r) const {
-    node_index winner = no_node;
-    mig_slot best;
-    for (const node_index n : order) {
-      if (!Cs::admits(inv, n, r)) continue;
-      const mig_slot m = best_mig_slot(inv, n, r);
-      if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
-        winner = n;
-        best = m;
-      }
-    }
-    if (winner == no_node) return std::nullopt;
-    placement p;
-    p.node = winner;
-    p.cpu_milli = r.cpu_milli;
-    p.memory_mib = r.memory_mib;
-    p.tenant = r.tenant;
-    p.count = 1;
-    p.gpus[0] = gpu_take{static_cast<std::uint8_t>(best.gpu), 0, static_cast<std::int8_t>(best.start), best.profile};
-    return p;
-  }
-};
 
 // A constraint that reads the node index: not NodeSymmetric, so no twin collapsing.
 struct odd_nodes_only_for_tenant_3 {
@@ -229,7 +178,7 @@ void run_random(std::uint64_t seed) {
   std::iota(order.begin(), order.end(), node_index{0});
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[w.below(static_cast<std::uint32_t>(i))]);
   m.set_node_order(order);
-  full_scan<P, Cs> ref(inv, ctx, order);
+  full_scan_matcher<P, Cs> ref(inv, ctx, order);
   std::vector<live> held;
   inventory saved = inv;
   std::vector<live> saved_held;
@@ -462,7 +411,7 @@ TEST_CASE("FGD trace replay: the index changes no placement") {
     o.keep_placements = true;
     const replay_result got = replay<P>(*wl, o);
     inventory inv = wl->cluster;
-    full_scan<P> ref(inv, policy_context{&wl->shapes, o.seed}, replay_node_order(inv.size(), o.seed));
+    full_scan_matcher<P> ref(inv, policy_context{&wl->shapes, o.seed}, replay_node_order(inv.size(), o.seed));
     REQUIRE(got.placements.size() == got.arrivals.size());
     std::size_t differ = 0;
     for (std::size_t i = 0; i < got.arrivals.size(); ++i) {

@@ -48,12 +48,7 @@ concept NodeSymmetric = requires { requires T::node_symmetric; };
 
 // Where a MIG request would go on node n: the MIG-mode GPU (of this tenant or unused) and
 // start slice that leave the most layouts open (mig_fit's ranking; the lower GPU on ties).
-struct mig_slot {
-  int gpu = -1;  // -1: none fits
-  std::uint8_t start = 0;
-  mig_profile_index profile = 0;
-  std::uint16_t options = 0;
-};
+// A slot with gpu < 0 when none fits.
 [[nodiscard]] inline mig_slot best_mig_slot(const inventory& inv, node_index n, const placement_request& r) noexcept {
   mig_slot best;
   const node_spec& spec = inv.spec(n);

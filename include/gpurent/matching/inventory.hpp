@@ -232,6 +232,19 @@ class inventory {
     return p;
   }
 
+  // A placement of MIG request `r` on node n in the slot best_mig_slot found (slot.gpu >= 0).
+  [[nodiscard]] static placement make_mig_placement(node_index n, const placement_request& r, const mig_slot& slot) noexcept {
+    GPURENT_ASSERT(slot.gpu >= 0);
+    placement p;
+    p.node = n;
+    p.cpu_milli = r.cpu_milli;
+    p.memory_mib = r.memory_mib;
+    p.tenant = r.tenant;
+    p.count = 1;
+    p.gpus[0] = gpu_take{static_cast<std::uint8_t>(slot.gpu), 0, static_cast<std::int8_t>(slot.start), slot.profile};
+    return p;
+  }
+
   // Applies a placement the matcher chose (it checked feasibility; this asserts it).
   void place(const placement& p) noexcept {
     node_state& s = states_[p.node];

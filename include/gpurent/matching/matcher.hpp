@@ -238,14 +238,7 @@ class matcher {
       }
     });
     if (winner == no_node) return std::nullopt;
-    placement p;
-    p.node = winner;
-    p.cpu_milli = r.cpu_milli;
-    p.memory_mib = r.memory_mib;
-    p.tenant = r.tenant;
-    p.count = 1;
-    p.gpus[0] = gpu_take{static_cast<std::uint8_t>(best.gpu), 0, static_cast<std::int8_t>(best.start), best.profile};
-    return p;
+    return inventory::make_mig_placement(winner, r, best);
   }
 
   // Nodes added to the inventory after construction join the end of the order.

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The matching layer: requests, inventory, constraints, policies, the matcher, the replay.
+// The matching layer: requests, inventory, constraints, policies, the matcher (and its
+// full-scan reference), the replay.
 
 #include <gpurent/matching/candidate_index.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/fragmentation.hpp>
+#include <gpurent/matching/full_scan.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/offers.hpp>

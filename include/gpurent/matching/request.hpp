@@ -93,6 +93,16 @@ struct gpu_pick {
   constexpr void push(std::size_t g) noexcept { gpu[count++] = static_cast<std::uint8_t>(g); }
 };
 
+// Where a MIG request goes on a node (best_mig_slot finds it): a MIG-mode GPU, the start
+// memory slice and profile of the instance, and how many layouts the GPU admits afterwards.
+struct mig_slot {
+  int gpu = -1;  // -1: none fits
+  std::uint8_t start = 0;
+  std::uint8_t profile = 0;  // index in the GPU model's MIG geometry
+  std::uint16_t options = 0;
+  friend constexpr bool operator==(const mig_slot&, const mig_slot&) = default;
+};
+
 // A placed request: where it went and what it holds, enough to release it later.
 struct placement {
   node_index node = no_node;

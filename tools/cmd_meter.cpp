@@ -10,6 +10,7 @@
 #include <gpurent/io/invoice_json.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/io/usage_csv.hpp>
+#include <gpurent/metering/format.hpp>
 #include <gpurent/metering/meter.hpp>
 
 #include "tool.hpp"
@@ -33,7 +34,8 @@ tool::runner setup_meter(CLI::App& app) {
   cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM")->required();
   cmd->add_option("--rounding-point", o->rounding_point, "override the tariff's rounding point: record, line (default) or invoice");
   cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
-  tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}});
+  tool::add_format_option(*cmd, o->format,
+                          {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
   return [o] {
     auto t = io::load_tariff_json(o->tariff_path);
     if (!t) return tool::fail(t.error());
@@ -53,7 +55,12 @@ tool::runner setup_meter(CLI::App& app) {
     auto inv = m->finish();
     if (!inv) return tool::fail(inv.error());
     const io::invoice_format_options fo{o->detail};
-    const std::string out = o->format == tool::output_format::csv ? io::write_invoice_csv(*inv, fo) : io::write_invoice_json(*inv, fo);
+    std::string out;
+    switch (o->format) {
+      case tool::output_format::csv: out = io::write_invoice_csv(*inv, fo); break;
+      case tool::output_format::table: out = fmt::format("{}", *inv); break;  // every line's exact amount and rounding, always
+      default: out = io::write_invoice_json(*inv, fo); break;
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return std::fflush(stdout) == 0 ? tool::exit_ok : tool::exit_invalid;
   };

@@ -10,7 +10,9 @@
 #include <gpurent/sharing/sharing.hpp>
 #include <gpurent/sharing/format.hpp>
 #include <gpurent/tariff/tariff.hpp>
+#include <gpurent/tariff/format.hpp>
 #include <gpurent/metering/metering.hpp>
+#include <gpurent/metering/format.hpp>
 #include <gpurent/matching/matching.hpp>
 #include <gpurent/matching/format.hpp>
 #include <gpurent/planning/planning.hpp>

@@ -83,6 +83,11 @@ TEST_CASE("gpurent meter: JSON by default, CSV on request") {
   auto d = meter(good_tariff, header + good_row, "--period 2026-11 --detail");
   REQUIRE(d.status == 0);
   CHECK(nlohmann::json::parse(d.out)["accounts"][0]["lines"][0]["exact"] == "0.0415");
+  auto table = meter(good_tariff, header + good_row, "--period 2026-11 --format table");
+  REQUIRE(table.status == 0);
+  CHECK(table.out.starts_with("invoice 2026-11 (America/New_York, 2026-11-01T04:00:00Z to 2026-12-01T05:00:00Z), USD, rounding half_even at line\n"));
+  CHECK(table.out.find("acme     gpu/H100          on_demand        1        60    0.04  0.0415  -0.0015\n") != std::string::npos);
+  CHECK(table.out.find("acme     due                                               0.00\n") != std::string::npos);
   // Same input, same bytes.
   CHECK(meter(good_tariff, header + good_row).out == meter(good_tariff, header + good_row).out);
 }

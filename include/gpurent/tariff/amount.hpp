@@ -94,7 +94,8 @@ inline constexpr std::int64_t nano_one = 1'000'000'000;
   return v;
 }
 
-// "2.49" from 2490000000: trailing zeros dropped, at least one digit.
+// "2.490000000" from 2490000000: all nine fractional digits, as CSV and JSON round-trip them
+// (format_exact(ratio) writes the shortest exact form, "2.49").
 [[nodiscard]] inline std::string format_nano(std::int64_t v) {
   return decimal<9>::from_raw(int128(v)).to_string();
 }

@@ -3,6 +3,7 @@
 // A tariff: the rates of resources by (resource, mode), the currency and time zone of its
 // invoices, its rounding rule and its prepaid credits.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -200,6 +201,14 @@ class tariff {
   [[nodiscard]] int128 credit_for(std::string_view account) const {
     auto it = credits_.find(account);
     return it == credits_.end() ? int128(0) : it->second;
+  }
+  // The prepaid credits, by account (byte order), so that what lists them is deterministic.
+  [[nodiscard]] std::vector<credit_grant> credits() const {
+    std::vector<credit_grant> v;
+    v.reserve(credits_.size());
+    for (const auto& [account, minor] : credits_) v.push_back({account, minor});
+    std::sort(v.begin(), v.end(), [](const credit_grant& a, const credit_grant& b) { return a.account < b.account; });
+    return v;
   }
   [[nodiscard]] interval month(date::year_month ym) const { return month_period(zone_, ym); }
 

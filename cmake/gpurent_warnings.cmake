@@ -8,8 +8,12 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wnon-virtual-dtor
     -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-    # GCC 12 reports std::string concatenation as overlapping memcpy (GCC bug 105651).
-    target_compile_options(gpurent_warnings INTERFACE -Wno-restrict)
+    # GCC 12 reports std::string concatenation as overlapping memcpy (GCC bug 105651), and at
+    # -O3 the same inlined libstdc++ code as a memcpy beyond the largest object or past the
+    # 32 bytes of a std::string (-Wstringop-overflow, -Warray-bounds): a Release build of the
+    # tests, examples and benchmarks failed in 11 files on these, most of them inlined from
+    # string concatenations in our headers. AddressSanitizer checks the real bounds in CI.
+    target_compile_options(gpurent_warnings INTERFACE -Wno-restrict -Wno-stringop-overflow -Wno-array-bounds)
   endif()
   if(GPURENT_WERROR)
     target_compile_options(gpurent_warnings INTERFACE -Werror)

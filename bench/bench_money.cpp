@@ -2,12 +2,15 @@
 // Money multiply-add: sum of price x quantity x seconds over a million records, three ways
 // in one binary: gpurent's checked decimals, the plain __int128 loop (the physical limit:
 // same arithmetic, no checks), and Boost's cpp_dec_float_50 (a decimal float, the usual
-// "exact enough" alternative). Ratios come from one run:
+// "exact enough" alternative). Then parsing a million decimal texts: decimal<9>::parse
+// (checked, with its error messages) against a plain unchecked digit loop. Ratios come from
+// one run:
 //   build/bench/gpurent_bench_money --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <boost/multiprecision/cpp_dec_float.hpp>
@@ -82,6 +85,73 @@ void boost_cpp_dec_float_50(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 BENCHMARK(boost_cpp_dec_float_50)->Unit(benchmark::kMillisecond);
+// Prices as a usage CSV or tariff carries them: "7.123456789", "2.49", "0.5", "1200".
+const std::vector<std::string>& price_texts() {
+  static const std::vector<std::string> t = [] {
+    const auto& d = input();
+    std::vector<std::string> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t v = d.price_nano[i];
+      std::string s = std::to_string(v / 1'000'000'000);
+      std::string frac = std::to_string(v % 1'000'000'000);
+      frac.insert(0, 9 - frac.size(), '0');
+      frac.resize(i % 4 == 0 ? 9 : i % 4 == 1 ? 2 : i % 4 == 2 ? 1 : 0);  // full, cents, one digit, whole
+      if (!frac.empty()) {
+        s += '.';
+        s += frac;
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
+  }();
+  return t;
+}
+
+// Baseline: the same digits to the same raw value, no checks of any kind.
+std::int64_t parse_plain_nano(const std::string& s) {
+  std::int64_t v = 0;
+  int frac = -1;
+  for (const char c : s) {
+    if (c == '.') {
+      frac = 0;
+      continue;
+    }
+    v = v * 10 + (c - '0');
+    if (frac >= 0) ++frac;
+  }
+  for (int k = frac < 0 ? 0 : frac; k < 9; ++k) v *= 10;
+  return v;
+}
+
+void parse_plain(benchmark::State& state) {
+  const auto& t = price_texts();
+  for (auto _ : state) {
+    std::int64_t acc = 0;
+    for (const auto& s : t) acc += parse_plain_nano(s);
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(parse_plain)->Unit(benchmark::kMillisecond);
+
+void parse_gpurent_decimal(benchmark::State& state) {
+  const auto& t = price_texts();
+  std::int64_t plain = 0;
+  gpurent::decimal<9> checked;
+  for (const auto& s : t) {
+    plain += parse_plain_nano(s);
+    checked += *gpurent::decimal<9>::parse(s);
+  }
+  if (checked.raw() != plain) state.SkipWithError("decimal<9>::parse and the plain loop disagree");
+  for (auto _ : state) {
+    gpurent::decimal<9> acc;
+    for (const auto& s : t) acc += *gpurent::decimal<9>::parse(s);
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(parse_gpurent_decimal)->Unit(benchmark::kMillisecond);
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -103,7 +103,13 @@ class decimal {
 template <int Scale, CheckedInteger Rep, OverflowPolicy Overflow>
   requires(Scale >= 0 && Scale <= 18)
 expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std::string_view s) {
-  const std::string shown = "\"" + std::string(s.substr(0, 64)) + (s.size() > 64 ? "...\"" : "\"");
+  // The text as the error messages quote it, built only when there is an error.
+  const auto shown = [s] {
+    std::string q(1, '"');
+    q.append(s.substr(0, 64));
+    q.append(s.size() > 64 ? "...\"" : "\"");
+    return q;
+  };
   if (s.empty()) return make_error(error_code::parse_error, {}, "empty decimal");
   std::size_t i = 0;
   const bool neg = s[0] == '-';
@@ -115,18 +121,18 @@ expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std
     for (; i < s.size(); ++i) {
       const char c = s[i];
       if (c == '.') {
-        if (dot) return make_error(error_code::parse_error, {}, "more than one '.' in " + shown);
-        if (int_digits == 0) return make_error(error_code::parse_error, {}, "no digit before '.' in " + shown);
+        if (dot) return make_error(error_code::parse_error, {}, "more than one '.' in " + shown());
+        if (int_digits == 0) return make_error(error_code::parse_error, {}, "no digit before '.' in " + shown());
         dot = true;
         continue;
       }
       if (c < '0' || c > '9') {
-        return make_error(error_code::parse_error, {}, "not a decimal number: " + shown + " (expected digits with an optional '-' and '.')");
+        return make_error(error_code::parse_error, {}, "not a decimal number: " + shown() + " (expected digits with an optional '-' and '.')");
       }
       if (dot) {
         if (++frac_digits > Scale) {
           return make_error(error_code::parse_error, {},
-                            shown + " has more than " + std::to_string(Scale) + " fractional digits");
+                            shown() + " has more than " + std::to_string(Scale) + " fractional digits");
         }
       } else {
         ++int_digits;
@@ -134,14 +140,14 @@ expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std
       v = v * 10 + (c - '0');
     }
   } catch (const std::overflow_error&) {
-    return make_error(error_code::overflow, {}, shown + " is too large");
+    return make_error(error_code::overflow, {}, shown() + " is too large");
   }
-  if (int_digits == 0) return make_error(error_code::parse_error, {}, "no digits in " + shown);
-  if (dot && frac_digits == 0) return make_error(error_code::parse_error, {}, "no digit after '.' in " + shown);
+  if (int_digits == 0) return make_error(error_code::parse_error, {}, "no digits in " + shown());
+  if (dot && frac_digits == 0) return make_error(error_code::parse_error, {}, "no digit after '.' in " + shown());
   try {
     v *= detail::pow10<Rep>(Scale - frac_digits);
   } catch (const std::overflow_error&) {
-    return make_error(error_code::overflow, {}, shown + " is too large");
+    return make_error(error_code::overflow, {}, shown() + " is too large");
   }
   return from_raw(neg ? Rep(-v) : v);
 }

@@ -85,7 +85,7 @@ TEST_CASE("rounding policies agree with the run-time modes") {
       CHECK(detail::abs(int128(hi - lo)) <= 1);
     }
   }
-  CHECK(parse_rounding_mode("half_even") == rounding_mode::half_even);
-  CHECK(parse_rounding_mode("half_down") == rounding_mode::half_down);
-  CHECK_FALSE(parse_rounding_mode("bankers"));
+  CHECK(parse_enum<rounding_mode>("half_even") == rounding_mode::half_even);
+  CHECK(parse_enum<rounding_mode>("half_down") == rounding_mode::half_down);
+  CHECK_FALSE(parse_enum<rounding_mode>("bankers"));
 }

@@ -10,6 +10,8 @@
 
 #include <tl/expected.hpp>
 
+#include <gpurent/core/enum.hpp>
+
 namespace gpurent {
 
 enum class error_code : std::uint8_t {
@@ -24,20 +26,15 @@ enum class error_code : std::uint8_t {
   unsupported,        // valid input this build cannot do (no CUDA, no NVML)
 };
 
-[[nodiscard]] constexpr std::string_view to_string(error_code c) noexcept {
-  switch (c) {
-    case error_code::invalid_argument: return "invalid_argument";
-    case error_code::parse_error: return "parse_error";
-    case error_code::overflow: return "overflow";
-    case error_code::currency_mismatch: return "currency_mismatch";
-    case error_code::unknown_name: return "unknown_name";
-    case error_code::duplicate: return "duplicate";
-    case error_code::not_found: return "not_found";
-    case error_code::io_error: return "io_error";
-    case error_code::unsupported: return "unsupported";
-  }
-  return "unknown";
-}
+template <>
+struct enum_names<error_code> {
+  static constexpr enum_entry<error_code> entries[] = {
+      {error_code::invalid_argument, "invalid_argument"}, {error_code::parse_error, "parse_error"},
+      {error_code::overflow, "overflow"},                 {error_code::currency_mismatch, "currency_mismatch"},
+      {error_code::unknown_name, "unknown_name"},         {error_code::duplicate, "duplicate"},
+      {error_code::not_found, "not_found"},               {error_code::io_error, "io_error"},
+      {error_code::unsupported, "unsupported"}};
+};
 
 // An input error: a code, the field it concerns and a message for a person. Readers add
 // the file and line where the field came from (`where`), so a message reads
@@ -76,6 +73,27 @@ using tl::unexpected;
 [[nodiscard]] inline unexpected<error> make_error(error_code code, std::string field, std::string message) {
   return unexpected<error>(error{code, std::move(field), std::move(message), {}});
 }
+
+// The value of a name, or an error in `field`: expected server, gpu, ... got "rack".
+template <NamedEnum E>
+[[nodiscard]] expected<E> parse_enum_field(std::string_view name, std::string_view field) {
+  if (auto e = parse_enum<E>(name)) return *e;
+  return make_error(error_code::invalid_argument, std::string(field), "expected " + enum_choices<E>() + ", got \"" + std::string(name) + "\"");
+}
+
+// Propagates an error: GPURENT_TRY(expr) returns expr's error from the enclosing function
+// when there is one; GPURENT_TRY(var, expr) also names the value (`var` is the expected, so
+// `*var` is the value). The enclosing function returns an expected<...> or an unexpected.
+#define GPURENT_TRY(...) GPURENT_TRY_PICK(__VA_ARGS__, GPURENT_TRY_NAMED, GPURENT_TRY_UNNAMED, unused)(__VA_ARGS__)
+#define GPURENT_TRY_PICK(a, b, macro, ...) macro
+#define GPURENT_TRY_UNNAMED(expr)                                           \
+  do {                                                                      \
+    if (auto gpurent_try_ = (expr); !gpurent_try_)                           \
+      return ::gpurent::unexpected<::gpurent::error>(std::move(gpurent_try_.error())); \
+  } while (false)
+#define GPURENT_TRY_NAMED(var, expr) \
+  auto var = (expr);                 \
+  if (!var) return ::gpurent::unexpected<::gpurent::error>(std::move(var.error()))
 
 // What a throwing policy throws: the same error, as an exception.
 class exception : public std::runtime_error {

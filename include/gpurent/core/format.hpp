@@ -78,9 +78,10 @@ struct fmt::formatter<gpurent::error> : gpurent::detail::string_view_formatter {
   auto format(const gpurent::error& e, format_context& ctx) const { return put(e.describe(), ctx); }
 };
 
-template <>
-struct fmt::formatter<gpurent::rounding_mode> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::rounding_mode m, format_context& ctx) const { return put(std::string(gpurent::to_string(m)), ctx); }
+// Every enum with a name table (core/enum.hpp) prints its name: "half_even", "spot".
+template <gpurent::NamedEnum E>
+struct fmt::formatter<E> : fmt::formatter<std::string_view> {
+  auto format(E e, format_context& ctx) const { return fmt::formatter<std::string_view>::format(gpurent::to_string(e), ctx); }
 };
 
 template <>

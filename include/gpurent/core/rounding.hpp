@@ -113,24 +113,13 @@ static_assert(RoundingPolicy<round_down>);
 // The same modes as a value, for tariffs that choose at run time.
 enum class rounding_mode : std::uint8_t { half_even, half_up, half_down, up, down };
 
-[[nodiscard]] constexpr std::string_view to_string(rounding_mode m) noexcept {
-  switch (m) {
-    case rounding_mode::half_even: return round_half_even::name;
-    case rounding_mode::half_up: return round_half_up::name;
-    case rounding_mode::half_down: return round_half_down::name;
-    case rounding_mode::up: return round_up::name;
-    case rounding_mode::down: return round_down::name;
-  }
-  return "?";
-}
-
-[[nodiscard]] constexpr std::optional<rounding_mode> parse_rounding_mode(std::string_view s) noexcept {
-  for (auto m : {rounding_mode::half_even, rounding_mode::half_up, rounding_mode::half_down,
-                 rounding_mode::up, rounding_mode::down}) {
-    if (to_string(m) == s) return m;
-  }
-  return std::nullopt;
-}
+template <>
+struct enum_names<rounding_mode> {
+  static constexpr enum_entry<rounding_mode> entries[] = {
+      {rounding_mode::half_even, round_half_even::name}, {rounding_mode::half_up, round_half_up::name},
+      {rounding_mode::half_down, round_half_down::name}, {rounding_mode::up, round_up::name},
+      {rounding_mode::down, round_down::name}};
+};
 
 // num/den rounded to an integer with the mode. A switch, not a virtual call.
 template <CheckedInteger I>

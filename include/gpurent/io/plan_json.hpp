@@ -19,7 +19,7 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/io/json_text.hpp>
+#include <gpurent/io/json_reader.hpp>
 #include <gpurent/matching/offers.hpp>
 #include <gpurent/planning/planner.hpp>
 #include <gpurent/planning/workload.hpp>
@@ -285,7 +285,7 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 // `file` names the text in a JSON syntax error ("file:line").
 [[nodiscard]] inline expected<offer_catalog> read_offers_json(std::string_view text, std::string_view file = {}) {
   using namespace detail::plan_json;
-  auto j = io::detail::parse_json_text(text, file);
+  auto j = io::parse_json_text(text, file);
   if (!j) return unexpected<error>(j.error());
   object_reader r(*j, "");
   GPURENT_PJ_TRY(r.check_object());
@@ -294,7 +294,7 @@ inline expected<job> read_job(const json& j, const std::string& path) {
   GPURENT_PJ_TRY(r.string("rounding", rounding));
   auto c = parse_currency(ccy);
   if (!c) return unexpected<error>(c.error().in_field("currency"));
-  auto m = parse_rounding_mode(rounding);
+  auto m = parse_enum<rounding_mode>(rounding);
   if (!m) return fail("rounding", "expected half_even, half_up, half_down, up or down, got \"" + rounding + "\"");
   const json* list = r.find("offers");
   if (list == nullptr || !list->is_array()) return fail("offers", "missing required array");
@@ -312,7 +312,7 @@ inline expected<job> read_job(const json& j, const std::string& path) {
 // `file` names the text in a JSON syntax error ("file:line").
 [[nodiscard]] inline expected<workload> read_workload_json(std::string_view text, std::string_view file = {}) {
   using namespace detail::plan_json;
-  auto j = io::detail::parse_json_text(text, file);
+  auto j = io::parse_json_text(text, file);
   if (!j) return unexpected<error>(j.error());
   object_reader r(*j, "");
   GPURENT_PJ_TRY(r.check_object());

@@ -23,26 +23,11 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/io/json_text.hpp>
+#include <gpurent/io/file.hpp>
+#include <gpurent/io/json_reader.hpp>
 #include <gpurent/tariff/tariff.hpp>
 
 namespace gpurent::io {
-
-// The whole of a file, or an io_error naming it.
-[[nodiscard]] inline expected<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected(error{error_code::io_error, {}, "cannot open \"" + path + "\" for reading", path});
-  std::string s;
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size > 0) {
-    s.resize(static_cast<std::size_t>(size));
-    in.seekg(0);
-    in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  }
-  if (!in && !in.eof()) return unexpected(error{error_code::io_error, {}, "cannot read \"" + path + "\"", path});
-  return s;
-}
 
 namespace detail {
 using json = nlohmann::json;
@@ -258,7 +243,7 @@ struct json_reader {
     auto mode = text(j, "", "rounding", false);
     if (!mode) return unexpected(mode.error());
     if (*mode) {
-      auto m = parse_rounding_mode(**mode);
+      auto m = parse_enum<rounding_mode>(**mode);
       if (!m) return fail(error_code::invalid_argument, "rounding", "unknown rounding mode \"" + **mode + "\" (expected half_even, half_up, half_down, up or down)");
       rr.mode = *m;
     }
@@ -313,7 +298,7 @@ struct json_reader {
 // A tariff from JSON text; `file` names it in errors.
 [[nodiscard]] inline expected<tariff> parse_tariff_json(std::string_view text, std::string_view file = "tariff.json") {
   detail::json_reader rd{std::string(file)};
-  auto j = detail::parse_json_text(text, file);
+  auto j = parse_json_text(text, file);
   if (!j) return unexpected(std::move(j.error()));
   return rd.read(*j);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Planning speed: 1,000 jobs against 500 offers (target: under a second on one core), with
 // the naive baseline in the same binary: for every job the cheapest offer of whole GPUs for
-// its run time (matching/offers.hpp's cheapest_offer), no sharing, no spot, no packing.
+// its run time (planning/naive.hpp's cheapest_offer), no sharing, no spot, no packing.
 //
 //   cmake --build build --target gpurent_bench_planning && ./build/bench/gpurent_bench_planning
 #include <benchmark/benchmark.h>
@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/matching/offers.hpp>
+#include <gpurent/planning/naive.hpp>
+#include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/planner.hpp>
 
 namespace {
@@ -56,9 +57,10 @@ offer_catalog make_offers(std::size_t n) {
       o.fraction_step = *unit_quantity::parse("0.25");
     }
     const std::int64_t mode = r.in(0, 9);
+    seconds minimum{0};
     if (mode == 0 && o.unit == offer_unit::gpu) {
       o.mode = offer_mode::reserved;
-      o.billing.minimum = seconds(720 * 3600);
+      minimum = seconds(720 * 3600);
       cents = cents * 6 / 10;
     } else if (mode <= 2 && (o.unit == offer_unit::server || o.unit == offer_unit::gpu)) {
       o.mode = offer_mode::spot;
@@ -66,8 +68,8 @@ offer_catalog make_offers(std::size_t n) {
       o.interruptions_per_hour = 0.01 * static_cast<double>(r.in(1, 10));
       cents = cents * 4 / 10;
     }
-    o.billing.price = unit_price::from_raw(int128(cents) * 10'000'000);
-    o.billing.increment = seconds(r.in(0, 2) == 0 ? 3600 : 1);
+    o.pricing.price = *price_schedule::make(cents * 10'000'000, {});  // cents -> nano
+    o.pricing.time = *billing_rule::make(seconds(r.in(0, 2) == 0 ? 3600 : 1), minimum);
     out.push_back(std::move(o));
   }
   return *offer_catalog::make(currency{"USD", 2}, rounding_mode::half_even, std::move(out));
@@ -125,6 +127,8 @@ BENCHMARK(BM_plan)->Args({1000, 500})->Args({100, 500})->Unit(benchmark::kMillis
 void BM_naive_cheapest(benchmark::State& state) {
   const auto cat = make_offers(static_cast<std::size_t>(state.range(1)));
   const auto w = make_jobs(static_cast<std::size_t>(state.range(0)));
+  const auto zone = find_zone(w.timezone);
+  const plan_pricer pricer(cat, month_period(*zone, *parse_year_month(w.period)));
   for (auto _ : state) {
     int128 total = 0;
     for (const job& j : w.jobs) {
@@ -133,7 +137,7 @@ void BM_naive_cheapest(benchmark::State& state) {
       d.duration = j.kind == job_kind::training ? seconds(j.gpu_hours.raw().convert_to<std::int64_t>() * 36 / 10)
                    : j.kind == job_kind::service ? j.duration
                                                  : j.run_duration * j.runs;
-      if (auto c = cheapest_offer(cat, d)) total += c->amount;
+      if (auto c = cheapest_offer(pricer, d)) total += c->amount;
     }
     benchmark::DoNotOptimize(total);
   }

@@ -6,11 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/io/offers_json.hpp>
 #include <gpurent/io/plan_json.hpp>
-#include <gpurent/planning/example.hpp>
+#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/workload_json.hpp>
 #include <gpurent/planning/format.hpp>
 #include <gpurent/planning/planner.hpp>
 
+#include "plan_example.hpp"
 #include "tool.hpp"
 
 namespace {
@@ -24,15 +28,45 @@ expected<void> write_file(const std::string& path, const std::string& text, cons
   return {};
 }
 
+struct plan_options_cli {
+  std::string workload;
+  std::string offers;
+  std::string emit_usage;
+  std::string emit_tariff;
+  tool::output_format format{};
+};
+
+// The usage and the tariff the plan was priced with, in meter.md's formats.
+expected<void> emit(const plan_options_cli& o, const plan_result& p) {
+  GPURENT_TRY(write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
+  GPURENT_TRY(t, io::tariff_to_json(p.prices));
+  return write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
+}
+
+int run_plan(const plan_options_cli& o) {
+  auto cat = o.offers.empty() ? read_offers_json(tool::example_offers_json) : read_offers_file(o.offers);
+  if (!cat) return tool::fail(cat.error());
+  auto w = o.workload.empty() ? read_workload_json(tool::example_workload_json) : read_workload_file(o.workload);
+  if (!w) return tool::fail(w.error());
+  auto p = plan(*w, *cat);
+  if (!p) {
+    error e = p.error();
+    if (e.where.empty() && !o.workload.empty()) e.where = o.workload;
+    return tool::fail(e);
+  }
+  if (!o.emit_usage.empty()) {
+    if (auto r = emit(o, *p); !r) return tool::fail(r.error());
+  }
+  if (o.format == tool::output_format::json) {
+    fmt::print("{}\n", plan_to_json(*p).dump(2));
+  } else {
+    fmt::print("{}", format_plan_table(*p));
+  }
+  return tool::exit_ok;
+}
+
 tool::runner setup_plan(CLI::App& app) {
-  struct options {
-    std::string workload;
-    std::string offers;
-    std::string emit_usage;
-    std::string emit_tariff;
-    tool::output_format format{};
-  };
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<plan_options_cli>();
   auto* cmd = app.add_subcommand("plan", "choose what to rent for a workload, how to share it and what it costs (built-in example without files)");
   cmd->add_option("--workload", o->workload, "workload JSON (docs/planning.md); default: the built-in example");
   cmd->add_option("--offers", o->offers, "offers JSON (docs/planning.md); default: the built-in example catalog");
@@ -41,28 +75,7 @@ tool::runner setup_plan(CLI::App& app) {
   auto* tariff = cmd->add_option("--emit-tariff", o->emit_tariff, "write the plan's tariff as meter.md JSON");
   usage->needs(tariff);
   tariff->needs(usage);
-  return [o] {
-    auto cat = o->offers.empty() ? read_offers_json(example_offers_json) : read_offers_file(o->offers);
-    if (!cat) return tool::fail(cat.error());
-    auto w = o->workload.empty() ? read_workload_json(example_workload_json) : read_workload_file(o->workload);
-    if (!w) return tool::fail(w.error());
-    auto p = plan(*w, *cat);
-    if (!p) {
-      error e = p.error();
-      if (e.where.empty() && !o->workload.empty()) e.where = o->workload;
-      return tool::fail(e);
-    }
-    if (!o->emit_usage.empty()) {
-      if (auto r = write_file(o->emit_usage, usage_csv(*p), "--emit-usage"); !r) return tool::fail(r.error());
-      if (auto r = write_file(o->emit_tariff, tariff_json(*p, *cat).dump(2) + "\n", "--emit-tariff"); !r) return tool::fail(r.error());
-    }
-    if (o->format == tool::output_format::json) {
-      fmt::print("{}\n", plan_to_json(*p).dump(2));
-    } else {
-      fmt::print("{}", format_plan_table(*p));
-    }
-    return tool::exit_ok;
-  };
+  return [o] { return run_plan(*o); };
 }
 GPURENT_TOOL_COMMAND("plan", &setup_plan);
 }  // namespace

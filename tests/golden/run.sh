@@ -14,7 +14,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-tool="$1"; out="$2"
+tool="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; out="$2"
 check=0
 if [ "$out" = "--check" ]; then check=1; out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT; fi
 mkdir -p "$out"; out="$(cd "$out" && pwd)"

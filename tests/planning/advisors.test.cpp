@@ -77,13 +77,11 @@ TEST_CASE("spot estimate: notice window and checkpoint") {
 }
 
 TEST_CASE("billing granularity: a 12-minute job billed by the hour pays 5x") {
-  billing_terms hourly;
-  hourly.increment = seconds(3600);
+  const billing_rule hourly = billing_rule::fixed(3600);
   const granularity_waste w = billing_waste(hourly, seconds(720));
   CHECK(w.billed == seconds(3600));
   CHECK(w.factor() == ratio<>(5, 1));
-  billing_terms per_second;
-  per_second.minimum = seconds(60);
+  const billing_rule per_second = billing_presets::aws_ec2_linux();  // 1 s increments, 60 s minimum
   CHECK(billing_waste(per_second, seconds(720)).factor() == ratio<>(1, 1));
   CHECK(billing_waste(per_second, seconds(30)).billed == seconds(60));
   // 40 runs of 12 minutes each, separately, hourly: 40 h billed for 8 h used.

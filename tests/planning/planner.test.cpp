@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/io/offers_json.hpp>
 #include <gpurent/io/plan_json.hpp>
+#include <gpurent/io/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
@@ -18,32 +20,56 @@ namespace test_planning_planner {
 using namespace gpurent;
 
 namespace {
-unit_price p9(const char* s) { return *unit_price::parse(s); }
 instant at(const char* s) { return *parse_instant(s); }
-
-offer_catalog one_rate(billing_terms b) {
-  offer o;
-  o.id = "gpu/H100";
-  o.gpu = "H100-SXM5-80GB";
-  o.billing = std::move(b);
-  return *offer_catalog::make(currency{"USD", 2}, rounding_mode::half_even, {o});
-}
-
-std::string rate(const offer_catalog& cat, std::vector<plan_record> recs) {
-  for (auto& r : recs) r.resource = "gpu/H100";
-  return rate_plan_usage(cat, recs)->total.to_string();
-}
-
-plan_record rec(const char* id, const char* start, std::int64_t secs, const char* qty = "1") {
-  const instant s = at(start);
-  return plan_record{id, "acme", "", offer_mode::on_demand, *unit_quantity::parse(qty), s, s + seconds(secs)};
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+std::string example(const char* name) { return slurp(std::string(GPURENT_SOURCE_DIR) + "/examples/plan/" + name); }
+
+// One H100 offer whose billing fields are `billing` (offers JSON members).
+offer_catalog one_offer(const std::string& billing) {
+  auto cat = read_offers_json(R"({"offers": [{"id": "gpu/H100", "gpu": "H100-SXM5-80GB", )" + billing + "}]}");
+  REQUIRE_MESSAGE(cat, cat.error().describe());
+  return *cat;
+}
+
+struct rec {
+  const char* id;
+  const char* start;
+  std::int64_t secs;
+  const char* qty = "1";
+};
+
+// The records rated twice: by the meter under the tariff the offers make (the path
+// `gpurent meter` runs), and by the planner's pricer as one line; both must agree.
+std::string rate(const offer_catalog& cat, const std::vector<rec>& recs) {
+  auto t = offers_tariff(cat, "UTC");
+  REQUIRE(t);
+  auto m = meter::for_month(*t, "2026-11");
+  REQUIRE(m);
+  const plan_pricer pricer(cat, m->period());
+  std::vector<priced_record> priced;
+  for (const rec& r : recs) {
+    usage_record u;
+    u.id = r.id;
+    u.account = "acme";
+    u.resource = "gpu/H100";
+    u.mode = "on_demand";
+    u.quantity = unit_quantity::parse(r.qty)->raw().convert_to<std::int64_t>() * 1'000'000;
+    u.start = at(r.start);
+    u.end = u.start + seconds(r.secs);
+    REQUIRE(m->add(u));
+    priced.push_back({*unit_quantity::parse(r.qty), u.start, seconds(r.secs)});
+  }
+  auto inv = m->finish();
+  REQUIRE(inv);
+  const std::string total = inv->accounts.front().total.to_string();
+  CHECK(pricer.round(pricer.line(0, priced)).to_string() == total);
+  return total;
 }
 
 const job_plan& find_job(const plan_result& p, const std::string& name) {
@@ -54,66 +80,70 @@ const job_plan& find_job(const plan_result& p, const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("rating: increments and minimums (meter.md rules 3, 4, 7)") {
-  billing_terms b;
-  b.price = p9("2.49");
-  b.increment = seconds(60);
-  b.minimum = seconds(60);
-  const auto cat = one_rate(b);
-  CHECK(billed_seconds(b, seconds(61)) == seconds(120));
-  CHECK(billed_seconds(b, seconds(1)) == seconds(60));
+TEST_CASE("offers price through the tariff: increments and minimums (meter.md rules 3, 4, 7)") {
+  const auto cat = one_offer(R"("price": "2.49", "increment": "60s", "minimum": "60s")");
+  CHECK(cat[0].pricing.time.billed(seconds(61)) == seconds(120));
+  CHECK(cat[0].pricing.time.billed(seconds(1)) == seconds(60));
   // 120 s x 2.49 / 3600 = 0.083 -> 0.08; two GPUs 0.166 -> 0.17.
-  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61)}) == "0.08");
-  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61, "2")}) == "0.17");
+  CHECK(rate(cat, {{"a", "2026-11-03T10:00:00Z", 61}}) == "0.08");
+  CHECK(rate(cat, {{"a", "2026-11-03T10:00:00Z", 61, "2"}}) == "0.17");
   // One rounding per line: three records of 0.083 are 0.249 -> 0.25, not 3 x 0.08.
-  CHECK(rate(cat, {rec("a", "2026-11-03T10:00:00Z", 61), rec("b", "2026-11-03T11:00:00Z", 61), rec("c", "2026-11-03T12:00:00Z", 61)}) == "0.25");
+  CHECK(rate(cat, {{"a", "2026-11-03T10:00:00Z", 61}, {"b", "2026-11-03T11:00:00Z", 61}, {"c", "2026-11-03T12:00:00Z", 61}}) == "0.25");
 }
 
-TEST_CASE("rating: spot price changes (rule 5)") {
-  billing_terms b;
-  b.price = p9("1.10");
-  b.increment = seconds(60);
-  b.changes = {{at("2026-11-10T06:30:00Z"), p9("0.87")}};
-  const auto cat = one_rate(b);
+TEST_CASE("offers price through the tariff: spot price changes (rule 5)") {
+  const auto cat = one_offer(R"("price": "1.10", "increment": "60s", "price_changes": [{"from": "2026-11-10T06:30:00Z", "price": "0.87"}])");
   // 1800 s at 1.10 = 0.55; 1810 s at 0.87 = 0.437416...; 50 extra billed seconds at 0.87 =
   // 0.012083...: 0.9995 -> 1.00 (half even: 0.99|95 rounds up).
-  CHECK(rate(cat, {rec("a", "2026-11-10T06:00:00Z", 3610)}) == "1.00");
+  CHECK(rate(cat, {{"a", "2026-11-10T06:00:00Z", 3610}}) == "1.00");
   // Entirely before the change: 3600 s at 1.10.
-  CHECK(rate(cat, {rec("a", "2026-11-10T05:00:00Z", 3600)}) == "1.10");
+  CHECK(rate(cat, {{"a", "2026-11-10T05:00:00Z", 3600}}) == "1.10");
 }
 
-TEST_CASE("rating: graduated and volume tiers (rule 6)") {
-  billing_terms b;
-  b.tiers = price_tier_mode::graduated;
-  b.steps = {{unit_quantity(100), p9("1.20")}, {std::nullopt, p9("0.95")}};
-  auto cat = one_rate(b);
+TEST_CASE("offers price through the tariff: graduated and volume tiers (rule 6)") {
   // 60 unit-hours (2 x 30 h) at 1.20 = 72.00; then 60 more: 40 at 1.20 + 20 at 0.95 = 67.00.
-  const std::vector<plan_record> two = {rec("a", "2026-11-01T00:00:00Z", 30 * 3600, "2"), rec("b", "2026-11-05T00:00:00Z", 60 * 3600)};
-  CHECK(rate(cat, two) == "139.00");
-  b.tiers = price_tier_mode::volume;
-  cat = one_rate(b);
-  CHECK(rate(cat, two) == "114.00");  // 120 unit-hours, all at 0.95
+  const std::vector<rec> two = {{"a", "2026-11-01T00:00:00Z", 30 * 3600, "2"}, {"b", "2026-11-05T00:00:00Z", 60 * 3600}};
+  const char* steps = R"("steps": [{"up_to": "100", "price": "1.20"}, {"price": "0.95"}])";
+  CHECK(rate(one_offer(std::string(R"("tiers": {"mode": "graduated", )") + steps + "}"), two) == "139.00");
+  CHECK(rate(one_offer(std::string(R"("tiers": {"mode": "volume", )") + steps + "}"), two) == "114.00");  // 120 unit-hours, all at 0.95
+}
+
+TEST_CASE("an offer's price obeys the tariff's rules, with the tariff's messages") {
+  const auto field_of = [](const auto& r) { return r ? std::string("(ok)") : r.error().field; };
+  const auto offers = [](const std::string& member) {
+    return read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", )" + member + "}]}");
+  };
+  CHECK(field_of(offers(R"("price": "1", "increment": "0s")")) == "offers[0].increment");
+  CHECK(field_of(offers(R"("price": "-1")")) == "offers[0].price");
+  CHECK(field_of(offers(R"("price": "1", "tiers": {"mode": "volume", "steps": [{"price": "1"}]})")) == "offers[0].price");
+  CHECK(field_of(offers(R"("tiers": {"mode": "volume", "steps": [{"price": "1"}, {"up_to": "5", "price": "1"}]})")) == "offers[0].tiers.steps[0].up_to");
+  // Changes may come in any order (as in a tariff file), but not two at one instant.
+  CHECK(field_of(offers(R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-01T00:00:00Z", "price": "3"}])")) ==
+        "(ok)");
+  CHECK(field_of(offers(R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-02T00:00:00Z", "price": "3"}])")) ==
+        "offers[0].price_changes");
 }
 
 TEST_CASE("cheapest offer for whole GPUs") {
-  auto cat = read_offers_json(example_offers_json);
+  auto cat = read_offers_json(example("offers.json"));
   REQUIRE(cat);
+  const plan_pricer pricer(*cat, *interval::make(at("2026-11-01T00:00:00Z"), at("2026-12-01T00:00:00Z")));
   // One GPU for 12 minutes: per-second H100 PCIe 720 x 2.49 / 3600 = 0.498 beats the
   // hourly A100 (1.29) and the A100 reservation (30 days minimum).
-  auto c = cheapest_offer(*cat, gpu_demand{1, 40 * 1024, seconds(720), false, true});
+  auto c = cheapest_offer(pricer, gpu_demand{1, 40 * 1024, seconds(720), false, true});
   REQUIRE(c);
   CHECK((*cat)[c->offer].id == "gpucloud/us-central/1xH100-PCIe");
-  CHECK(round_amount(*cat, c->amount).to_string() == "0.50");
+  CHECK(pricer.round(c->amount).to_string() == "0.50");
   // 16 GPUs need two servers of a multi-node offer.
-  auto big = cheapest_offer(*cat, gpu_demand{16, 80 * 1024, seconds(3600), false, true});
+  auto big = cheapest_offer(pricer, gpu_demand{16, 80 * 1024, seconds(3600), false, true});
   REQUIRE(big);
   CHECK(big->units == 2);
   CHECK((*cat)[big->offer].id == "gpucloud/us-central/8xH100");
 }
 
 TEST_CASE("the built-in example: each job's choice, checked by hand") {
-  auto cat = read_offers_json(example_offers_json);
-  auto w = read_workload_json(example_workload_json);
+  auto cat = read_offers_json(example("offers.json"));
+  auto w = read_workload_json(example("workload.json"));
   REQUIRE(cat);
   REQUIRE(w);
   auto p = plan(*w, *cat);
@@ -137,7 +167,7 @@ TEST_CASE("the built-in example: each job's choice, checked by hand") {
 
   // 0.05 of an H100 and 8 GiB: one 1g.10gb slice for 720 h at 0.42.
   const job_plan& chat = find_job(*p, "chat-small");
-  CHECK(chat.sharing == "mig:1g.10gb");
+  CHECK(to_string(chat.sharing) == "mig:1g.10gb");
   CHECK(chat.expected_cost.to_string() == "302.40");
 
   // 48 runs of 12 min (H100 SXM) take 942 s each on an H100 PCIe (720 x 989.4 / 756.5, up);
@@ -156,7 +186,8 @@ TEST_CASE("the built-in example: each job's choice, checked by hand") {
   // 568.80 split evenly.
   const job_plan& tag = find_job(*p, "tagger");
   const job_plan& mod = find_job(*p, "moderation");
-  CHECK(tag.sharing == "shared-gpu:mig:3g.40gb");
+  CHECK(to_string(tag.sharing) == "shared-gpu:mig:3g.40gb");
+  CHECK(tag.sharing == job_sharing{offer_unit::gpu, *mig_slice::make("3g.40gb"), true});
   CHECK(tag.shares_with == std::vector<std::string>{"moderation"});
   CHECK(tag.expected_cost.to_string() == "284.40");
   CHECK(mod.expected_cost.to_string() == "284.40");
@@ -165,12 +196,14 @@ TEST_CASE("the built-in example: each job's choice, checked by hand") {
 
   // A quarter of an L4 for 10 days at 0.96 per GPU-hour: 0.25 x 240 x 0.96 = 57.60.
   const job_plan& emb = find_job(*p, "batch-embed");
-  CHECK(emb.sharing == "fraction:0.25");
+  CHECK(to_string(emb.sharing) == "fraction:0.25");
+  CHECK(emb.sharing == job_sharing{offer_unit::fraction, *fractional_share::make(milli_gpu(250)), false});
   CHECK(emb.expected_cost.to_string() == "57.60");
 
   // Totals: the meter's rating of the emitted usage equals the sum of its rounded lines.
   money_value lines(p->ccy, 0);
-  for (const plan_invoice_line& l : p->invoice.lines) lines += l.amount;
+  for (const invoice_account& a : p->billed.accounts)
+    for (const invoice_line& l : a.lines) lines += l.amount;
   CHECK(lines == p->billed_total);
   money_value jobs(p->ccy, 0);
   for (const job_plan& j : p->jobs) jobs += j.expected_cost;
@@ -180,12 +213,6 @@ TEST_CASE("the built-in example: each job's choice, checked by hand") {
 
   // Deterministic: the same plan twice.
   CHECK(plan_to_json(*p) == plan_to_json(*plan(*w, *cat)));
-}
-
-TEST_CASE("examples/plan holds the built-in example") {
-  const std::string dir = std::string(GPURENT_SOURCE_DIR) + "/examples/plan/";
-  CHECK(nlohmann::json::parse(slurp(dir + "workload.json")) == nlohmann::json::parse(example_workload_json));
-  CHECK(nlohmann::json::parse(slurp(dir + "offers.json")) == nlohmann::json::parse(example_offers_json));
 }
 
 TEST_CASE("packing: exact against the heuristic and the lower bound") {
@@ -207,8 +234,8 @@ TEST_CASE("packing: exact against the heuristic and the lower bound") {
   CHECK(exact->packing.exact);
   CHECK(exact->packing.cost.to_string() == "11.60");
   CHECK(exact->total_cost.to_string() == "11.60");
-  CHECK(find_job(*exact, "s4").sharing == "mig:1g.10gb");
-  CHECK(find_job(*exact, "s1").sharing == "shared-gpu:mig:1g.10gb");
+  CHECK(to_string(find_job(*exact, "s4").sharing) == "mig:1g.10gb");
+  CHECK(to_string(find_job(*exact, "s1").sharing) == "shared-gpu:mig:1g.10gb");
   plan_options heuristic;
   heuristic.exact_packing_limit = 0;
   auto h = plan(*w, *cat, heuristic);
@@ -244,7 +271,7 @@ TEST_CASE("bad workloads and offers name the field") {
   CHECK(unclosed.error().code == error_code::parse_error);
   CHECK(unclosed.error().where == "w.json:2");
   // A job nothing can run is "not found", naming the job.
-  auto cat = read_offers_json(example_offers_json);
+  auto cat = read_offers_json(example("offers.json"));
   auto w = read_workload_json(R"({"jobs": [{"name": "huge", "kind": "training", "gpu_hours": "1", "memory_gib": 100000, "max_gpus": 8}]})");
   REQUIRE(w);
   auto p = plan(*w, *cat);

@@ -310,4 +310,68 @@ struct json_reader {
   return parse_tariff_json(*text, path);
 }
 
+namespace detail {
+// A nano amount divided by `divisor` as the shortest exact decimal; an error when it does
+// not terminate (a compute-unit price whose division the format cannot hold).
+[[nodiscard]] inline expected<std::string> nano_text(std::int64_t nano, std::int64_t divisor, const std::string& field) {
+  const std::string s = format_exact(ratio<>(int128(nano), int128(::gpurent::detail::nano_one) * divisor));
+  if (s.find('/') != std::string::npos) return make_error(error_code::unsupported, field, "the price " + s + " is not a terminating decimal");
+  return s;
+}
+
+[[nodiscard]] inline expected<json> price_json(const rate& r, const std::string& at) {
+  json out = json::object();
+  if (r.kind == price_kind::unit) {
+    GPURENT_TRY(base, nano_text(r.price.base(), r.price_divisor, at + ".unit_price"));
+    out["unit_price"] = *base;
+    json changes = json::array();
+    for (const price_change& c : r.price.changes()) {
+      GPURENT_TRY(p, nano_text(c.unit_price, r.price_divisor, at + ".price_changes"));
+      changes.push_back({{"from", format_instant(c.from)}, {"unit_price", *p}});
+    }
+    if (!changes.empty()) out["price_changes"] = std::move(changes);
+    if (r.price.protection().count() != 0) out["protection"] = format_duration(r.price.protection());
+  } else if (r.kind == price_kind::tiers) {
+    json steps = json::array();
+    for (const tier_step& t : r.tiers.steps()) {
+      json step = {{"up_to", t.up_to ? json(format_exact(ratio<>(int128(*t.up_to), int128(::gpurent::detail::nano_one)))) : json(nullptr)},
+                   {"unit_price", format_exact(ratio<>(int128(t.unit_price), int128(::gpurent::detail::nano_one)))}};
+      if (t.flat_fee != 0) step["flat_fee"] = format_exact(ratio<>(int128(t.flat_fee), int128(::gpurent::detail::nano_one)));
+      steps.push_back(std::move(step));
+    }
+    out["tiers"] = {{"mode", to_string(r.tiers.mode())}, {"steps", std::move(steps)}};
+  } else {
+    out["package"] = {{"size", format_exact(ratio<>(int128(r.package.size), int128(::gpurent::detail::nano_one)))},
+                      {"price", format_exact(ratio<>(int128(r.package.price), int128(::gpurent::detail::nano_one)))}};
+  }
+  return out;
+}
+}  // namespace detail
+
+// A tariff as JSON in the format parse_tariff_json reads (meter.md), so that writing and
+// reading give the same tariff. Options at their defaults are left out.
+[[nodiscard]] inline expected<nlohmann::json> tariff_to_json(const tariff& t) {
+  using detail::json;
+  json rates = json::array();
+  for (std::size_t i = 0; i < t.rates().size(); ++i) {
+    const rate& r = t.rates()[i];
+    GPURENT_TRY(price, detail::price_json(r, "rates[" + std::to_string(i) + "]"));
+    json j = std::move(*price);
+    j["resource"] = r.resource;
+    j["mode"] = r.mode;
+    j["per"] = format_duration(r.per);
+    j["increment"] = format_duration(r.time.increment());
+    j["minimum"] = format_duration(r.time.minimum());
+    rates.push_back(std::move(j));
+  }
+  json out = {{"currency", t.currency_value().code}, {"timezone", t.zone_name()}, {"rounding", to_string(t.rounding().mode)}, {"rates", std::move(rates)}};
+  if (t.rounding().point != rounding_point::line) out["rounding_point"] = to_string(t.rounding().point);
+  if (t.rounding().forgive_below_minor_unit) out["forgive_below_minor_unit"] = true;
+  if (t.rounding().carry) out["carry"] = true;
+  json credits = json::array();
+  for (const credit_grant& c : t.credits()) credits.push_back({{"account", c.account}, {"amount", money_value(t.currency_value(), c.minor).to_string()}});
+  if (!credits.empty()) out["credits"] = std::move(credits);
+  return out;
+}
+
 }  // namespace gpurent::io

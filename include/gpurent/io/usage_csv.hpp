@@ -6,6 +6,7 @@
 // file, the line and the field. Rows are handed over as views, so a million of them go
 // through without an allocation each.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/csv.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/usage.hpp>
@@ -237,6 +239,38 @@ struct located_record {
     }
     return m.add(row.id, row.account, last_rate, row.quantity, row.start, row.end, row.line);
   });
+}
+
+// Usage records as CSV in the format read_usage_csv reads (meter.md): the seven columns,
+// then one column per label name (in order of first appearance); quantities as the
+// shortest exact decimal ("0.25", "4").
+[[nodiscard]] inline std::string write_usage_csv(std::span<const usage_record> records) {
+  std::vector<std::string> names;
+  for (const usage_record& r : records)
+    for (const auto& [name, value] : r.labels)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::string out = "id,account,resource,mode,quantity,start,end";
+  for (const std::string& n : names) {
+    out += ',';
+    csv_field(out, n);
+  }
+  out += '\n';
+  for (const usage_record& r : records) {
+    const std::string q = format_exact(ratio<>(int128(r.quantity), int128(::gpurent::detail::nano_one)));
+    std::string row;
+    for (std::string_view f : {std::string_view(r.id), std::string_view(r.account), std::string_view(r.resource), std::string_view(r.mode)}) {
+      csv_field(row, f);
+      row += ',';
+    }
+    row += q + "," + format_instant(r.start) + "," + format_instant(r.end);
+    for (const std::string& n : names) {
+      row += ',';
+      for (const auto& [name, value] : r.labels)
+        if (name == n) csv_field(row, value);
+    }
+    out += row + "\n";
+  }
+  return out;
 }
 
 }  // namespace gpurent::io

@@ -9,7 +9,6 @@
 #include <gpurent/matching/full_scan.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
-#include <gpurent/matching/offers.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/policy_gpurent.hpp>
 #include <gpurent/matching/registry.hpp>

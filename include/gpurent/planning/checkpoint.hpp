@@ -5,7 +5,7 @@
 //
 // These are estimates of a random process and use double. What they feed into a cost is the
 // expected wall time converted to whole seconds, rounded up; the price of those seconds is
-// then computed exactly (matching/offers.hpp).
+// then computed exactly (planning/pricing.hpp).
 //
 // - Young (1974): checkpoint interval tau = sqrt(2 delta M), delta the checkpoint write time,
 //   M the mean time between interruptions.

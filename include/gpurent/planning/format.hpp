@@ -1,80 +1,128 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Printing plans: fmt formatters for the planning enums and a plain-text table of a plan,
-// readable at a terminal.
+// Printing plans: a plan's rationale in English, durations as people write them ("1d13h",
+// "45min27s"), and a plain-text table of a plan, readable at a terminal. The planning enums
+// print through their name tables (core/enum.hpp, core/format.hpp).
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <gpurent/core/format.hpp>
-#include <gpurent/matching/offers.hpp>
 #include <gpurent/planning/planner.hpp>
-#include <gpurent/planning/workload.hpp>
-
-template <>
-struct fmt::formatter<gpurent::job_kind> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::job_kind k, format_context& ctx) const { return put(std::string(gpurent::to_string(k)), ctx); }
-};
-template <>
-struct fmt::formatter<gpurent::offer_mode> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::offer_mode m, format_context& ctx) const { return put(std::string(gpurent::to_string(m)), ctx); }
-};
-template <>
-struct fmt::formatter<gpurent::offer_unit> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::offer_unit u, format_context& ctx) const { return put(std::string(gpurent::to_string(u)), ctx); }
-};
+#include <gpurent/planning/rationale.hpp>
+#include <gpurent/sharing/rental.hpp>
 
 namespace gpurent {
 
+// "4d", "1d13h", "3h7min", "45min27s", "30s": the two largest units, days with hours only.
+[[nodiscard]] inline std::string duration_text(seconds s) {
+  const std::int64_t n = s.count();
+  const std::int64_t d = n / 86400, h = n % 86400 / 3600, m = n % 3600 / 60, sec = n % 60;
+  std::string out;
+  if (d > 0) out += std::to_string(d) + "d";
+  if (h > 0) out += std::to_string(h) + "h";
+  if (m > 0 && d == 0) out += std::to_string(m) + "min";
+  if ((sec > 0 && d == 0 && h == 0) || out.empty()) out += std::to_string(sec) + "s";
+  return out;
+}
+
+namespace detail::plan_text {
+
+[[nodiscard]] inline std::string money(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
+[[nodiscard]] inline std::string secs(double s) { return duration_text(seconds(static_cast<std::int64_t>(s))); }
+
+[[nodiscard]] inline std::string text(const training_rationale& t) {
+  std::string r = std::to_string(t.gpus) + " x " + t.gpu + " for " + duration_text(t.wall);
+  if (t.servers > 1) r += ", multi-node: " + std::to_string(t.servers) + " servers x " + std::to_string(t.gpus_per_server) + " GPUs";
+  if (!t.spot) return r;
+  const spot_estimate& e = t.spot->estimate;
+  r += "; spot with checkpoints: ";
+  if (e.notice_fits_checkpoint)
+    r += "the " + duration_text(t.spot->notice) + " notice fits a " + duration_text(t.spot->checkpoint) + " checkpoint, so checkpoint on notice (Daly interval " +
+         secs(e.daly_s) + " as fallback)";
+  else
+    r += "checkpoint every " + secs(e.daly_s) + " (Daly; Young " + secs(e.young_s) + "), " + secs(e.rework_per_interruption_s) + " rework per interruption";
+  return r + ", " + std::to_string(e.interruptions) + " expected interruption(s)";
+}
+
+[[nodiscard]] inline std::string text(const service_rationale& s) {
+  std::string r = std::to_string(s.replicas) + " replica(s) for " + duration_text(s.duration) + " on " + to_string(s.sharing) + " of " + s.gpu;
+  if (s.reservation_minimum) r += "; a reservation (minimum " + duration_text(*s.reservation_minimum) + ") pays at this duty";
+  return r;
+}
+
+[[nodiscard]] inline std::string text(const experiments_rationale& x) {
+  const std::int64_t per = x.runs / x.machines;
+  std::string r = std::to_string(x.runs) + " runs on " + std::to_string(x.machines) + " machine(s), " + std::to_string(per) +
+                  (x.runs % x.machines ? "-" + std::to_string(per + 1) : std::string()) + " back to back each, done in " + duration_text(x.wall);
+  r += "; billed per " + duration_text(x.increment);
+  if (x.one_run_alone.billed > x.one_run_alone.used)
+    r += " (one " + duration_text(x.one_run) + " run alone would pay " + duration_text(x.one_run_alone.billed) + ")";
+  return r;
+}
+
+[[nodiscard]] inline std::string text(const packed_rationale& p) {
+  std::string others;
+  for (const std::string& o : p.others) others += (others.empty() ? "" : ", ") + o;
+  const std::string how = p.mig_profile ? "mig:" + *p.mig_profile + " MIG slice" : std::string("time-sliced share");
+  return "packed with " + others + " on one rented " + (p.unit == offer_unit::server ? "server" : "GPU") + " of " + p.offer + " (" + how + ") for " +
+         duration_text(p.span) + ": " + money(p.together) + " for all " + std::to_string(p.jobs) + " instead of " + money(p.apart) +
+         " apart; this job's share by compute x time";
+}
+
+}  // namespace detail::plan_text
+
+// The rationale in English: what was chosen and why, the options, the runner-up.
+[[nodiscard]] inline std::string to_string(const rationale& r) {
+  std::string s = std::visit([](const auto& c) { return detail::plan_text::text(c); }, r.choice);
+  if (std::holds_alternative<packed_rationale>(r.choice)) return s;
+  s += "; cheapest of " + std::to_string(r.feasible) + " feasible option(s)";
+  if (r.next) s += ", next " + r.next->offer + " (" + std::string(to_string(r.next->mode)) + ") at " + detail::plan_text::money(r.next->cost);
+  return s;
+}
+
 // The plan as a table: one row per job, totals, packing, then each job's reason.
 [[nodiscard]] inline std::string format_plan_table(const plan_result& p) {
-  struct row {
-    std::vector<std::string> cells;
-  };
   const std::vector<std::string> head = {"job", "kind", "offer", "mode", "sharing", "count", "expected", "naive"};
-  std::vector<row> rows;
+  std::vector<std::vector<std::string>> rows;
   for (const job_plan& j : p.jobs)
-    rows.push_back({{j.name, std::string(to_string(j.kind)), j.offer, std::string(to_string(j.mode)), j.sharing, std::to_string(j.count),
-                     j.expected_cost.to_string(), j.naive_cost.to_string()}});
-  rows.push_back({{"total", "", "", "", "", "", p.total_cost.to_string(), p.naive_cost.to_string()}});
+    rows.push_back({j.name, std::string(to_string(j.kind)), j.offer, std::string(to_string(j.mode)), to_string(j.sharing), std::to_string(j.count),
+                    j.expected_cost.to_string(), j.naive_cost.to_string()});
+  rows.push_back({"total", "", "", "", "", "", p.total_cost.to_string(), p.naive_cost.to_string()});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
-    for (const row& r : rows) width[c] = std::max(width[c], r.cells[c].size());
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
   }
   const auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const bool right = c >= 5;  // numbers right-aligned
-      s += right ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]);
+      s += c >= 5 ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]);  // numbers right-aligned
       s += c + 1 < cells.size() ? "  " : "";
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s + "\n";
   };
-  const std::string ccy(p.ccy.code);
-  std::string out = fmt::format("gpurent plan: {} jobs in {} ({}), amounts in {}\n\n", p.jobs.size(), p.period, p.timezone, ccy);
-  out += line(head);
   std::size_t total_width = 0;
   for (std::size_t w : width) total_width += w + 2;
-  out += std::string(total_width - 2, '-') + "\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i + 1 == rows.size()) out += std::string(total_width - 2, '-') + "\n";
-    out += line(rows[i].cells);
-  }
-  const money_value savings = p.naive_cost - p.total_cost;
+  const std::string rule = std::string(total_width - 2, '-') + "\n";
+  const std::string ccy(p.ccy.code);
+  std::string out = fmt::format("gpurent plan: {} jobs in {} ({}), amounts in {}\n\n", p.jobs.size(), p.period, p.timezone, ccy) + line(head) + rule;
+  for (std::size_t i = 0; i < rows.size(); ++i) out += (i + 1 == rows.size() ? rule : std::string()) + line(rows[i]);
   out += fmt::format("\nbilled total (meter.md rules, one rounding per line): {} {}\n", p.billed_total.to_string(), ccy);
-  out += fmt::format("saved against the naive plan (exclusive whole GPUs, hourly, on demand): {} {}\n", savings.to_string(), ccy);
-  out += fmt::format("packing: {} job(s) could share a GPU, {} shared unit(s), {}; cost {} {}, lower bound {} {} (gap {:.1f}%)\n",
-                     p.packing.items, p.packing.bins, p.packing.exact ? "exact over all partitions" : "first-fit-decreasing heuristic",
-                     p.packing.cost.to_string(), ccy, p.packing.lower_bound.to_string(), ccy, p.packing.gap * 100.0);
+  out += fmt::format("saved against the naive plan (exclusive whole GPUs, hourly, on demand): {} {}\n", (p.naive_cost - p.total_cost).to_string(), ccy);
+  out += fmt::format("packing: {} job(s) could share a GPU, {} shared unit(s), {}; cost {} {}, lower bound {} {} (gap {:.1f}%)\n", p.packing.items,
+                     p.packing.bins, p.packing.exact ? "exact over all partitions" : "first-fit-decreasing heuristic", p.packing.cost.to_string(), ccy,
+                     p.packing.lower_bound.to_string(), ccy, p.packing.gap * 100.0);
   out += "\nwhy:\n";
-  for (const job_plan& j : p.jobs) out += fmt::format("  {}: {}\n", j.name, j.reason);
+  for (const job_plan& j : p.jobs) out += fmt::format("  {}: {}\n", j.name, to_string(j.why));
   return out;
 }
 

@@ -8,7 +8,7 @@
 
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/matching/offers.hpp>
+#include <gpurent/tariff/billing_time.hpp>
 
 namespace gpurent {
 
@@ -22,19 +22,20 @@ struct granularity_waste {
   }
 };
 
-// Runs of the given lengths, each a separate record under `terms`.
-[[nodiscard]] inline granularity_waste billing_waste(const billing_terms& terms, std::span<const seconds> runs) {
+// Runs of the given lengths, each a separate record billed under `rule` (each starting
+// inside the billing period, so the minimum applies).
+[[nodiscard]] inline granularity_waste billing_waste(const billing_rule& rule, std::span<const seconds> runs) {
   granularity_waste w;
   for (seconds r : runs) {
     w.used += r;
-    w.billed += billed_seconds(terms, r);
+    w.billed += rule.billed(r);
   }
   return w;
 }
 
 // The same for one run.
-[[nodiscard]] inline granularity_waste billing_waste(const billing_terms& terms, seconds run) {
-  return billing_waste(terms, std::span<const seconds>(&run, 1));
+[[nodiscard]] inline granularity_waste billing_waste(const billing_rule& rule, seconds run) {
+  return billing_waste(rule, std::span<const seconds>(&run, 1));
 }
 
 }  // namespace gpurent

@@ -13,7 +13,8 @@
 #include <gpurent/core/calendar.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/matching/offers.hpp>
+#include <gpurent/core/enum.hpp>
+#include <gpurent/planning/offer.hpp>
 #include <gpurent/spec/catalog.hpp>
 
 namespace gpurent {
@@ -24,19 +25,11 @@ enum class job_kind : std::uint8_t {
   experiments,  // `runs` short runs of run_duration on gpus_per_run whole GPUs each
 };
 
-[[nodiscard]] constexpr std::string_view to_string(job_kind k) noexcept {
-  switch (k) {
-    case job_kind::training: return "training";
-    case job_kind::service: return "service";
-    case job_kind::experiments: return "experiments";
-  }
-  return "?";
-}
-[[nodiscard]] constexpr std::optional<job_kind> parse_job_kind(std::string_view s) noexcept {
-  for (auto k : {job_kind::training, job_kind::service, job_kind::experiments})
-    if (to_string(k) == s) return k;
-  return std::nullopt;
-}
+template <>
+struct enum_names<job_kind> {
+  static constexpr enum_entry<job_kind> entries[] = {
+      {job_kind::training, "training"}, {job_kind::service, "service"}, {job_kind::experiments, "experiments"}};
+};
 
 // Where a job may run (empty: anywhere) and how.
 struct job_constraints {

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Reads a workload document (docs/planning.md):
+//   {"period": "2026-11", "timezone": "UTC", "account": "acme", "jobs": [{...}, ...]}
+// then validates it (planning/workload.hpp). Errors name the JSON path ("jobs[2].gpu_share")
+// and the file.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/io/file.hpp>
+#include <gpurent/io/json_reader.hpp>
+#include <gpurent/planning/workload.hpp>
+
+namespace gpurent {
+
+namespace detail::workload_json {
+using io::json;
+using io::json_object;
+
+// The fields of one kind of job.
+[[nodiscard]] inline expected<void> read_kind_fields(json_object& r, job& x) {
+  switch (x.kind) {
+    case job_kind::training: {
+      GPURENT_TRY(r.dec("gpu_hours", x.gpu_hours, true));
+      GPURENT_TRY(r.integer("max_gpus", x.max_gpus, 1, 1 << 20));
+      seconds ck{0};
+      if (r.has("checkpoint")) {
+        GPURENT_TRY(r.duration("checkpoint", ck));
+        x.checkpoint = ck;
+      }
+      return r.duration("restart", x.restart);
+    }
+    case job_kind::service:
+      GPURENT_TRY(r.duration("duration", x.duration, true));
+      GPURENT_TRY(r.integer("replicas", x.replicas, 1, 1 << 20));
+      GPURENT_TRY(r.dec("gpu_share", x.gpu_share, true));
+      return r.boolean("latency_sensitive", x.latency_sensitive);
+    case job_kind::experiments:
+      GPURENT_TRY(r.integer("runs", x.runs, 1, 1 << 20, true));
+      GPURENT_TRY(r.duration("run_duration", x.run_duration, true));
+      return r.integer("gpus_per_run", x.gpus_per_run, 1, 1024);
+  }
+  return {};
+}
+
+// "constraints": {"gpus": [...], "regions": [...], "providers": [...], "spot": bool, "reserved": bool}
+[[nodiscard]] inline expected<void> read_constraints(json_object& r, job& x) {
+  const json* c = r.find("constraints");
+  if (c == nullptr) return {};
+  json_object cr(*c, r.field("constraints"));
+  GPURENT_TRY(cr.check());
+  GPURENT_TRY(cr.strings("gpus", x.constraints.gpus));
+  GPURENT_TRY(cr.strings("regions", x.constraints.regions));
+  GPURENT_TRY(cr.strings("providers", x.constraints.providers));
+  if (cr.has("spot")) {
+    bool spot = false;
+    GPURENT_TRY(cr.boolean("spot", spot));
+    x.constraints.spot = spot;
+  }
+  GPURENT_TRY(cr.boolean("reserved", x.constraints.reserved));
+  return cr.finish();
+}
+
+[[nodiscard]] inline expected<job> read_job(const json& j, const std::string& path) {
+  json_object r(j, path);
+  GPURENT_TRY(r.check());
+  job x;
+  GPURENT_TRY(r.string("name", x.name, true));
+  GPURENT_TRY(r.enumeration("kind", x.kind, true));
+  GPURENT_TRY(r.string("account", x.account));
+  GPURENT_TRY(r.duration("start", x.start));
+  GPURENT_TRY(r.string("reference_gpu", x.reference_gpu));
+  GPURENT_TRY(r.integer("memory_gib", x.memory_gib, 0, std::int64_t{1} << 30));
+  if (r.has("deadline")) {
+    seconds deadline{0};
+    GPURENT_TRY(r.duration("deadline", deadline));
+    x.deadline = deadline;
+  }
+  GPURENT_TRY(read_kind_fields(r, x));
+  GPURENT_TRY(read_constraints(r, x));
+  GPURENT_TRY(r.finish());
+  return x;
+}
+
+}  // namespace detail::workload_json
+
+// A workload from JSON text, validated; `file` names it in a JSON syntax error ("file:line").
+[[nodiscard]] inline expected<workload> read_workload_json(std::string_view text, std::string_view file = {}) {
+  using namespace detail::workload_json;
+  GPURENT_TRY(j, io::parse_json_text(text, file));
+  json_object r(*j, "");
+  GPURENT_TRY(r.check());
+  workload w;
+  GPURENT_TRY(r.string("period", w.period));
+  GPURENT_TRY(r.string("timezone", w.timezone));
+  GPURENT_TRY(r.string("account", w.account));
+  GPURENT_TRY(list, r.array("jobs", true));
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    GPURENT_TRY(x, read_job((**list)[i], io::json_item("jobs", i)));
+    w.jobs.push_back(std::move(*x));
+  }
+  GPURENT_TRY(r.finish());
+  GPURENT_TRY(validate(w));
+  return w;
+}
+
+// The same from a file; errors carry the file name in `where`.
+[[nodiscard]] inline expected<workload> read_workload_file(const std::string& path) {
+  GPURENT_TRY(text, io::read_file(path));
+  auto w = read_workload_json(*text, path);
+  if (!w && w.error().where.empty()) return unexpected<error>(error{w.error().code, w.error().field, w.error().message, path});
+  return w;
+}
+
+}  // namespace gpurent

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Why the planner chose what it chose, as a value: what a job runs on and for how long, what
+// spot with checkpoints costs in interruptions and rework, what billing granularity does to
+// short runs, what sharing a unit saves, how many options were feasible and which came
+// next. planning/format.hpp writes it in English (`to_string(const rationale&)`); programs
+// read the fields.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <gpurent/core/money.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/planning/checkpoint.hpp>
+#include <gpurent/planning/granularity.hpp>
+#include <gpurent/sharing/rental.hpp>
+
+namespace gpurent {
+
+// Training on whole GPUs, possibly several servers, possibly on spot with checkpoints.
+struct training_rationale {
+  std::int32_t gpus = 0;
+  std::string gpu;                    // the model
+  seconds wall{0};
+  std::int64_t servers = 0;           // more than one: multi-node
+  std::int32_t gpus_per_server = 0;
+  struct spot_plan {
+    seconds notice{0};
+    seconds checkpoint{0};            // the job's checkpoint write time
+    spot_estimate estimate;
+  };
+  std::optional<spot_plan> spot;
+};
+
+// A service's replicas on one kind of unit; a reservation pays when its term is used.
+struct service_rationale {
+  std::int32_t replicas = 0;
+  seconds duration{0};
+  job_sharing sharing;
+  std::string gpu;
+  std::optional<seconds> reservation_minimum;  // set on a reserved offer
+};
+
+// Experiments spread over parallel machines, and what the billing increment does to a run.
+struct experiments_rationale {
+  std::int32_t runs = 0;
+  std::int64_t machines = 0;
+  seconds wall{0};
+  seconds increment{0};
+  seconds one_run{0};
+  granularity_waste one_run_alone;    // one run billed on its own
+};
+
+// A job packed with others on one rented unit; the unit's cost split by compute x time.
+struct packed_rationale {
+  std::vector<std::string> others;
+  offer_unit unit = offer_unit::gpu;  // gpu or server
+  std::string offer;
+  std::optional<std::string> mig_profile;  // the job's slice; none: time-sliced
+  seconds span{0};
+  money_value together;               // the unit, for all the jobs on it
+  std::size_t jobs = 0;
+  money_value apart;                  // the same jobs each alone
+};
+
+// The offer that came second, and at what cost.
+struct runner_up {
+  std::string offer;
+  offer_mode mode = offer_mode::on_demand;
+  money_value cost;
+};
+
+struct rationale {
+  std::variant<training_rationale, service_rationale, experiments_rationale, packed_rationale> choice;
+  std::size_t feasible = 0;           // candidates considered (not for packed jobs)
+  std::optional<runner_up> next;
+};
+
+}  // namespace gpurent

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/metering/waste.hpp>
 
@@ -35,6 +36,11 @@ struct node_status {
 };
 
 enum class scaling_action : std::uint8_t { hold, scale_out, scale_in };
+template <>
+struct enum_names<scaling_action> {
+  static constexpr enum_entry<scaling_action> entries[] = {
+      {scaling_action::hold, "hold"}, {scaling_action::scale_out, "scale_out"}, {scaling_action::scale_in, "scale_in"}};
+};
 
 struct scaling_decision {
   scaling_action action = scaling_action::hold;

@@ -251,7 +251,7 @@ class meter {
       rounded = round_record(exact);
     }
     line_totals& l = lines_[line_index(e.account, e.rate)];
-    const bool with_waste = r.kind == price_kind::unit && !constant_price(r);
+    const bool with_waste = sums_waste(r);
     if (!(sign > 0 ? l.add(u, rounded, with_waste) : l.subtract(u, rounded, with_waste))) return detail::overflow_error("the line totals");
     return {};
   }
@@ -262,7 +262,6 @@ class meter {
     GPURENT_ASSERT(v.has_value());
     return *v;
   }
-  [[nodiscard]] static bool constant_price(const rate& r) noexcept { return r.price.is_constant() && r.price.protection().count() == 0; }
   [[nodiscard]] static bool below_minor_unit(const ratio<>& r, const currency& c) {
     return detail::abs(r.num()) * detail::pow10<int128>(c.minor_units) < r.den();
   }
@@ -325,22 +324,12 @@ class meter {
         l.records = tot.records;
         l.billed_seconds = tot.billed_seconds;
         l.used_seconds = tot.used_seconds;
-        if (r.kind == price_kind::unit) {
-          l.exact = ratio<>(detail::to_int128(tot.amount), r.denominator());
-          if (constant_price(r)) {
-            detail::i128 w = 0;
-            if (!detail::mul_into(tot.usage - tot.used_usage, r.price.base(), w)) return detail::overflow_error("the waste of line " + l.resource);
-            l.waste = ratio<>(detail::to_int128(w), r.denominator());
-          } else {
-            l.waste = ratio<>(detail::to_int128(tot.waste), r.denominator());
-          }
-        } else {
-          detail::i128 num = 0;
-          const bool ok = r.kind == price_kind::tiers ? r.tiers.cost(tot.usage, num) : r.package.cost(tot.usage, num);
-          if (!ok) return detail::overflow_error("the amount of line " + l.resource + "/" + l.mode);
-          l.exact = usage_cost(num);
-          l.waste = tot.usage == 0 ? ratio<>{} : l.exact * ratio<>(detail::to_int128(tot.usage - tot.used_usage), detail::to_int128(tot.usage));
-        }
+        auto exact = line_exact(r, tot);
+        if (!exact) return detail::overflow_error("the amount of line " + l.resource + "/" + l.mode);
+        auto waste = line_waste(r, tot, *exact);
+        if (!waste) return detail::overflow_error("the waste of line " + l.resource);
+        l.exact = *exact;
+        l.waste = *waste;
         acc.exact_total += l.exact;
         if (rr.point == rounding_point::line) {
           ratio<> base = l.exact;
@@ -388,7 +377,7 @@ class meter {
   // volume: at the line's step, the step's flat fee with the first record), rounded alone.
   [[nodiscard]] expected<int128> round_tiered_records(const rate& r, const std::vector<placed>& recs, const line_totals& tot) const {
     detail::i128 before = 0, before_cost = 0, total_cost = 0;
-    const bool ok = r.kind == price_kind::tiers ? r.tiers.cost(tot.usage, total_cost) : r.package.cost(tot.usage, total_cost);
+    const bool ok = tiered_cost(r, tot.usage, total_cost);
     if (!ok) return detail::overflow_error("a tiered line");
     const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
     const std::int64_t vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : 0;
@@ -407,7 +396,7 @@ class meter {
         }
       } else {
         detail::i128 upto = 0;
-        const bool ok2 = r.kind == price_kind::tiers ? r.tiers.cost(before + u.usage, upto) : r.package.cost(before + u.usage, upto);
+        const bool ok2 = tiered_cost(r, before + u.usage, upto);
         if (!ok2) return detail::overflow_error("a tiered record");
         part = upto - before_cost;
         before_cost = upto;

@@ -5,10 +5,14 @@
 // denominator. No allocation, no virtual dispatch, every operation checked.
 
 #include <cstdint>
+#include <optional>
 
+#include <gpurent/core/decimal.hpp>
+#include <gpurent/core/integer.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/tariff/amount.hpp>
 #include <gpurent/tariff/rate.hpp>
+#include <gpurent/tariff/tiers.hpp>
 
 namespace gpurent {
 
@@ -45,7 +49,7 @@ enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
   }
   i128 price_seconds = 0;  // sum of price x seconds, nano
   i128 extra = 0;
-  if (r.price.is_constant() && r.price.protection().count() == 0) {
+  if (r.price.is_flat()) {
     // The common case in 64 bits (checked), then one unchecked widening product.
     std::int64_t pb = 0, pe = 0;
     if (!__builtin_mul_overflow(r.price.base(), billed, &pb) && !__builtin_mul_overflow(r.price.base(), billed - used, &pe)) [[likely]] {
@@ -109,5 +113,49 @@ struct line_totals {
   }
   friend bool operator==(const line_totals&, const line_totals&) = default;
 };
+
+// Whether a line of this rate sums each record's waste: only where the price changes over
+// time (for a constant price the waste follows from usage - used_usage at the end).
+[[nodiscard]] inline bool sums_waste(const rate& r) noexcept {
+  return r.kind == price_kind::unit && !r.price.is_flat();
+}
+
+// The exact cost of a tiered or package line's total usage (nano unit-seconds), over
+// usage_denominator(). False on overflow.
+[[nodiscard]] inline bool tiered_cost(const rate& r, detail::i128 usage, detail::i128& out) noexcept {
+  return r.kind == price_kind::tiers ? r.tiers.cost(usage, out) : r.package.cost(usage, out);
+}
+
+// A line's exact amount, the one rating rule every caller uses (the meter, the planner): the
+// integer numerator `out` over line_denominator(r). Unit prices: the sum of the records'
+// amounts over the rate's denominator; tiers and packages: the cost of the line's total
+// usage over usage_denominator(). False on overflow.
+[[nodiscard]] inline bool line_cost(const rate& r, const line_totals& t, detail::i128& out) noexcept {
+  if (r.kind != price_kind::unit) return tiered_cost(r, t.usage, out);
+  out = t.amount;
+  return true;
+}
+// The denominator of line_cost's numerator; it depends only on the rate.
+[[nodiscard]] inline int128 line_denominator(const rate& r) { return r.kind == price_kind::unit ? r.denominator() : usage_denominator(); }
+
+// The exact amount of a line in major units; nothing on overflow.
+[[nodiscard]] inline std::optional<ratio<>> line_exact(const rate& r, const line_totals& t) {
+  detail::i128 num = 0;
+  if (!line_cost(r, t, num)) return std::nullopt;
+  return ratio<>(detail::to_int128(num), line_denominator(r));
+}
+
+// The part of a line's exact amount due to increments and minimums (billed - used seconds):
+// unit prices at the price in force; tiers and packages pro rata of the line's usage.
+// Nothing on overflow.
+[[nodiscard]] inline std::optional<ratio<>> line_waste(const rate& r, const line_totals& t, const ratio<>& exact) {
+  if (r.kind != price_kind::unit) {
+    return t.usage == 0 ? ratio<>{} : exact * ratio<>(detail::to_int128(t.usage - t.used_usage), detail::to_int128(t.usage));
+  }
+  if (sums_waste(r)) return ratio<>(detail::to_int128(t.waste), r.denominator());
+  detail::i128 w = 0;
+  if (!detail::mul_into(t.usage - t.used_usage, r.price.base(), w)) return std::nullopt;
+  return ratio<>(detail::to_int128(w), r.denominator());
+}
 
 }  // namespace gpurent

@@ -52,6 +52,8 @@ class price_schedule {
   [[nodiscard]] const std::vector<price_change>& changes() const noexcept { return changes_; }
   [[nodiscard]] seconds protection() const noexcept { return seconds{protection_}; }
   [[nodiscard]] bool is_constant() const noexcept { return changes_.empty(); }
+  // One price for every second of every record: no changes and no protection period.
+  [[nodiscard]] bool is_flat() const noexcept { return changes_.empty() && protection_ == 0; }
 
   // The market price in force at t.
   [[nodiscard]] std::int64_t price_at(instant t) const noexcept {

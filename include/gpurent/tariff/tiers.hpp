@@ -32,9 +32,8 @@ struct tier_step {
 // Usage in nano unit-seconds per nano unit-hour bound.
 inline constexpr std::int64_t seconds_per_hour = 3600;
 // Cost numerators are over this: nano price (10^9) x nano quantity (10^9) x seconds per hour.
-[[nodiscard]] inline ratio<> usage_cost(detail::i128 numerator) {
-  return ratio<>(detail::to_int128(numerator), int128(detail::nano_one) * detail::nano_one * seconds_per_hour);
-}
+[[nodiscard]] inline int128 usage_denominator() { return int128(detail::nano_one) * detail::nano_one * seconds_per_hour; }
+[[nodiscard]] inline ratio<> usage_cost(detail::i128 numerator) { return ratio<>(detail::to_int128(numerator), usage_denominator()); }
 
 class tier_table {
  public:

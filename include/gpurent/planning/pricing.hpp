@@ -27,22 +27,6 @@
 
 namespace gpurent {
 
-// TODO(issue 15 merge): metering's line_cost/line_denominator replace these two.
-namespace detail::plan_shim {
-[[nodiscard]] inline bool line_cost(const rate& r, const line_totals& t, detail::i128& out) noexcept {
-  if (r.kind == price_kind::unit) {
-    out = t.amount;
-    return true;
-  }
-  return r.kind == price_kind::tiers ? r.tiers.cost(t.usage, out) : r.package.cost(t.usage, out);
-}
-[[nodiscard]] inline int128 line_denominator(const rate& r) {
-  return r.kind == price_kind::unit ? r.denominator() : int128(detail::nano_one) * detail::nano_one * seconds_per_hour;
-}
-}  // namespace detail::plan_shim
-using detail::plan_shim::line_cost;
-using detail::plan_shim::line_denominator;
-
 // One record to price: `quantity` units from `start` for `length`.
 struct priced_record {
   unit_quantity quantity{1};

@@ -155,6 +155,29 @@ using io::json_object;
   return {};
 }
 
+// "owned": {"fixed_cost": decimal}, for mode "owned": what one unit costs per billing
+// period whatever its use; its `price` is then the marginal cost of using it (power).
+[[nodiscard]] inline expected<void> read_owned(json_object& r, offer& o) {
+  const json* s = r.find("owned");
+  if (s == nullptr) {
+    if (o.mode == offer_mode::owned) return r.fail("owned", "an owned offer needs {\"fixed_cost\"} (per unit and billing period)");
+    return {};
+  }
+  if (o.mode != offer_mode::owned) return r.fail("owned", "only an offer of mode owned has an owned cost");
+  json_object sr(*s, r.field("owned"));
+  GPURENT_TRY(sr.check());
+  GPURENT_TRY(sr.dec("fixed_cost", o.fixed_cost, true));
+  return sr.finish();
+}
+
+// Storage and network of a unit, where the provider states them.
+[[nodiscard]] inline expected<void> read_storage(json_object& r, offer& o) {
+  constexpr std::int64_t most = std::int64_t{1} << 40;
+  GPURENT_TRY(r.integer("storage_read_mb_per_s", o.storage_read_mb_per_s, 0, most));
+  GPURENT_TRY(r.integer("storage_write_mb_per_s", o.storage_write_mb_per_s, 0, most));
+  return r.integer("internode_gbit_per_s", o.internode_gbit_per_s, 0, most);
+}
+
 [[nodiscard]] inline expected<offer> read_offer(const json& j, const std::string& path) {
   json_object r(j, path);
   GPURENT_TRY(r.check());
@@ -163,8 +186,28 @@ using io::json_object;
   GPURENT_TRY(pricing, read_pricing(r));
   o.pricing = std::move(*pricing);
   GPURENT_TRY(read_spot(r, o));
+  GPURENT_TRY(read_owned(r, o));
+  GPURENT_TRY(read_storage(r, o));
   GPURENT_TRY(r.finish());
   return o;
+}
+
+// "quotas": [{"provider": "...", "region": "...", "max_gpus": N}, ...]
+[[nodiscard]] inline expected<std::vector<offer_quota>> read_quotas(json_object& r) {
+  std::vector<offer_quota> out;
+  GPURENT_TRY(list, r.array("quotas"));
+  for (std::size_t i = 0; *list != nullptr && i < (*list)->size(); ++i) {
+    json_object q((**list)[i], io::json_item("quotas", i));
+    GPURENT_TRY(q.check());
+    offer_quota quota;
+    GPURENT_TRY(q.string("provider", quota.provider));
+    GPURENT_TRY(q.string("region", quota.region));
+    GPURENT_TRY(q.integer("max_gpus", quota.max_gpus, 0, std::int64_t{1} << 30, true));
+    GPURENT_TRY(q.finish());
+    if (quota.provider.empty() && quota.region.empty()) return q.fail("provider", "a quota names a provider, a region or both");
+    out.push_back(std::move(quota));
+  }
+  return out;
 }
 
 }  // namespace detail::offers_json
@@ -187,8 +230,9 @@ using io::json_object;
     GPURENT_TRY(o, read_offer((**list)[i], io::json_item("offers", i)));
     offers.push_back(std::move(*o));
   }
+  GPURENT_TRY(quotas, read_quotas(r));
   GPURENT_TRY(r.finish());
-  return offer_catalog::make(*c, rounding, std::move(offers));
+  return offer_catalog::make(*c, rounding, std::move(offers), std::move(*quotas));
 }
 
 // The same from a file; errors carry the file name in `where`.

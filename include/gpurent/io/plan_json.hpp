@@ -25,10 +25,13 @@ namespace detail::plan_json {
                       {"naive_cost", j.naive_cost.to_string()},
                       {"naive_offer", j.naive_offer},
                       {"expected_seconds", j.wall.count()},
+                      {"start", format_instant(j.start)},
+                      {"end", format_instant(j.end)},
                       {"used_seconds", j.waste.used.count()},
                       {"billed_seconds", j.waste.billed.count()},
                       {"reason", to_string(j.why)}};
   if (j.gpus > 0) x["gpus"] = j.gpus;
+  if (j.delay != delay_cause::none) x["delayed_by"] = {{"seconds", j.delayed.count()}, {"cause", to_string(j.delay)}};
   if (!j.shares_with.empty()) x["shares_with"] = j.shares_with;
   if (j.spot) {
     const spot_estimate& e = *j.spot;

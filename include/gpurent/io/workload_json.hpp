@@ -81,6 +81,12 @@ using io::json_object;
     GPURENT_TRY(r.duration("deadline", deadline));
     x.deadline = deadline;
   }
+  GPURENT_TRY(r.duration("start_slack", x.start_slack));
+  if (r.has("max_spot_price")) {
+    decimal<9> max{};
+    GPURENT_TRY(r.dec("max_spot_price", max));
+    x.max_spot_price = max;
+  }
   GPURENT_TRY(read_kind_fields(r, x));
   GPURENT_TRY(read_constraints(r, x));
   GPURENT_TRY(r.finish());

@@ -37,6 +37,11 @@ namespace detail::plan_text {
 
 [[nodiscard]] inline std::string money(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
 [[nodiscard]] inline std::string secs(double s) { return duration_text(seconds(static_cast<std::int64_t>(s))); }
+// "0.95", "2": a decimal without trailing fractional zeros.
+template <int S>
+[[nodiscard]] std::string decimal_text(const decimal<S>& d) {
+  return format_exact(ratio<>(d));
+}
 
 [[nodiscard]] inline std::string text(const training_rationale& t) {
   std::string r = std::to_string(t.gpus) + " x " + t.gpu + " for " + duration_text(t.wall);
@@ -85,6 +90,11 @@ namespace detail::plan_text {
   if (std::holds_alternative<packed_rationale>(r.choice)) return s;
   s += "; cheapest of " + std::to_string(r.feasible) + " feasible option(s)";
   if (r.next) s += ", next " + r.next->offer + " (" + std::string(to_string(r.next->mode)) + ") at " + detail::plan_text::money(r.next->cost);
+  if (r.max_spot_price) s += "; on spot only while its price stays at or under " + detail::plan_text::decimal_text(*r.max_spot_price) + " per GPU-hour";
+  if (r.delay) {
+    s += "; starts " + duration_text(r.delay->by) + " after its requested start";
+    s += r.delay->cause == delay_cause::capacity ? ": every cheaper option is full until then" : ": the price is lower then";
+  }
   return s;
 }
 

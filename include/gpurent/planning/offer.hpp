@@ -53,14 +53,20 @@ struct offer {
   seconds notice{0};              // spot: warning before an interruption
   double interruptions_per_hour = 0;  // spot: expected interruptions per unit-hour (an estimate)
   bool multi_node = false;        // one job may span several units (cluster networking)
-  std::int32_t max_units = 1024;  // how many units can be rented at once
-  rate pricing;                   // one unit; resource and mode are set from id and mode
+  std::int32_t max_units = 1024;  // how many units can be rented at once (owned: the pool's size)
+  rate pricing;                   // one unit; resource and mode are set from id and mode. Owned: the marginal cost
+  decimal<9> fixed_cost{};        // owned: what one unit costs per billing period whatever the use (capex, hosting, staff)
+  // Storage and network of one unit, where the provider states them (0: not stated).
+  std::int64_t storage_read_mb_per_s = 0;
+  std::int64_t storage_write_mb_per_s = 0;
+  std::int64_t internode_gbit_per_s = 0;  // per server, between servers (multi-node jobs)
 
   // The GPUs (as a count of milli-GPUs of this model) and the memory one unit gives.
   [[nodiscard]] std::int64_t unit_milli_gpu() const;
   [[nodiscard]] std::int64_t unit_vram_mib() const;
   [[nodiscard]] const std::string& resource() const noexcept { return id; }
   [[nodiscard]] bool tiered() const noexcept { return pricing.kind != price_kind::unit; }
+  [[nodiscard]] bool owned() const noexcept { return mode == offer_mode::owned; }
   // The price of one whole GPU of this offer for one hour, as an exact ratio (for ordering
   // bin offers): the base price before any change; the first step's when tiered.
   [[nodiscard]] ratio<> gpu_hour_price() const;
@@ -140,11 +146,23 @@ inline job_sharing offer::sharing() const {
   return {unit, exclusive{}, false};
 }
 
+// A limit on the GPUs in use at once across offers: a provider's account quota, or one
+// region's (region empty: every region of the provider; provider empty: every provider).
+struct offer_quota {
+  std::string provider;
+  std::string region;
+  std::int64_t max_gpus = 0;
+  [[nodiscard]] bool covers(const offer& o) const {
+    return (provider.empty() || provider == o.provider) && (region.empty() || region == o.region);
+  }
+  friend bool operator==(const offer_quota&, const offer_quota&) = default;
+};
+
 // A validated set of offers in one currency, billed with one rounding mode.
 class offer_catalog {
  public:
   offer_catalog() = default;
-  [[nodiscard]] static expected<offer_catalog> make(currency c, rounding_mode r, std::vector<offer> offers);
+  [[nodiscard]] static expected<offer_catalog> make(currency c, rounding_mode r, std::vector<offer> offers, std::vector<offer_quota> quotas = {});
 
   [[nodiscard]] const currency& currency_value() const noexcept { return ccy_; }
   [[nodiscard]] rounding_mode rounding() const noexcept { return rounding_; }
@@ -156,11 +174,13 @@ class offer_catalog {
       if (o.id == id && o.mode == m) return &o;
     return nullptr;
   }
+  [[nodiscard]] std::span<const offer_quota> quotas() const noexcept { return quotas_; }
 
  private:
   currency ccy_{"USD", 2};
   rounding_mode rounding_ = rounding_mode::half_even;
   std::vector<offer> offers_;
+  std::vector<offer_quota> quotas_;
 };
 
 namespace detail::offers {
@@ -187,6 +207,9 @@ namespace detail::offers {
   if (o.mode == offer_mode::spot && !(o.interruptions_per_hour >= 0 && o.interruptions_per_hour < 10))
     return bad("spot.interruptions_per_hour", "must be in [0, 10)");
   if (o.pricing.per.count() <= 0) return bad("per", "must be positive");
+  if (o.fixed_cost.sign() < 0) return bad("owned.fixed_cost", "must not be negative");
+  if (!o.owned() && o.fixed_cost.sign() != 0) return bad("owned", "only an owned offer has a fixed cost");
+  if (o.storage_read_mb_per_s < 0 || o.storage_write_mb_per_s < 0 || o.internode_gbit_per_s < 0) return bad("storage", "bandwidths must not be negative");
   if (o.pricing.kind == price_kind::unit && o.pricing.price.base() < 0) return bad("price", "must not be negative");
   o.pricing.resource = o.id;
   o.pricing.mode = std::string(to_string(o.mode));
@@ -194,10 +217,13 @@ namespace detail::offers {
 }
 }  // namespace detail::offers
 
-inline expected<offer_catalog> offer_catalog::make(currency c, rounding_mode r, std::vector<offer> offers) {
+inline expected<offer_catalog> offer_catalog::make(currency c, rounding_mode r, std::vector<offer> offers, std::vector<offer_quota> quotas) {
   offer_catalog cat;
   cat.ccy_ = c;
   cat.rounding_ = r;
+  for (std::size_t i = 0; i < quotas.size(); ++i)
+    if (quotas[i].max_gpus < 0) return make_error(error_code::invalid_argument, "quotas[" + std::to_string(i) + "].max_gpus", "must not be negative");
+  cat.quotas_ = std::move(quotas);
   for (std::size_t i = 0; i < offers.size(); ++i) {
     const std::string at = "offers[" + std::to_string(i) + "]";
     for (std::size_t j = 0; j < i; ++j)

@@ -40,6 +40,8 @@
 #include <gpurent/planning/packing.hpp>
 #include <gpurent/planning/pricing.hpp>
 #include <gpurent/planning/rationale.hpp>
+#include <gpurent/planning/supply.hpp>
+#include <gpurent/planning/timing.hpp>
 #include <gpurent/planning/workload.hpp>
 #include <gpurent/sharing/rental.hpp>
 
@@ -54,6 +56,10 @@ struct job_plan {
   std::int64_t count = 0;             // units rented (servers, GPUs, slices, fractions, shared units)
   std::int32_t gpus = 0;              // whole GPUs a training run or experiment machine uses
   seconds wall{0};                    // expected time from start to finish
+  instant start{};                    // when it starts (its requested start unless delayed)
+  instant end{};                      // start + wall
+  delay_cause delay = delay_cause::none;  // why it starts later than asked, by `delayed`
+  seconds delayed{0};
   money_value expected_cost;
   money_value naive_cost;             // exclusive whole GPUs billed hourly, on demand
   std::string naive_offer;
@@ -70,6 +76,7 @@ struct packing_report {
   money_value cost;           // of the packable jobs as planned
   money_value lower_bound;    // no plan of them is cheaper
   double gap = 0;             // (cost - lower_bound) / lower_bound
+  std::size_t dissolved = 0;  // shared units the supply could not hold (their jobs run alone)
 };
 
 struct plan_result {
@@ -137,15 +144,73 @@ struct choice {
   return r;
 }
 
-// Why job j alone runs on candidate c.
-[[nodiscard]] rationale explain(const plan_context& cx, const job& j, const choice& ch);
-
-// Step 4 for a job alone on its best candidate: its records, cost and rationale.
-inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch, plan_result& out) {
-  const job& j = cx.w.jobs[i];
-  const candidate& c = ch.best;
+// A job's records from `start`, its waste and its expected cost: its records as one line,
+// rounded once.
+inline void emit_alone(const plan_context& cx, const job& j, const candidate& c, instant start, job_plan& p, plan_result& out) {
   const offer& o = cx.cat[c.offer];
+  std::vector<priced_record> mine;
+  c.for_each_record(start, [&](std::int64_t k, instant t, seconds len) {
+    out.usage.push_back(make_record(j.name + "-" + std::to_string(k + 1), account_of(cx, j), o, c.qty, t, t + len));
+    mine.push_back({c.qty, t, len});
+    p.waste.used += len;
+    p.waste.billed += cx.pricer.billed(c.offer, len);
+  });
+  p.expected_cost = cx.pricer.round(cx.pricer.line(c.offer, mine));
+}
+
+// Why job j alone runs on candidate c (`second`: the best on another offer, if any).
+[[nodiscard]] rationale explain(const plan_context& cx, const job& j, const candidate& c, const candidate& second, std::size_t feasible);
+
+// Step 4a with a full search: every candidate of job i placed in time (planning/timing.hpp),
+// the cheapest (then the earliest to end), and the best on another offer.
+[[nodiscard]] inline choice search_in_time(const plan_context& cx, const plan_supply& supply, std::size_t i, instant& start) {
+  const job& j = cx.w.jobs[i];
+  choice out;
+  std::optional<timed_candidate> best, second;
+  const auto earlier = [](const timed_candidate& a, const timed_candidate& b) {
+    if (a.c.amount != b.c.amount) return a.c.amount < b.c.amount;
+    return a.end() != b.end() ? a.end() < b.end() : a.c.offer < b.c.offer;
+  };
+  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
+    if (!allowed(j, cx.cat[oi])) continue;
+    for_each_candidate(cx, j, oi, [&](const candidate& k) {
+      ++out.feasible;
+      const auto t = place_in_time(cx, supply, j, k);
+      if (!t) return;
+      if (!best || earlier(*t, *best)) {
+        if (best && best->c.offer != t->c.offer) second = best;
+        best = t;
+      } else if (t->c.offer != best->c.offer && (!second || earlier(*t, *second))) {
+        second = t;
+      }
+    });
+  }
+  if (best) {
+    out.best = best->c;
+    start = best->start;
+  }
+  if (second) out.second = second->c;
+  return out;
+}
+
+// Step 4 for a job alone: when and where it runs (its cheapest candidate at its start when
+// that fits the supply and it has no timing rules; else the search), its records, cost
+// and rationale; its units reserved in the supply.
+[[nodiscard]] inline expected<void> assign_alone(const plan_context& cx, plan_supply& supply, std::size_t i, const choice& ch, plan_result& out) {
+  const job& j = cx.w.jobs[i];
+  instant start = cx.start_of(j);
+  const bool simple = j.start_slack.count() == 0 && !j.max_spot_price;
+  const choice found = simple && supply.fits(ch.best.offer, ch.best.units, start, start + ch.best.wall) ? ch : search_in_time(cx, supply, i, start);
+  if (!found.best.valid())
+    return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
+                      "no offer has room for job \"" + j.name + "\" before its deadline and the period end (every one that can run it is full" +
+                          (j.max_spot_price ? " or over its maximum spot price)" : ")"));
+  const candidate& c = found.best;
+  const offer& o = cx.cat[c.offer];
+  const instant asked = cx.start_of(j);
   job_plan& p = out.jobs[i];
+  if (start != asked) p.delay = supply.fits(c.offer, c.units, asked, asked + c.wall) ? delay_cause::price : delay_cause::capacity;
+  supply.reserve(c.offer, c.units, start, start + c.wall);
   p.offer = o.id;
   p.mode = o.mode;
   p.sharing = o.sharing();
@@ -153,25 +218,22 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
   p.gpus = c.gpus;
   p.wall = c.wall;
   p.spot = c.spot;
-  p.why = explain(cx, j, ch);
-  std::vector<priced_record> mine;
-  c.for_each_record(cx.start_of(j), [&](std::int64_t k, instant t, seconds len) {
-    out.usage.push_back(make_record(j.name + "-" + std::to_string(k + 1), account_of(cx, j), o, c.qty, t, t + len));
-    mine.push_back({c.qty, t, len});
-    p.waste.used += len;
-    p.waste.billed += cx.pricer.billed(c.offer, len);
-  });
-  // The job's own records as one line: its expected cost, rounded once.
-  p.expected_cost = cx.pricer.round(cx.pricer.line(c.offer, mine));
+  p.start = start;
+  p.end = start + c.wall;
+  p.why = explain(cx, j, c, found.second, found.feasible);
+  p.delayed = start - asked;
+  if (p.delay != delay_cause::none) p.why.delay = rationale::delayed{p.delay, p.delayed};
+  emit_alone(cx, j, c, start, p, out);
+  return {};
 }
 
 // Step 4 for a shared unit: one record for the unit, its rounded cost split over its jobs
 // by compute x time (largest remainders, so the shares add up exactly).
-[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::size_t bi, plan_result& out) {
+[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::size_t bi, std::size_t number, plan_result& out) {
   const bin& b = pr.bins[bi];
   const offer& o = cx.cat[b.offer];
   const job& first = cx.w.jobs[pr.items[b.items.front()].job];
-  out.usage.push_back(make_record("shared-" + std::to_string(bi + 1), account_of(cx, first), o, unit_quantity(1), b.span.begin(), b.span.end()));
+  out.usage.push_back(make_record("shared-" + std::to_string(number), account_of(cx, first), o, unit_quantity(1), b.span.begin(), b.span.end()));
   const money_value cost = cx.pricer.round(b.amount);
   std::vector<int128> weights;
   plan_amount alone = 0;
@@ -193,11 +255,13 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
     if (profile) p.sharing.mode = *mig_slice::make(*profile);
     p.count = 1;
     p.wall = j.duration;
+    p.start = cx.start_of(j);
+    p.end = p.start + j.duration;
     p.expected_cost = money_value(cx.cat.currency_value(), (*parts)[t]);
     p.waste = billing_waste(o.pricing.time, b.span.length());
     for (std::size_t u = 0; u < b.items.size(); ++u)
       if (u != t) p.shares_with.push_back(cx.w.jobs[pr.items[b.items[u]].job].name);
-    p.why = rationale{packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)}, 0, {}};
+    p.why = rationale{packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)}, 0, {}, {}, {}};
   }
   return {};
 }
@@ -222,7 +286,7 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
 }
 
 // Steps 3 and 4: pack, then assign every job (packed or alone) and the totals.
-[[nodiscard]] inline expected<void> assign(const plan_context& cx, std::span<const choice> chosen, const plan_options& opt, plan_result& out) {
+[[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const plan_options& opt, plan_result& out) {
   std::vector<candidate> best;
   for (const choice& c : chosen) best.push_back(c.best);
   packing_result pr = opt.pack ? pack(cx, best, packing_options{opt.exact_packing_limit, opt.heuristic_bin_offers}) : packing_result{};
@@ -230,13 +294,22 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
   // The gap on the plan's grain (pricing.hpp), where every amount is an integer.
   const plan_amount cost = pr.cost / plan_pricer::milli_grain, lower = pr.lower_bound / plan_pricer::milli_grain;
   if (lower > 0) out.packing.gap = static_cast<double>((cost - lower).convert_to<long double>() / lower.convert_to<long double>());
+  // Shared units first, each holding one unit of its offer for its span; one the supply
+  // cannot hold is dissolved and its jobs run alone.
   std::vector<bool> packed(cx.w.jobs.size(), false);
   for (std::size_t bi = 0; bi < pr.bins.size(); ++bi) {
-    GPURENT_TRY(assign_bin(cx, pr, bi, out));
-    for (std::size_t k : pr.bins[bi].items) packed[pr.items[k].job] = true;
+    const bin& b = pr.bins[bi];
+    if (!supply.fits(b.offer, 1, b.span.begin(), b.span.end())) {
+      ++out.packing.dissolved;
+      continue;
+    }
+    supply.reserve(b.offer, 1, b.span.begin(), b.span.end());
+    GPURENT_TRY(assign_bin(cx, pr, bi, bi + 1 - out.packing.dissolved, out));
+    for (std::size_t k : b.items) packed[pr.items[k].job] = true;
   }
+  out.packing.bins -= out.packing.dissolved;
   for (std::size_t i = 0; i < cx.w.jobs.size(); ++i)
-    if (!packed[i]) assign_alone(cx, i, chosen[i], out);
+    if (!packed[i]) GPURENT_TRY(assign_alone(cx, supply, i, chosen[i], out));
   out.total_cost = money_value(out.ccy, 0);
   for (const job_plan& p : out.jobs) out.total_cost += p.expected_cost;
   return {};
@@ -256,6 +329,7 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
                   money_value(cat.currency_value(), 0), money_value(cat.currency_value(), 0), {}, {}};
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
+  plan_supply supply(cat);
   out.jobs.resize(w.jobs.size());
   try {
     std::vector<choice> chosen;
@@ -271,7 +345,7 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
       naive_total += n.amount;
     }
     out.naive_cost = pricer.round(naive_total);
-    GPURENT_TRY(assign(cx, chosen, opt, out));
+    GPURENT_TRY(assign(cx, supply, chosen, opt, out));
   } catch (const exception& e) {
     return unexpected<error>(e.err());
   }
@@ -283,12 +357,12 @@ inline void assign_alone(const plan_context& cx, std::size_t i, const choice& ch
 
 namespace detail::plan {
 
-inline rationale explain(const plan_context& cx, const job& j, const choice& ch) {
-  const candidate& c = ch.best;
+inline rationale explain(const plan_context& cx, const job& j, const candidate& c, const candidate& second, std::size_t feasible) {
   const offer& o = cx.cat[c.offer];
   rationale r;
-  r.feasible = ch.feasible;
-  if (ch.second.valid()) r.next = runner_up{cx.cat[ch.second.offer].id, cx.cat[ch.second.offer].mode, cx.pricer.round(ch.second.amount)};
+  r.feasible = feasible;
+  if (second.valid()) r.next = runner_up{cx.cat[second.offer].id, cx.cat[second.offer].mode, cx.pricer.round(second.amount)};
+  if (o.mode == offer_mode::spot && j.max_spot_price) r.max_spot_price = *j.max_spot_price;
   switch (j.kind) {
     case job_kind::training: {
       training_rationale t{c.gpus, o.gpu, c.wall, o.unit == offer_unit::server ? c.units : 1, o.unit == offer_unit::server ? o.gpu_count : 1, {}};

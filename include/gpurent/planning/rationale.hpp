@@ -16,6 +16,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/granularity.hpp>
+#include <gpurent/planning/timing.hpp>
 #include <gpurent/sharing/rental.hpp>
 
 namespace gpurent {
@@ -77,6 +78,14 @@ struct rationale {
   std::variant<training_rationale, service_rationale, experiments_rationale, packed_rationale> choice;
   std::size_t feasible = 0;           // candidates considered (not for packed jobs)
   std::optional<runner_up> next;
+  // A start later than asked, and why (planning/timing.hpp): every cheaper option was full
+  // (capacity), or the price was lower later (price).
+  struct delayed {
+    delay_cause cause = delay_cause::none;
+    seconds by{0};
+  };
+  std::optional<delayed> delay;
+  std::optional<decimal<9>> max_spot_price;  // the spot rule that bounded a spot choice
 };
 
 }  // namespace gpurent

@@ -53,6 +53,8 @@ struct job {
   std::optional<seconds> checkpoint;   // checkpoint write time; checkpointable when set
   seconds restart{600};                // restart from a checkpoint (provisioning + load)
   std::optional<seconds> deadline;     // from the job's start
+  seconds start_slack{0};              // the job may start this much later when that is cheaper (a cheaper price window)
+  std::optional<decimal<9>> max_spot_price;  // per GPU-hour: spot offers only while their price is at or under it
   // service
   seconds duration{0};
   std::int32_t replicas = 1;
@@ -119,6 +121,8 @@ namespace detail {
     if (j.start.count() < 0 || j.start >= period.length()) return bad("start", "must lie inside the period " + w.period);
     if (j.memory_gib < 0) return bad("memory_gib", "must not be negative");
     if (j.deadline && j.deadline->count() <= 0) return bad("deadline", "must be positive");
+    if (j.start_slack.count() < 0) return bad("start_slack", "must not be negative");
+    if (j.max_spot_price && j.max_spot_price->sign() <= 0) return bad("max_spot_price", "must be positive");
     switch (j.kind) {
       case job_kind::training:
         if (j.gpu_hours.sign() <= 0) return bad("gpu_hours", "must be positive");

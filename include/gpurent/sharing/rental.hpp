@@ -28,13 +28,14 @@ struct enum_names<offer_unit> {
       {offer_unit::server, "server"}, {offer_unit::gpu, "gpu"}, {offer_unit::mig_slice, "mig_slice"}, {offer_unit::fraction, "fraction"}};
 };
 
-// How capacity is sold: whether it can be taken back (spot), or is paid for a term whether
-// used or not (reserved).
-enum class offer_mode : std::uint8_t { on_demand, spot, reserved };
+// How capacity is had: rented on demand, rented as spot (it can be taken back), reserved
+// (paid for a term whether used or not), or owned (paid for whatever the use; each hour used
+// costs only its marginal cost, such as power).
+enum class offer_mode : std::uint8_t { on_demand, spot, reserved, owned };
 template <>
 struct enum_names<offer_mode> {
   static constexpr enum_entry<offer_mode> entries[] = {
-      {offer_mode::on_demand, "on_demand"}, {offer_mode::spot, "spot"}, {offer_mode::reserved, "reserved"}};
+      {offer_mode::on_demand, "on_demand"}, {offer_mode::spot, "spot"}, {offer_mode::reserved, "reserved"}, {offer_mode::owned, "owned"}};
 };
 
 // A job's use of what it rented. `mode` is how the job holds a GPU: exclusive (whole GPUs or

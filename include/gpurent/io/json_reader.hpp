@@ -103,11 +103,8 @@ class json_object {
     const json* v = member(key);
     return v == nullptr || v->is_null() ? nullptr : v;
   }
-  // Whether the member is there and not null, without asking for it.
-  [[nodiscard]] bool has(std::string_view key) const {
-    auto it = j_.find(key);
-    return it != j_.end() && !it->is_null();
-  }
+  // Whether the member is there and not null (a key the reader knows, as `member` marks it).
+  [[nodiscard]] bool has(std::string_view key) { return find(key) != nullptr; }
 
   expected<void> string(std::string_view key, std::string& out, bool required = false) {
     return read(key, required, "a string", &json::is_string, [&](const json& v) -> expected<void> {

@@ -48,11 +48,32 @@ namespace detail::plan_json {
 
 }  // namespace detail::plan_json
 
+namespace detail::plan_json {
+
+// Owned pools: what each costs and how much of it the plan uses.
+[[nodiscard]] inline nlohmann::json owned_to_json(const plan_result& p) {
+  nlohmann::json pools = nlohmann::json::array();
+  for (const owned_pool_report& r : p.owned) {
+    const auto share = [](const ratio<>& q) { return static_cast<double>(q.num().convert_to<long double>() / q.den().convert_to<long double>()); };
+    nlohmann::json x = {{"offer", r.offer},
+                        {"units", r.units},
+                        {"fixed_cost", r.fixed_cost.to_string()},
+                        {"marginal_cost", r.marginal_cost.to_string()},
+                        {"utilization", share(r.utilization)},
+                        {"gpu_hours", decimal<3>::from_raw(r.gpu_hours.round_to_digits(3, rounding_mode::half_even)).to_string()}};
+    if (r.cost_per_gpu_hour) x["cost_per_gpu_hour"] = r.cost_per_gpu_hour->to_string();
+    pools.push_back(std::move(x));
+  }
+  return pools;
+}
+
+}  // namespace detail::plan_json
+
 // The plan as JSON.
 [[nodiscard]] inline nlohmann::json plan_to_json(const plan_result& p) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const job_plan& j : p.jobs) jobs.push_back(detail::plan_json::job_to_json(j));
-  return nlohmann::json{{"currency", p.ccy.code},
+  nlohmann::json out{{"currency", p.ccy.code},
                         {"period", p.period},
                         {"timezone", p.timezone},
                         {"jobs", std::move(jobs)},
@@ -68,6 +89,13 @@ namespace detail::plan_json {
                           {"lower_bound", p.packing.lower_bound.to_string()},
                           {"gap", p.packing.gap}}},
                         {"usage_records", p.usage.size()}};
+  if (p.packing.dissolved > 0) out["packing"]["dissolved"] = p.packing.dissolved;
+  if (!p.owned.empty()) {
+    out["owned"] = detail::plan_json::owned_to_json(p);
+    out["owned_fixed_cost"] = p.owned_fixed_cost.to_string();
+    out["total_with_owned_fixed_cost"] = (p.total_cost + p.owned_fixed_cost).to_string();
+  }
+  return out;
 }
 
 }  // namespace gpurent

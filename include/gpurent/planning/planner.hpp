@@ -32,6 +32,7 @@
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/usage.hpp>
+#include <gpurent/planning/assignment.hpp>
 #include <gpurent/planning/candidates.hpp>
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/granularity.hpp>
@@ -79,6 +80,19 @@ struct packing_report {
   std::size_t dissolved = 0;  // shared units the supply could not hold (their jobs run alone)
 };
 
+// An owned pool over the period: its fixed cost whatever the use, the marginal cost of the
+// hours the plan uses (metered: its lines of the plan's invoice), how much of it is used,
+// and what a delivered GPU-hour costs all told.
+struct owned_pool_report {
+  std::string offer;
+  std::int32_t units = 0;
+  money_value fixed_cost;             // units x the offer's fixed cost per unit and period
+  money_value marginal_cost;          // the pool's lines of the plan's invoice
+  ratio<> utilization;                // used unit-seconds / (units x the period's seconds)
+  ratio<> gpu_hours;                  // delivered
+  std::optional<money_value> cost_per_gpu_hour;  // (fixed + marginal) / gpu_hours; none when unused
+};
+
 struct plan_result {
   currency ccy;
   std::string period;
@@ -92,43 +106,19 @@ struct plan_result {
   money_value billed_total;            // the usage rated by the meter (per-line rounding)
   invoice billed;                      // the meter's invoice of the usage
   packing_report packing;
+  supply_report supply;                // how contested supply was shared out
+  std::vector<owned_pool_report> owned;  // one per owned offer, in catalog order
+  money_value owned_fixed_cost;        // of every owned pool, paid whatever the use
 };
 
 struct plan_options {
   std::size_t exact_packing_limit = 12;  // jobs; beyond: first-fit-decreasing
   std::size_t heuristic_bin_offers = 8;  // cheapest bin offers tried by the heuristic
   bool pack = true;
+  std::size_t exact_supply_limit = 10;   // contested plans of up to this many jobs alone: exact search
 };
 
 namespace detail::plan {
-
-// Step 2: per job, the cheapest candidate, the cheapest on another offer, and how many.
-struct choice {
-  candidate best;
-  candidate second;
-  std::size_t feasible = 0;
-};
-
-[[nodiscard]] inline expected<choice> choose(const plan_context& cx, std::size_t i) {
-  const job& j = cx.w.jobs[i];
-  choice c;
-  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
-    if (!allowed(j, cx.cat[oi])) continue;
-    for_each_candidate(cx, j, oi, [&](const candidate& k) {
-      ++c.feasible;
-      if (better(k, c.best)) {
-        if (c.best.valid() && c.best.offer != k.offer) c.second = c.best;
-        c.best = k;
-      } else if (k.offer != c.best.offer && better(k, c.second)) {
-        c.second = k;
-      }
-    });
-  }
-  if (!c.best.valid())
-    return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
-                      "no offer can run job \"" + j.name + "\" (check its GPUs, memory, deadline, constraints and the period end)");
-  return c;
-}
 
 [[nodiscard]] inline const std::string& account_of(const plan_context& cx, const job& j) { return j.account.empty() ? cx.w.account : j.account; }
 
@@ -161,56 +151,16 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
 // Why job j alone runs on candidate c (`second`: the best on another offer, if any).
 [[nodiscard]] rationale explain(const plan_context& cx, const job& j, const candidate& c, const candidate& second, std::size_t feasible);
 
-// Step 4a with a full search: every candidate of job i placed in time (planning/timing.hpp),
-// the cheapest (then the earliest to end), and the best on another offer.
-[[nodiscard]] inline choice search_in_time(const plan_context& cx, const plan_supply& supply, std::size_t i, instant& start) {
+// Step 4 for a job alone, once decided (planning/assignment.hpp): its units reserved, its
+// plan, records, cost and rationale.
+inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_t i, const placed& d, plan_result& out) {
   const job& j = cx.w.jobs[i];
-  choice out;
-  std::optional<timed_candidate> best, second;
-  const auto earlier = [](const timed_candidate& a, const timed_candidate& b) {
-    if (a.c.amount != b.c.amount) return a.c.amount < b.c.amount;
-    return a.end() != b.end() ? a.end() < b.end() : a.c.offer < b.c.offer;
-  };
-  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
-    if (!allowed(j, cx.cat[oi])) continue;
-    for_each_candidate(cx, j, oi, [&](const candidate& k) {
-      ++out.feasible;
-      const auto t = place_in_time(cx, supply, j, k);
-      if (!t) return;
-      if (!best || earlier(*t, *best)) {
-        if (best && best->c.offer != t->c.offer) second = best;
-        best = t;
-      } else if (t->c.offer != best->c.offer && (!second || earlier(*t, *second))) {
-        second = t;
-      }
-    });
-  }
-  if (best) {
-    out.best = best->c;
-    start = best->start;
-  }
-  if (second) out.second = second->c;
-  return out;
-}
-
-// Step 4 for a job alone: when and where it runs (its cheapest candidate at its start when
-// that fits the supply and it has no timing rules; else the search), its records, cost
-// and rationale; its units reserved in the supply.
-[[nodiscard]] inline expected<void> assign_alone(const plan_context& cx, plan_supply& supply, std::size_t i, const choice& ch, plan_result& out) {
-  const job& j = cx.w.jobs[i];
-  instant start = cx.start_of(j);
-  const bool simple = j.start_slack.count() == 0 && !j.max_spot_price;
-  const choice found = simple && supply.fits(ch.best.offer, ch.best.units, start, start + ch.best.wall) ? ch : search_in_time(cx, supply, i, start);
-  if (!found.best.valid())
-    return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
-                      "no offer has room for job \"" + j.name + "\" before its deadline and the period end (every one that can run it is full" +
-                          (j.max_spot_price ? " or over its maximum spot price)" : ")"));
-  const candidate& c = found.best;
+  const candidate& c = d.ch.best;
   const offer& o = cx.cat[c.offer];
   const instant asked = cx.start_of(j);
   job_plan& p = out.jobs[i];
-  if (start != asked) p.delay = supply.fits(c.offer, c.units, asked, asked + c.wall) ? delay_cause::price : delay_cause::capacity;
-  supply.reserve(c.offer, c.units, start, start + c.wall);
+  if (d.start != asked) p.delay = supply.fits(c.offer, c.units, asked, asked + c.wall) ? delay_cause::price : delay_cause::capacity;
+  supply.reserve(c.offer, c.units, d.start, d.start + c.wall);
   p.offer = o.id;
   p.mode = o.mode;
   p.sharing = o.sharing();
@@ -218,13 +168,12 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
   p.gpus = c.gpus;
   p.wall = c.wall;
   p.spot = c.spot;
-  p.start = start;
-  p.end = start + c.wall;
-  p.why = explain(cx, j, c, found.second, found.feasible);
-  p.delayed = start - asked;
+  p.start = d.start;
+  p.end = d.start + c.wall;
+  p.delayed = d.start - asked;
+  p.why = explain(cx, j, c, d.ch.second, d.ch.feasible);
   if (p.delay != delay_cause::none) p.why.delay = rationale::delayed{p.delay, p.delayed};
-  emit_alone(cx, j, c, start, p, out);
-  return {};
+  emit_alone(cx, j, c, d.start, p, out);
 }
 
 // Step 4 for a shared unit: one record for the unit, its rounded cost split over its jobs
@@ -285,6 +234,32 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
   return {};
 }
 
+// Each owned pool's use and cost, from the plan's records and invoice.
+inline void report_owned(const plan_context& cx, plan_result& out) {
+  for (const offer& o : cx.cat.offers()) {
+    if (!o.owned()) continue;
+    owned_pool_report r{o.id, o.max_units, cx.pricer.round(plan_amount(o.fixed_cost.raw() * o.max_units) * (cx.pricer.denominator() / int128(decimal<9>::one()))),
+                        money_value(out.ccy, 0), {}, {}, {}};
+    int128 used = 0;  // nano unit-seconds
+    for (const usage_record& u : out.usage)
+      if (u.resource == o.id && u.mode == "owned") used += int128(u.quantity) * (u.end - u.start).count();
+    for (const invoice_account& a : out.billed.accounts)
+      for (const invoice_line& l : a.lines)
+        if (l.resource == o.id && l.mode == "owned") r.marginal_cost += l.amount;
+    const int128 capacity = int128(detail::nano_one) * o.max_units * out.window.length().count();
+    r.utilization = capacity > 0 ? ratio<>(used, capacity) : ratio<>{};
+    // unit-seconds x (milli-GPUs per unit / 1000) / 3600; a fraction's quantity is of one GPU.
+    const std::int64_t milli = o.unit == offer_unit::fraction ? 1000 : o.unit_milli_gpu();
+    r.gpu_hours = ratio<>(used * milli, int128(detail::nano_one) * 1000 * 3600);
+    if (used > 0) {
+      const ratio<> total(r.fixed_cost.minor_units() + r.marginal_cost.minor_units(), detail::pow10<int128>(out.ccy.minor_units));
+      r.cost_per_gpu_hour = money_value::round(out.ccy, total * ratio<>(r.gpu_hours.den(), r.gpu_hours.num()), cx.cat.rounding());
+    }
+    out.owned_fixed_cost += r.fixed_cost;
+    out.owned.push_back(std::move(r));
+  }
+}
+
 // Steps 3 and 4: pack, then assign every job (packed or alone) and the totals.
 [[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const plan_options& opt, plan_result& out) {
   std::vector<candidate> best;
@@ -308,8 +283,12 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
     for (std::size_t k : b.items) packed[pr.items[k].job] = true;
   }
   out.packing.bins -= out.packing.dissolved;
+  std::vector<std::size_t> alone;
   for (std::size_t i = 0; i < cx.w.jobs.size(); ++i)
-    if (!packed[i]) GPURENT_TRY(assign_alone(cx, supply, i, chosen[i], out));
+    if (!packed[i]) alone.push_back(i);
+  GPURENT_TRY(decided, decide_alone(cx, supply, chosen, alone, opt.exact_supply_limit));
+  out.supply = decided->report;
+  for (std::size_t k = 0; k < alone.size(); ++k) commit_alone(cx, supply, alone[k], decided->jobs[k], out);
   out.total_cost = money_value(out.ccy, 0);
   for (const job_plan& p : out.jobs) out.total_cost += p.expected_cost;
   return {};
@@ -325,8 +304,8 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
   if (!ym) return unexpected<error>(ym.error().in_field("period"));
   auto zone = find_zone(w.timezone);
   if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
-  plan_result out{cat.currency_value(), w.period, w.timezone, month_period(*zone, *ym), {}, {}, {}, money_value(cat.currency_value(), 0),
-                  money_value(cat.currency_value(), 0), money_value(cat.currency_value(), 0), {}, {}};
+  const money_value zero(cat.currency_value(), 0);
+  plan_result out{cat.currency_value(), w.period, w.timezone, month_period(*zone, *ym), {}, {}, {}, zero, zero, zero, {}, {}, {}, {}, zero};
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);
@@ -350,6 +329,7 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
     return unexpected<error>(e.err());
   }
   GPURENT_TRY(rate_through_meter(cx, out));
+  report_owned(cx, out);
   return out;
 }
 

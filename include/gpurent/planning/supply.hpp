@@ -30,6 +30,8 @@ class plan_supply {
     const auto c = claims(oi, units);
     ledger_.reserve(c, from, to);
   }
+  // Undoes a reservation (a search trying alternatives).
+  void release(std::size_t oi, std::int64_t units, instant from, instant to) { reserve(oi, -units, from, to); }
   // The earliest start in [earliest, latest] at which `units` of oi are free for `length`.
   [[nodiscard]] std::optional<instant> earliest_fit(std::size_t oi, std::int64_t units, instant earliest, instant latest, seconds length) const {
     if (latest < earliest) return std::nullopt;

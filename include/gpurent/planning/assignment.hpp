@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Steps 2 and 4 of the planner for jobs that run alone: the cheapest candidate per job
+// (choose), and where and when each runs given what the others hold of the supply
+// (decide_alone). Jobs are placed in workload order, each on its cheapest candidate at its
+// start when that fits and it has no timing rules, else at its cheapest placement in time
+// (planning/timing.hpp). When supply made some job take less than its own best and the
+// plan is small, a branch-and-bound search over every job's candidates (each at its
+// cheapest start given the jobs before it) replaces the greedy answer with the cheapest,
+// within a budget of placements.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/integer.hpp>
+#include <gpurent/planning/candidates.hpp>
+#include <gpurent/planning/pricing.hpp>
+#include <gpurent/planning/supply.hpp>
+#include <gpurent/planning/timing.hpp>
+
+namespace gpurent {
+
+// Per job: the cheapest candidate, the cheapest on another offer, and how many there were.
+struct choice {
+  candidate best;
+  candidate second;
+  std::size_t feasible = 0;
+};
+
+// A decided job: its choice (priced at its start) and the start.
+struct placed {
+  choice ch;
+  instant start{};
+};
+
+// How the jobs that run alone shared contested supply.
+enum class supply_method : std::uint8_t { uncontested, greedy, exact, budget };
+template <>
+struct enum_names<supply_method> {
+  static constexpr enum_entry<supply_method> entries[] = {{supply_method::uncontested, "uncontested"},
+                                                          {supply_method::greedy, "greedy in workload order"},
+                                                          {supply_method::exact, "exact (branch and bound)"},
+                                                          {supply_method::budget, "branch and bound, stopped at its budget"}};
+};
+struct supply_report {
+  supply_method method = supply_method::uncontested;
+  std::size_t displaced = 0;  // jobs not on their own cheapest candidate at their start
+};
+
+namespace detail::plan {
+
+// Step 2 for job i: its candidates at its start, ignoring the supply.
+[[nodiscard]] inline expected<choice> choose(const plan_context& cx, std::size_t i) {
+  const job& j = cx.w.jobs[i];
+  choice c;
+  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
+    if (!allowed(j, cx.cat[oi])) continue;
+    for_each_candidate(cx, j, oi, [&](const candidate& k) {
+      ++c.feasible;
+      if (better(k, c.best)) {
+        if (c.best.valid() && c.best.offer != k.offer) c.second = c.best;
+        c.best = k;
+      } else if (k.offer != c.best.offer && better(k, c.second)) {
+        c.second = k;
+      }
+    });
+  }
+  if (!c.best.valid())
+    return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
+                      "no offer can run job \"" + j.name + "\" (check its GPUs, memory, deadline, constraints and the period end)");
+  return c;
+}
+
+// Cheaper first; then the earlier end; then the earlier offer.
+[[nodiscard]] inline bool cheaper(const timed_candidate& a, const timed_candidate& b) {
+  if (a.c.amount != b.c.amount) return a.c.amount < b.c.amount;
+  return a.end() != b.end() ? a.end() < b.end() : a.c.offer < b.c.offer;
+}
+
+// Every candidate of job i placed in time: the cheapest, and the best on another offer.
+[[nodiscard]] inline placed search_in_time(const plan_context& cx, const plan_supply& supply, std::size_t i) {
+  const job& j = cx.w.jobs[i];
+  placed out;
+  std::optional<timed_candidate> best, second;
+  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
+    if (!allowed(j, cx.cat[oi])) continue;
+    for_each_candidate(cx, j, oi, [&](const candidate& k) {
+      ++out.ch.feasible;
+      const auto t = place_in_time(cx, supply, j, k);
+      if (!t) return;
+      if (!best || cheaper(*t, *best)) {
+        if (best && best->c.offer != t->c.offer) second = best;
+        best = t;
+      } else if (t->c.offer != best->c.offer && (!second || cheaper(*t, *second))) {
+        second = t;
+      }
+    });
+  }
+  if (best) out = placed{choice{best->c, {}, out.ch.feasible}, best->start};
+  if (second) out.ch.second = second->c;
+  return out;
+}
+
+// Job i given what the supply holds: its own best at its start when that fits and it has
+// no timing rules, else the search.
+[[nodiscard]] inline placed decide_one(const plan_context& cx, const plan_supply& supply, std::size_t i, const choice& own) {
+  const job& j = cx.w.jobs[i];
+  const instant start = cx.start_of(j);
+  const bool simple = j.start_slack.count() == 0 && !j.max_spot_price;
+  if (simple && supply.fits(own.best.offer, own.best.units, start, start + own.best.wall)) return placed{own, start};
+  return search_in_time(cx, supply, i);
+}
+
+// Branch and bound over the jobs' candidates, in workload order, each at its cheapest
+// start given the jobs before it; `bound[k]` is a lower bound of jobs k.. together.
+struct exact_search {
+  const plan_context& cx;
+  std::span<const std::size_t> jobs;
+  std::vector<std::vector<candidate>> options;
+  std::vector<plan_amount> bound;
+  std::vector<timed_candidate> current, best;
+  plan_amount best_total = -1;
+  std::size_t budget = 200'000;  // placements tried
+
+  void run(plan_supply& supply, std::size_t k, const plan_amount& so_far) {
+    if (budget == 0 || (best_total >= 0 && so_far + bound[k] >= best_total)) return;
+    if (k == jobs.size()) {
+      best_total = so_far;
+      best = current;
+      return;
+    }
+    const job& j = cx.w.jobs[jobs[k]];
+    for (const candidate& c : options[k]) {
+      if (budget == 0) return;
+      --budget;
+      const auto t = place_in_time(cx, supply, j, c);
+      if (!t) continue;
+      supply.reserve(c.offer, c.units, t->start, t->end());
+      current[k] = *t;
+      run(supply, k + 1, so_far + t->c.amount);
+      supply.release(c.offer, c.units, t->start, t->end());
+    }
+  }
+};
+
+// The exact search for the jobs `alone` against `supply`, starting from the greedy total.
+[[nodiscard]] inline bool improve_exactly(const plan_context& cx, const plan_supply& supply, std::span<const choice> chosen, std::span<const std::size_t> alone,
+                                          std::vector<placed>& decided) {
+  exact_search s{cx, alone, {}, std::vector<plan_amount>(alone.size() + 1, 0), std::vector<timed_candidate>(alone.size()), {}, 0};
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    s.best_total += decided[k].ch.best.amount;
+    s.best.push_back(timed_candidate{decided[k].ch.best, decided[k].start});
+    auto& opts = s.options.emplace_back();
+    bool changing = false;  // a price that changes over time: a later start may cost less
+    for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
+      if (!allowed(cx.w.jobs[alone[k]], cx.cat[oi])) continue;
+      changing = changing || !cx.cat[oi].pricing.price.changes().empty();
+      for_each_candidate(cx, cx.w.jobs[alone[k]], oi, [&](const candidate& c) { opts.push_back(c); });
+    }
+    std::ranges::sort(opts, [](const candidate& a, const candidate& b) { return better(a, b); });
+    s.bound[k] = changing ? plan_amount(0) : chosen[alone[k]].best.amount;
+  }
+  for (std::size_t k = alone.size(); k-- > 0;) s.bound[k] += s.bound[k + 1];
+  plan_supply work = supply;
+  s.run(work, 0, 0);
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    if (s.best[k].c.offer != decided[k].ch.best.offer) decided[k].ch.second = decided[k].ch.best;  // the greedy choice came next
+    decided[k].ch.best = s.best[k].c;
+    decided[k].start = s.best[k].start;
+  }
+  return s.budget > 0;
+}
+
+}  // namespace detail::plan
+
+struct alone_decisions {
+  std::vector<placed> jobs;  // in the order of `alone`
+  supply_report report;
+};
+
+// Decides where and when each job of `alone` (indices, workload order) runs, against the
+// supply left by shared units. A job no offer has room for is an error naming it.
+[[nodiscard]] inline expected<alone_decisions> decide_alone(const plan_context& cx, const plan_supply& supply, std::span<const choice> chosen,
+                                                            std::span<const std::size_t> alone, std::size_t exact_limit) {
+  alone_decisions out;
+  plan_supply greedy = supply;
+  for (std::size_t i : alone) {
+    placed d = detail::plan::decide_one(cx, greedy, i, chosen[i]);
+    if (!d.ch.best.valid())
+      return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
+                        "no offer has room for job \"" + cx.w.jobs[i].name + "\" before its deadline and the period end (every one that can run it is full" +
+                            (cx.w.jobs[i].max_spot_price ? " or over its maximum spot price)" : ")"));
+    const candidate& own = chosen[i].best;
+    if (d.ch.best.offer != own.offer || d.ch.best.units != own.units || d.start != cx.start_of(cx.w.jobs[i])) ++out.report.displaced;
+    greedy.reserve(d.ch.best.offer, d.ch.best.units, d.start, d.start + d.ch.best.wall);
+    out.jobs.push_back(std::move(d));
+  }
+  if (out.report.displaced == 0) return out;
+  out.report.method = supply_method::greedy;
+  if (alone.size() > exact_limit) return out;
+  out.report.method = detail::plan::improve_exactly(cx, supply, chosen, alone, out.jobs) ? supply_method::exact : supply_method::budget;
+  return out;
+}
+
+}  // namespace gpurent

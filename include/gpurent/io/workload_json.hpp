@@ -43,6 +43,7 @@ using io::json_object;
     case job_kind::experiments:
       GPURENT_TRY(r.integer("runs", x.runs, 1, 1 << 20, true));
       GPURENT_TRY(r.duration("run_duration", x.run_duration, true));
+      GPURENT_TRY(r.duration("restart", x.restart));  // on spot: what an interrupted run costs besides the run
       return r.integer("gpus_per_run", x.gpus_per_run, 1, 1024);
   }
   return {};

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -273,16 +274,33 @@ void service_candidates(const plan_context& cx, const job& j, std::size_t oi, F&
   return true;
 }
 
+// One run of `d` on spot, restarted from scratch at each interruption (a short run keeps no
+// checkpoint): (e^(lambda d) - 1)(1/lambda + restart) expected, lambda the machine's
+// interruption rate; rounded up to whole seconds. Nothing when it does not converge.
+[[nodiscard]] inline std::optional<seconds> spot_run(const job& j, const offer& o, seconds d) {
+  const double per_hour = o.interruptions_per_hour * static_cast<double>(o.unit == offer_unit::gpu ? j.gpus_per_run : 1);
+  if (per_hour <= 0) return d;
+  const double lambda = per_hour / 3600.0;
+  const double expected = std::expm1(lambda * static_cast<double>(d.count())) * (1.0 / lambda + static_cast<double>(j.restart.count()));
+  if (!std::isfinite(expected) || expected > 1e9) return std::nullopt;
+  return seconds(static_cast<std::int64_t>(std::ceil(expected)));
+}
+
 // Experiments: machines in powers of two, all runs at once, and the fewest that meet the
-// deadline (per-second billing favours many machines, hourly billing few). Not on spot: a
-// short run interrupted is a run lost, which is not modelled.
+// deadline (per-second billing favours many machines, hourly billing few). On spot only
+// when the job allows it (constraints.spot), each run at its expected length with restarts.
 template <class F>
 void experiment_candidates(const plan_context& cx, const job& j, std::size_t oi, F&& finish) {
   const offer& o = cx.cat[oi];
   if (o.unit != offer_unit::server && o.unit != offer_unit::gpu) return;
-  if (o.mode == offer_mode::spot || j.gpus_per_run > o.gpu_count) return;
+  if (j.gpus_per_run > o.gpu_count) return;
   if (ceil_div(j.memory_gib * 1024, j.gpus_per_run) > o.vram_mib) return;
-  const seconds d = scaled_seconds(int128(j.run_duration.count()) * 1000, j.reference_gflops, o.gflops, 1);
+  seconds d = scaled_seconds(int128(j.run_duration.count()) * 1000, j.reference_gflops, o.gflops, 1);
+  if (o.mode == offer_mode::spot) {
+    const auto expected = spot_run(j, o, d);
+    if (!expected) return;
+    d = *expected;
+  }
   const seconds limit = cx.limit_of(j);
   const std::int64_t per_machine_max = limit / d;
   if (per_machine_max <= 0) return;

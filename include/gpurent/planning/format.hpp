@@ -70,6 +70,8 @@ template <int S>
   r += "; billed per " + duration_text(x.increment);
   if (x.one_run_alone.billed > x.one_run_alone.used)
     r += " (one " + duration_text(x.one_run) + " run alone would pay " + duration_text(x.one_run_alone.billed) + ")";
+  if (x.uninterrupted_run)
+    r += "; on spot an interrupted run starts over: " + duration_text(x.one_run) + " expected per " + duration_text(*x.uninterrupted_run) + " run";
   return r;
 }
 

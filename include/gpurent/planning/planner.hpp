@@ -359,7 +359,9 @@ inline rationale explain(const plan_context& cx, const job& j, const candidate& 
     case job_kind::experiments: {
       const std::int64_t per = j.runs / c.machines;
       const seconds one = c.len_b.count() > 0 ? c.len_b / std::max<std::int64_t>(1, per) : c.len_a;
-      r.choice = experiments_rationale{j.runs, c.machines, c.wall, o.pricing.time.increment(), one, billing_waste(o.pricing.time, one)};
+      experiments_rationale x{j.runs, c.machines, c.wall, o.pricing.time.increment(), one, billing_waste(o.pricing.time, one), {}};
+      if (o.mode == offer_mode::spot) x.uninterrupted_run = scaled_seconds(int128(j.run_duration.count()) * 1000, j.reference_gflops, o.gflops, 1);
+      r.choice = std::move(x);
       break;
     }
   }

@@ -53,6 +53,7 @@ struct experiments_rationale {
   seconds increment{0};
   seconds one_run{0};
   granularity_waste one_run_alone;    // one run billed on its own
+  std::optional<seconds> uninterrupted_run;  // on spot: one run without interruptions (one_run is the expected length)
 };
 
 // A job packed with others on one rented unit; the unit's cost split by compute x time.

@@ -22,6 +22,31 @@ namespace detail::workload_json {
 using io::json;
 using io::json_object;
 
+// "model": what a training job moves (planning/throughput.hpp).
+[[nodiscard]] inline expected<void> read_model(json_object& r, job& x) {
+  const json* m = r.find("model");
+  if (m == nullptr) return {};
+  json_object mr(*m, r.field("model"));
+  GPURENT_TRY(mr.check());
+  decimal<3> billions{};
+  decimal<6> read{}, step{}, overlap{};
+  GPURENT_TRY(mr.dec("parameters_b", billions, true));
+  GPURENT_TRY(mr.integer("state_bytes_per_parameter", x.model.state_bytes_per_parameter, 1, 64));
+  GPURENT_TRY(mr.integer("gradient_bytes_per_parameter", x.model.gradient_bytes_per_parameter, 1, 16));
+  GPURENT_TRY(mr.integer("dataset_gib", x.model.dataset_gib, 0, std::int64_t{1} << 40));
+  GPURENT_TRY(mr.dec("read_mb_per_s_per_gpu", read));
+  GPURENT_TRY(mr.dec("step_seconds", step));
+  GPURENT_TRY(mr.dec("overlap", overlap));
+  GPURENT_TRY(mr.finish());
+  if (billions.sign() <= 0 || billions > decimal<3>(1'000'000)) return mr.fail("parameters_b", "must be in (0, 1000000] billions");
+  x.model.parameters = billions.raw().convert_to<std::int64_t>() * 1'000'000;
+  const auto real = [](const decimal<6>& d) { return static_cast<double>(d.raw().convert_to<std::int64_t>()) / 1e6; };
+  x.model.read_mb_per_s_per_gpu = real(read);
+  x.model.step_seconds = real(step);
+  x.model.overlap = real(overlap);
+  return {};
+}
+
 // The fields of one kind of job.
 [[nodiscard]] inline expected<void> read_kind_fields(json_object& r, job& x) {
   switch (x.kind) {
@@ -33,7 +58,8 @@ using io::json_object;
         GPURENT_TRY(r.duration("checkpoint", ck));
         x.checkpoint = ck;
       }
-      return r.duration("restart", x.restart);
+      GPURENT_TRY(r.duration("restart", x.restart));
+      return read_model(r, x);
     }
     case job_kind::service:
       GPURENT_TRY(r.duration("duration", x.duration, true));

@@ -22,6 +22,7 @@
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/pricing.hpp>
+#include <gpurent/planning/throughput.hpp>
 #include <gpurent/planning/workload.hpp>
 #include <gpurent/spec/mig.hpp>
 
@@ -92,6 +93,9 @@ struct candidate {
   bool sequential = false;
   std::int64_t machines = 0;   // experiments: parallel machines
   std::optional<spot_estimate> spot;
+  std::optional<training_speed> speed;  // training where storage or network changed the speed
+  std::optional<seconds> checkpoint;    // training on spot: the write time used
+  std::optional<seconds> restart;       // training on spot: the restart time used
   [[nodiscard]] bool valid() const noexcept { return offer != detail::plan::npos; }
   [[nodiscard]] std::int64_t records() const noexcept { return n_a + n_b; }
   // The k-th record's length (the n_a longer ones first) and start.
@@ -152,20 +156,37 @@ inline void split_sequential(candidate& c, seconds wall, std::int64_t m) {
   c.sequential = true;
 }
 
-// Training on `units` units of o (n GPUs): on demand, or on spot with checkpoints. False
-// when the spot estimate is not usable.
+// The solve time of job j on n GPUs of `units` units of o: the reference work scaled by
+// TFLOPS and GPUs, exactly when nothing else is stated; with storage and network figures,
+// by planning/throughput.hpp's speed and all-reduce factor.
+[[nodiscard]] inline seconds training_solve(const job& j, const offer& o, std::int64_t units, std::int64_t n, candidate& c) {
+  const training_speed s = speed_of(j, o, units, n);
+  if (!s.storage_cap && !s.allreduce_s) return scaled_seconds(j.gpu_hours.raw() * 3600, j.reference_gflops, o.gflops, n);
+  c.speed = s;
+  const double work_s = static_cast<double>(j.gpu_hours.raw().convert_to<std::int64_t>()) * 3.6;  // milli GPU-hours -> GPU-seconds
+  return seconds(static_cast<std::int64_t>(std::ceil(work_s / (static_cast<double>(n) * s.speed) * s.factor)));
+}
+
+// Training on `units` units of o (n GPUs): on demand, or on spot with checkpoints (their
+// write and restart times from the job, or from its size and the offer's storage). False
+// when the run cannot be: spot without a checkpoint time, an unusable spot estimate, or
+// disks too small for the data and checkpoints.
 [[nodiscard]] inline bool training_run(const job& j, const offer& o, std::int64_t units, std::int64_t n, candidate& c) {
+  if (!disk_holds(j, o, units)) return false;
   c.units = units;
   c.gpus = static_cast<std::int32_t>(n);
   c.qty = unit_quantity(units);
-  const seconds solve = scaled_seconds(j.gpu_hours.raw() * 3600, j.reference_gflops, o.gflops, n);
+  const seconds solve = training_solve(j, o, units, n, c);
   if (o.mode != offer_mode::spot) {
     c.wall = solve;
     c.n_b = 1;
     c.len_b = solve;
     return true;
   }
-  const spot_estimate e = estimate_spot(solve, *j.checkpoint, j.restart, o.notice, o.interruptions_per_hour * static_cast<double>(units));
+  c.checkpoint = checkpoint_write(j, o, units);
+  if (!c.checkpoint) return false;
+  c.restart = restart_time(j, o, units);
+  const spot_estimate e = estimate_spot(solve, *c.checkpoint, *c.restart, o.notice, o.interruptions_per_hour * static_cast<double>(units));
   if (!e.feasible || e.interruptions > 1000) return false;
   c.wall = e.wall;
   split_sequential(c, e.wall, e.interruptions + 1);
@@ -180,7 +201,6 @@ void training_candidates(const plan_context& cx, const job& j, std::size_t oi, F
   if (o.unit != offer_unit::server && o.unit != offer_unit::gpu) return;
   const std::int64_t n_min = std::max<std::int64_t>(1, ceil_div(j.memory_gib * 1024, o.vram_mib));
   if (n_min > j.max_gpus) return;
-  if (o.mode == offer_mode::spot && !j.checkpoint) return;
   const seconds limit = cx.limit_of(j);
   const std::int64_t step = o.unit == offer_unit::server ? o.gpu_count : 1;
   for (std::int64_t units = ceil_div(n_min, step); units <= o.max_units; units *= 2) {

@@ -43,9 +43,23 @@ template <int S>
   return format_exact(ratio<>(d));
 }
 
+// "1.25": a figure of an estimate, to two decimals.
+[[nodiscard]] inline std::string two(double v) { return fmt::format("{:.2f}", v); }
+
+// What storage and network did to a training run's speed.
+[[nodiscard]] inline std::string speed_text(const training_speed& s) {
+  std::string r;
+  if (s.storage_cap) r += "; storage reads hold each GPU to " + two(*s.storage_cap) + "x the reference GPU's speed";
+  if (s.allreduce_s)
+    r += "; all-reduce across " + std::to_string(s.servers) + " servers takes " + two(*s.allreduce_s) + " s per " + two(s.step_s) + " s step, " +
+         two(*s.exposed_s) + " s of it exposed (" + two((s.factor - 1) * 100) + "% longer)";
+  return r;
+}
+
 [[nodiscard]] inline std::string text(const training_rationale& t) {
   std::string r = std::to_string(t.gpus) + " x " + t.gpu + " for " + duration_text(t.wall);
   if (t.servers > 1) r += ", multi-node: " + std::to_string(t.servers) + " servers x " + std::to_string(t.gpus_per_server) + " GPUs";
+  if (t.speed) r += speed_text(*t.speed);
   if (!t.spot) return r;
   const spot_estimate& e = t.spot->estimate;
   r += "; spot with checkpoints: ";

@@ -345,8 +345,9 @@ inline rationale explain(const plan_context& cx, const job& j, const candidate& 
   if (o.mode == offer_mode::spot && j.max_spot_price) r.max_spot_price = *j.max_spot_price;
   switch (j.kind) {
     case job_kind::training: {
-      training_rationale t{c.gpus, o.gpu, c.wall, o.unit == offer_unit::server ? c.units : 1, o.unit == offer_unit::server ? o.gpu_count : 1, {}};
-      if (c.spot) t.spot = training_rationale::spot_plan{o.notice, *j.checkpoint, *c.spot};
+      training_rationale t{c.gpus, o.gpu, c.wall, o.unit == offer_unit::server ? c.units : 1, o.unit == offer_unit::server ? o.gpu_count : 1, {}, {}};
+      if (c.spot) t.spot = training_rationale::spot_plan{o.notice, *c.checkpoint, *c.spot};
+      t.speed = c.speed;
       r.choice = std::move(t);
       break;
     }

@@ -16,6 +16,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/granularity.hpp>
+#include <gpurent/planning/throughput.hpp>
 #include <gpurent/planning/timing.hpp>
 #include <gpurent/sharing/rental.hpp>
 
@@ -30,10 +31,11 @@ struct training_rationale {
   std::int32_t gpus_per_server = 0;
   struct spot_plan {
     seconds notice{0};
-    seconds checkpoint{0};            // the job's checkpoint write time
+    seconds checkpoint{0};            // the checkpoint write time (the job's, or size / bandwidth)
     spot_estimate estimate;
   };
   std::optional<spot_plan> spot;
+  std::optional<training_speed> speed;  // where storage or network changed the speed
 };
 
 // A service's replicas on one kind of unit; a reservation pays when its term is used.

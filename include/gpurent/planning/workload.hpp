@@ -40,6 +40,19 @@ struct job_constraints {
   bool reserved = true;                // may use reservations
 };
 
+// What a training job moves, where it says (planning/throughput.hpp): its checkpoint, its
+// data and its gradients. Estimates, so doubles; what they feed into a cost is rounded up
+// to whole seconds.
+struct job_model {
+  std::int64_t parameters = 0;                 // 0: not stated
+  std::int32_t state_bytes_per_parameter = 16; // checkpointed state (mixed-precision Adam: 16)
+  std::int32_t gradient_bytes_per_parameter = 2;  // what all-reduce moves (bf16: 2)
+  std::int64_t dataset_gib = 0;
+  double read_mb_per_s_per_gpu = 0;            // data read by a reference GPU at full speed
+  double step_seconds = 0;                     // one step's computation at the reference GPU
+  double overlap = 0;                          // share of a step that hides communication, [0, 1]
+};
+
 struct job {
   std::string name;                    // [A-Za-z0-9._-]+, unique
   std::string account;                 // empty: the workload's
@@ -55,6 +68,7 @@ struct job {
   std::optional<seconds> deadline;     // from the job's start
   seconds start_slack{0};              // the job may start this much later when that is cheaper (a cheaper price window)
   std::optional<decimal<9>> max_spot_price;  // per GPU-hour: spot offers only while their price is at or under it
+  job_model model;                     // training: checkpoint, data and gradient sizes
   // service
   seconds duration{0};
   std::int32_t replicas = 1;
@@ -70,7 +84,7 @@ struct job {
   std::int64_t reference_gflops = 0;
 
   [[nodiscard]] bool allows_spot() const noexcept {
-    return constraints.spot.value_or(kind == job_kind::training && checkpoint.has_value());
+    return constraints.spot.value_or(kind == job_kind::training && (checkpoint.has_value() || model.parameters > 0));
   }
 };
 
@@ -129,6 +143,9 @@ namespace detail {
         if (j.max_gpus <= 0) return bad("max_gpus", "must be positive");
         if (j.checkpoint && j.checkpoint->count() <= 0) return bad("checkpoint", "must be positive");
         if (j.restart.count() < 0) return bad("restart", "must not be negative");
+        if (j.model.parameters < 0 || j.model.dataset_gib < 0 || j.model.read_mb_per_s_per_gpu < 0 || j.model.step_seconds < 0)
+          return bad("model", "sizes, rates and times must not be negative");
+        if (!(j.model.overlap >= 0 && j.model.overlap <= 1)) return bad("model.overlap", "must be in [0, 1]");
         break;
       case job_kind::service:
         if (j.duration.count() <= 0) return bad("duration", "must be positive");

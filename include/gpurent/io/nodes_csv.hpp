@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <gpurent/core/decimal.hpp>
@@ -30,7 +31,8 @@
 namespace gpurent::io {
 
 namespace detail {
-enum node_column : std::uint8_t { col_node, col_utilization, col_busy, col_checkpoint, col_progress };
+// The columns, in the order read_nodes_csv lists them.
+inline constexpr std::size_t col_node = 0, col_utilization = 1, col_busy = 2, col_checkpoint = 3, col_progress = 4;
 
 // One row's fields (by column) into a node status.
 [[nodiscard]] inline expected<node_status> read_node_row(std::span<const std::string_view> f) {
@@ -45,9 +47,9 @@ enum node_column : std::uint8_t { col_node, col_utilization, col_busy, col_check
   if (f[col_busy] != "true" && f[col_busy] != "false")
     return make_error(error_code::invalid_argument, "busy", "expected true or false, got \"" + std::string(f[col_busy]) + "\"");
   s.busy = f[col_busy] == "true";
-  const std::pair<node_column, instant*> times[] = {{col_checkpoint, &s.last_checkpoint}, {col_progress, &s.last_progress}};
-  for (const auto& [col, out] : times) {
-    const char* name = col == col_checkpoint ? "last_checkpoint" : "last_progress";
+  const std::tuple<std::size_t, const char*, instant*> times[] = {{col_checkpoint, "last_checkpoint", &s.last_checkpoint},
+                                                                  {col_progress, "last_progress", &s.last_progress}};
+  for (const auto& [col, name, out] : times) {
     if (f[col].empty()) {
       if (s.busy) return make_error(error_code::invalid_argument, name, "a busy node needs it (when its job last checkpointed and last progressed)");
       continue;

@@ -19,6 +19,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/csv.hpp>
+#include <gpurent/io/csv_split.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/usage.hpp>
@@ -38,72 +39,6 @@ struct usage_row {
   std::span<const std::string_view> label_values;
 };
 
-namespace detail {
-// Splits one CSV line into fields; quoted fields are unescaped into `store`.
-[[nodiscard]] inline bool split_csv_line(std::string_view line, std::vector<std::string_view>& out, std::vector<std::string>& store,
-                                         std::string& why) {
-  out.clear();
-  if (line.find('"') == std::string_view::npos) {
-    std::size_t b = 0;
-    while (true) {
-      const std::size_t c = line.find(',', b);
-      if (c == std::string_view::npos) {
-        out.push_back(line.substr(b));
-        return true;
-      }
-      out.push_back(line.substr(b, c - b));
-      b = c + 1;
-    }
-  }
-  store.clear();
-  store.reserve(line.size());  // views into store stay valid: no reallocation below
-  std::size_t i = 0;
-  while (true) {
-    if (i < line.size() && line[i] == '"') {
-      std::string v;
-      ++i;
-      while (true) {
-        if (i >= line.size()) {
-          why = "unterminated quoted field";
-          return false;
-        }
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            v.push_back('"');
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        v.push_back(line[i++]);
-      }
-      if (i < line.size() && line[i] != ',') {
-        why = "text after a closing quote";
-        return false;
-      }
-      store.push_back(std::move(v));
-      out.push_back(store.back());
-    } else {
-      const std::size_t c = line.find(',', i);
-      const std::string_view f = line.substr(i, c == std::string_view::npos ? std::string_view::npos : c - i);
-      if (f.find('"') != std::string_view::npos) {
-        why = "a quote inside an unquoted field";
-        return false;
-      }
-      out.push_back(f);
-      i = c == std::string_view::npos ? line.size() : c;
-    }
-    if (i >= line.size()) return true;
-    ++i;  // the comma
-    if (i == line.size()) {
-      out.push_back({});
-      return true;
-    }
-  }
-}
-}  // namespace detail
-
 // Calls on_row(const usage_row&) -> expected<void> for each record line, in file order;
 // stops at the first error (the reader's or the callback's).
 template <class F>
@@ -115,25 +50,15 @@ template <class F>
   auto located = [&](std::size_t line, std::string_view field, const error& e) {
     return unexpected(error{e.code, std::string(field), e.message, fname + ":" + std::to_string(line)});
   };
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<std::string_view> fields;
   std::vector<std::string> store;
   std::string why;
-  std::size_t pos = 0, line_no = 0;
-  auto next_line = [&](std::string_view& out) {
-    if (pos >= text.size()) return false;
-    const std::size_t nl = text.find('\n', pos);
-    out = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
-    ++line_no;
-    return true;
-  };
+  csv_lines lines(text);
   std::string_view line;
-  if (!next_line(line) || line.empty()) {
+  if (!lines.next(line) || line.empty()) {
     return fail(1, "id", "missing header (expected id,account,resource,mode,quantity,start,end)");
   }
-  if (!detail::split_csv_line(line, fields, store, why)) return fail(1, "", "header: " + why);
+  if (!split_csv_line(line, fields, store, why)) return fail(1, "", "header: " + why);
   std::array<std::size_t, 7> col{};
   std::vector<std::string> header(fields.begin(), fields.end());
   for (std::size_t c = 0; c < usage_columns.size(); ++c) {
@@ -158,9 +83,10 @@ template <class F>
   const std::size_t n = header.size();
   usage_row row;
   row.label_names = label_names;
-  while (next_line(line)) {
+  while (lines.next(line)) {
+    const std::size_t line_no = lines.number();
     if (line.empty()) continue;  // a blank line is no record
-    if (!detail::split_csv_line(line, fields, store, why)) return fail(line_no, "", why);
+    if (!split_csv_line(line, fields, store, why)) return fail(line_no, "", why);
     if (fields.size() != n) {
       const std::string_view f = fields.size() < n ? std::string_view(header[fields.size()]) : std::string_view("");
       return fail(line_no, f, "expected " + std::to_string(n) + " fields, found " + std::to_string(fields.size()));

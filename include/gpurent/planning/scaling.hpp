@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <gpurent/core/enum.hpp>
+#include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/metering/waste.hpp>
 
@@ -24,6 +25,19 @@ struct scaling_policy {
   double utilization_in = 0.30;           // mean utilization below which to remove nodes
   std::int32_t min_nodes = 0;
   std::int32_t max_nodes = 64;
+
+  // Thresholds that can all be met: utilizations in [0, 1] with in below out, a positive
+  // backlog, 0 <= min_nodes <= max_nodes.
+  [[nodiscard]] expected<void> check() const {
+    const auto bad = [](const char* field, const char* why) { return make_error(error_code::invalid_argument, field, why); };
+    if (backlog_per_node_out <= 0) return bad("backlog_per_node_out", "must be positive");
+    if (!(utilization_out >= 0 && utilization_out <= 1)) return bad("utilization_out", "must be in [0, 1]");
+    if (!(utilization_in >= 0 && utilization_in <= 1)) return bad("utilization_in", "must be in [0, 1]");
+    if (utilization_in >= utilization_out) return bad("utilization_in", "must be below the scale-out threshold");
+    if (min_nodes < 0) return bad("min_nodes", "must not be negative");
+    if (max_nodes < min_nodes) return bad("max_nodes", "must not be below min_nodes");
+    return {};
+  }
 };
 
 struct node_status {
@@ -48,6 +62,7 @@ struct scaling_decision {
   std::vector<std::string> release;     // nodes to release now (idle or checkpointed)
   std::vector<std::string> waiting;     // would be released, waiting for a checkpoint
   std::string reason;
+  double mean_utilization = 0;          // of the nodes given (0 when none)
 };
 
 [[nodiscard]] inline scaling_decision decide_scaling(const scaling_policy& p, std::int64_t queued_jobs, std::span<const node_status> nodes) {
@@ -56,6 +71,7 @@ struct scaling_decision {
   double mean = 0;
   for (const node_status& s : nodes) mean += s.utilization;
   if (n > 0) mean /= n;
+  d.mean_utilization = mean;
   if (n < p.min_nodes) {
     d.action = scaling_action::scale_out;
     d.add = p.min_nodes - n;

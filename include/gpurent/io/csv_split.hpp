@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Reading CSV text (RFC 4180 within a line): the lines of a text one at a time, a line's
+// fields, and a header's columns found by name. Every CSV reader of the io layer uses these,
+// so a quoting rule or a line ending is handled in one place. Fields are views, so a
+// million rows go through without an allocation each.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+
+namespace gpurent::io {
+
+// The lines of a text, numbered from 1, without their "\n" or "\r\n"; a UTF-8 byte-order
+// mark at the start is skipped.
+class csv_lines {
+ public:
+  explicit csv_lines(std::string_view text) noexcept : text_(text) {
+    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
+  }
+  // The next line into `out`; false at the end of the text.
+  [[nodiscard]] bool next(std::string_view& out) noexcept {
+    if (pos_ >= text_.size()) return false;
+    const std::size_t nl = text_.find('\n', pos_);
+    out = text_.substr(pos_, nl == std::string_view::npos ? std::string_view::npos : nl - pos_);
+    pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+    if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+    ++number_;
+    return true;
+  }
+  // The number of the line last returned (0 before the first).
+  [[nodiscard]] std::size_t number() const noexcept { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+};
+
+namespace detail {
+// A quoted field from line[i] (at its opening quote), unescaped; i ends past the closing quote.
+[[nodiscard]] inline bool read_quoted(std::string_view line, std::size_t& i, std::string& v, std::string& why) {
+  ++i;
+  while (true) {
+    if (i >= line.size()) {
+      why = "unterminated quoted field";
+      return false;
+    }
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        v.push_back('"');
+        i += 2;
+        continue;
+      }
+      ++i;
+      break;
+    }
+    v.push_back(line[i++]);
+  }
+  if (i < line.size() && line[i] != ',') {
+    why = "text after a closing quote";
+    return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+// Splits one CSV line into fields; quoted fields are unescaped into `store`, which must
+// outlive the views. False, with the reason in `why`, for a malformed line.
+[[nodiscard]] inline bool split_csv_line(std::string_view line, std::vector<std::string_view>& out, std::vector<std::string>& store,
+                                         std::string& why) {
+  out.clear();
+  if (line.find('"') == std::string_view::npos) {
+    std::size_t b = 0;
+    while (true) {
+      const std::size_t c = line.find(',', b);
+      if (c == std::string_view::npos) {
+        out.push_back(line.substr(b));
+        return true;
+      }
+      out.push_back(line.substr(b, c - b));
+      b = c + 1;
+    }
+  }
+  store.clear();
+  store.reserve(line.size());  // views into store stay valid: no reallocation below
+  std::size_t i = 0;
+  while (true) {
+    if (i < line.size() && line[i] == '"') {
+      std::string v;
+      if (!detail::read_quoted(line, i, v, why)) return false;
+      store.push_back(std::move(v));
+      out.push_back(store.back());
+    } else {
+      const std::size_t c = line.find(',', i);
+      const std::string_view f = line.substr(i, c == std::string_view::npos ? std::string_view::npos : c - i);
+      if (f.find('"') != std::string_view::npos) {
+        why = "a quote inside an unquoted field";
+        return false;
+      }
+      out.push_back(f);
+      i = c == std::string_view::npos ? line.size() : c;
+    }
+    if (i >= line.size()) return true;
+    ++i;  // the comma
+    if (i == line.size()) {
+      out.push_back({});
+      return true;
+    }
+  }
+}
+
+// A header whose columns are all known: where each named column is, or an error naming the
+// column that is missing, repeated or unknown. `names[k]` lists the names column k may have
+// (its first is the one messages use); a column with `optional[k]` may be absent.
+struct csv_column {
+  std::vector<std::string_view> names;
+  bool optional = false;
+};
+
+[[nodiscard]] inline expected<std::vector<std::optional<std::size_t>>> csv_header_columns(std::span<const std::string_view> header,
+                                                                                          std::span<const csv_column> columns) {
+  std::vector<std::optional<std::size_t>> at(columns.size());
+  for (std::size_t h = 0; h < header.size(); ++h) {
+    std::optional<std::size_t> which;
+    for (std::size_t c = 0; c < columns.size() && !which; ++c)
+      for (std::string_view n : columns[c].names)
+        if (header[h] == n) which = c;
+    if (!which) return make_error(error_code::parse_error, std::string(header[h]), "unknown column in the header");
+    if (at[*which]) return make_error(error_code::parse_error, std::string(header[h]), "column appears twice in the header");
+    at[*which] = h;
+  }
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (!at[c] && !columns[c].optional)
+      return make_error(error_code::parse_error, std::string(columns[c].names.front()), "missing column in the header");
+  return at;
+}
+
+// Reads a CSV text whose header names only `columns` (in any order): for each row that is not
+// blank, on_row(values, names) -> expected<void>, where values[k] is column k's field (empty
+// when an optional column is absent) and names[k] the name the header gave it. Every error,
+// the reader's or on_row's, is located at its line of `file`; `want` is the header shown
+// when there is none.
+template <class F>
+[[nodiscard]] expected<void> read_csv_table(std::string_view text, std::string_view file, std::span<const csv_column> columns,
+                                            std::string_view want, F&& on_row) {
+  csv_lines lines(text);
+  std::vector<std::string_view> fields, values(columns.size()), names(columns.size());
+  std::vector<std::string> store, header;
+  std::string why;
+  std::string_view line;
+  const auto located = [&](const error& e) { return unexpected(e.at(file, lines.number() == 0 ? 1 : lines.number())); };
+  const auto fail = [&](std::string field, std::string msg) { return located(error{error_code::parse_error, std::move(field), std::move(msg), {}}); };
+  if (!lines.next(line) || line.empty()) return fail(std::string(columns.front().names.front()), "missing header (expected " + std::string(want) + ")");
+  if (!split_csv_line(line, fields, store, why)) return fail({}, "header: " + why);
+  header.assign(fields.begin(), fields.end());
+  const std::vector<std::string_view> header_views(header.begin(), header.end());
+  auto at = csv_header_columns(header_views, columns);
+  if (!at) return located(error{at.error().code, at.error().field, at.error().message + " (expected " + std::string(want) + ")", {}});
+  for (std::size_t c = 0; c < columns.size(); ++c) names[c] = (*at)[c] ? header_views[*(*at)[c]] : columns[c].names.front();
+  while (lines.next(line)) {
+    if (line.empty()) continue;  // a blank line is no row
+    if (!split_csv_line(line, fields, store, why)) return fail({}, why);
+    if (fields.size() != header.size())
+      return fail(fields.size() < header.size() ? header[fields.size()] : std::string(),
+                  "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(fields.size()));
+    for (std::size_t c = 0; c < columns.size(); ++c) values[c] = (*at)[c] ? fields[*(*at)[c]] : std::string_view();
+    if (auto r = on_row(std::span<const std::string_view>(values), std::span<const std::string_view>(names)); !r)
+      return r.error().where.empty() ? located(r.error()) : unexpected(r.error());
+  }
+  return {};
+}
+
+}  // namespace gpurent::io

@@ -54,4 +54,4 @@ inline int fail(const error& e) {
 #define GPURENT_TOOL_CONCAT2(a, b) a##b
 #define GPURENT_TOOL_CONCAT(a, b) GPURENT_TOOL_CONCAT2(a, b)
 #define GPURENT_TOOL_COMMAND(name, fn) \
-  static const ::gpurent::tool::registration GPURENT_TOOL_CONCAT(gpurent_tool_reg_, __LINE__){name, fn}
+  static const ::gpurent::tool::registration GPURENT_TOOL_CONCAT(gpurent_tool_reg_, __COUNTER__){name, fn}

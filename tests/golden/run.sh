@@ -35,6 +35,7 @@ plan() {
 plan example
 plan tiers --workload "$in/workload-tiers.json" --offers "$in/offers-tiers.json"
 plan packing --workload "$in/workload-packing.json" --offers "$offers_example"
+plan hybrid --workload "$root/examples/plan/hybrid-workload.json" --offers "$root/examples/plan/hybrid-offers.json"
 
 # replay NAME NODES PODS POLICY
 replay() {

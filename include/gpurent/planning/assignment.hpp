@@ -147,13 +147,18 @@ struct exact_search {
   }
 };
 
-// The exact search for the jobs `alone` against `supply`, starting from the greedy total.
+// The exact search for the jobs `alone` against `supply`, starting from the greedy answer
+// when `decided` holds one for every job (else from none). False when the search found
+// nothing; `complete` says whether it ran to the end within its budget.
 [[nodiscard]] inline bool improve_exactly(const plan_context& cx, const plan_supply& supply, std::span<const choice> chosen, std::span<const std::size_t> alone,
-                                          std::vector<placed>& decided) {
-  exact_search s{cx, alone, {}, std::vector<plan_amount>(alone.size() + 1, 0), std::vector<timed_candidate>(alone.size()), {}, 0};
+                                          std::vector<placed>& decided, bool& complete) {
+  const bool have_greedy = decided.size() == alone.size();
+  exact_search s{cx, alone, {}, std::vector<plan_amount>(alone.size() + 1, 0), std::vector<timed_candidate>(alone.size()), {}, have_greedy ? 0 : -1};
   for (std::size_t k = 0; k < alone.size(); ++k) {
-    s.best_total += decided[k].ch.best.amount;
-    s.best.push_back(timed_candidate{decided[k].ch.best, decided[k].start});
+    if (have_greedy) {
+      s.best_total += decided[k].ch.best.amount;
+      s.best.push_back(timed_candidate{decided[k].ch.best, decided[k].start});
+    }
     auto& opts = s.options.emplace_back();
     bool changing = false;  // a price that changes over time: a later start may cost less
     for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
@@ -167,12 +172,16 @@ struct exact_search {
   for (std::size_t k = alone.size(); k-- > 0;) s.bound[k] += s.bound[k + 1];
   plan_supply work = supply;
   s.run(work, 0, 0);
+  complete = s.budget > 0;
+  if (s.best.size() != alone.size()) return false;
+  decided.resize(alone.size());
   for (std::size_t k = 0; k < alone.size(); ++k) {
-    if (s.best[k].c.offer != decided[k].ch.best.offer) decided[k].ch.second = decided[k].ch.best;  // the greedy choice came next
+    if (have_greedy && s.best[k].c.offer != decided[k].ch.best.offer) decided[k].ch.second = decided[k].ch.best;  // the greedy choice came next
+    if (!have_greedy) decided[k].ch.feasible = s.options[k].size();
     decided[k].ch.best = s.best[k].c;
     decided[k].start = s.best[k].start;
   }
-  return s.budget > 0;
+  return true;
 }
 
 }  // namespace detail::plan
@@ -188,22 +197,31 @@ struct alone_decisions {
                                                             std::span<const std::size_t> alone, std::size_t exact_limit) {
   alone_decisions out;
   plan_supply greedy = supply;
+  std::optional<std::size_t> stuck;  // the first job greedy order found no room for
   for (std::size_t i : alone) {
     placed d = detail::plan::decide_one(cx, greedy, i, chosen[i]);
-    if (!d.ch.best.valid())
-      return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
-                        "no offer has room for job \"" + cx.w.jobs[i].name + "\" before its deadline and the period end (every one that can run it is full" +
-                            (cx.w.jobs[i].max_spot_price ? " or over its maximum spot price)" : ")"));
+    if (!d.ch.best.valid()) {
+      stuck = i;
+      break;
+    }
     const candidate& own = chosen[i].best;
     if (d.ch.best.offer != own.offer || d.ch.best.units != own.units || d.start != cx.start_of(cx.w.jobs[i])) ++out.report.displaced;
     greedy.reserve(d.ch.best.offer, d.ch.best.units, d.start, d.start + d.ch.best.wall);
     out.jobs.push_back(std::move(d));
   }
-  if (out.report.displaced == 0) return out;
+  if (!stuck && out.report.displaced == 0) return out;
   out.report.method = supply_method::greedy;
-  if (alone.size() > exact_limit) return out;
-  out.report.method = detail::plan::improve_exactly(cx, supply, chosen, alone, out.jobs) ? supply_method::exact : supply_method::budget;
-  return out;
+  bool complete = false;
+  if (alone.size() <= exact_limit && detail::plan::improve_exactly(cx, supply, chosen, alone, out.jobs, complete)) {
+    out.report.method = complete ? supply_method::exact : supply_method::budget;
+    if (stuck) out.report.displaced = alone.size();  // greedy order had none to compare with
+    return out;
+  }
+  if (!stuck) return out;
+  const job& j = cx.w.jobs[*stuck];
+  return make_error(error_code::not_found, "jobs[" + std::to_string(*stuck) + "]",
+                    "no offer has room for job \"" + j.name + "\" before its deadline and the period end (every one that can run it is full" +
+                        (j.max_spot_price ? " or over its maximum spot price)" : ")"));
 }
 
 }  // namespace gpurent

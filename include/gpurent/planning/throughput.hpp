@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <optional>
 
+#include <gpurent/core/quantity.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/workload.hpp>
 
@@ -39,16 +41,21 @@ struct training_speed {
   double factor = 1;                   // wall / solve time from all-reduce
 };
 
-// The checkpoint's size in bytes (0: the job does not state its model).
-[[nodiscard]] inline double checkpoint_bytes(const job& j) {
-  return static_cast<double>(j.model.parameters) * static_cast<double>(j.model.state_bytes_per_parameter);
+// The checkpoint's size (none: the job does not state its model), by planning/checkpoint.hpp's
+// rule.
+[[nodiscard]] inline std::optional<bytes> checkpoint_size(const job& j) {
+  if (j.model.parameters <= 0) return std::nullopt;
+  auto b = model_state_bytes(j.model.parameters, j.model.state_bytes_per_parameter);
+  return b ? std::optional<bytes>(*b) : std::nullopt;
 }
 
-// Writing (or reading) the checkpoint on `units` units of o at `mb_per_s` each, whole seconds up.
+// Moving the checkpoint through `units` units of `bandwidth_mb_s` each (shards in parallel),
+// whole seconds up (planning/checkpoint.hpp's transfer_time).
 [[nodiscard]] inline std::optional<seconds> checkpoint_transfer(const job& j, std::int64_t units, std::int64_t bandwidth_mb_s) {
-  const double size = checkpoint_bytes(j);
-  if (size <= 0 || bandwidth_mb_s <= 0 || units <= 0) return std::nullopt;
-  return seconds(static_cast<std::int64_t>(std::ceil(size / (static_cast<double>(units) * static_cast<double>(bandwidth_mb_s) * 1e6))));
+  const auto size = checkpoint_size(j);
+  if (!size || bandwidth_mb_s <= 0 || units <= 0) return std::nullopt;
+  auto t = transfer_time(*size, mb_per_s(bandwidth_mb_s * units));
+  return t ? std::optional<seconds>(*t) : std::nullopt;
 }
 
 // The checkpoint write time of j on `units` of o: the job's own figure, else size / bandwidth.
@@ -87,8 +94,9 @@ struct training_speed {
 // Whether the units' disks hold the dataset and two checkpoints (the one being written and
 // the last good one); true when the job or the offer does not say.
 [[nodiscard]] inline bool disk_holds(const job& j, const offer& o, std::int64_t units) {
-  if (o.disk_gib <= 0 || (j.model.dataset_gib <= 0 && checkpoint_bytes(j) <= 0)) return true;
-  const double need = static_cast<double>(j.model.dataset_gib) * 1073741824.0 + 2.0 * checkpoint_bytes(j);
+  const double state = static_cast<double>(checkpoint_size(j).value_or(bytes(0)).count());
+  if (o.disk_gib <= 0 || (j.model.dataset_gib <= 0 && state <= 0)) return true;
+  const double need = static_cast<double>(j.model.dataset_gib) * 1073741824.0 + 2.0 * state;
   return static_cast<double>(o.disk_gib) * static_cast<double>(units) * 1073741824.0 >= need;
 }
 

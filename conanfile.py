@@ -1,17 +1,35 @@
 # SPDX-License-Identifier: MIT
-# Conan 2 recipe: `conan create .` builds nothing but installs the headers and the CMake
-# package; consumers use gpurent::gpurent (and gpurent::io, gpurent::probe) as with CMake.
+# Conan 2 recipe. gpurent is header-only: `conan create .` builds nothing, packages the headers
+# once for every configuration, and declares the targets that CMake users know:
+# gpurent::gpurent, gpurent::io and, with -o gpurent/*:probe=True, gpurent::probe.
+# scripts/check-conan creates it against Debian's packages and runs test_package.
 import os
+import re
 
 from conan import ConanFile
 from conan.tools.build import check_min_cppstd
-from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
-from conan.tools.files import copy
+from conan.tools.files import copy, load
+from conan.tools.layout import basic_layout
+
+# cmake_extra_dependencies / cmake_extra_interface_libs (2.30), cpp_info.ignored_requires (2.31).
+required_conan_version = ">=2.31"
+
+# Each dependency: Conan package -> (version range, gpurent component that links it, the
+# Conan requirement of that component, the CMake package and targets the library's own
+# CMakeLists.txt links). The last two serve a dependency that a profile lists under
+# [platform_requires] (the system's package, e.g. Debian's): Conan generates no files for
+# it, so gpurent's generated config finds it with find_dependency() and links its targets.
+_DEPENDENCIES = {
+    "boost": ("[>=1.74]", "core", "boost::headers", "Boost", ["Boost::headers"]),
+    "date": ("[>=3.0]", "core", "date::date", "date", ["date::date", "date::date-tz"]),
+    "fmt": ("[>=9]", "core", "fmt::fmt", "fmt", ["fmt::fmt"]),
+    "tl-expected": ("[>=1.0]", "core", "tl-expected::tl-expected", "tl-expected", ["tl::expected"]),
+    "nlohmann_json": ("[>=3.10]", "io", "nlohmann_json::nlohmann_json", "nlohmann_json", ["nlohmann_json::nlohmann_json"]),
+}
 
 
 class GpurentConan(ConanFile):
     name = "gpurent"
-    version = "0.1.0"
     description = "Header-only C++20 library for GPU compute rental: exact billing and GPU matching"
     license = "MIT"
     url = "https://github.com/gpurent/gpurent"
@@ -20,51 +38,71 @@ class GpurentConan(ConanFile):
     settings = "os", "arch", "compiler", "build_type"
     options = {"probe": [True, False]}
     default_options = {"probe": False}
-    exports_sources = "include/*", "cmake/*", "CMakeLists.txt", "LICENSE", "tools/*", "tests/*", "bench/*", "examples/*"
+    exports_sources = "include/*", "LICENSE"
     no_copy_source = True
 
+    def set_version(self):
+        # One version for CMake and Conan: project(gpurent VERSION x.y.z) in CMakeLists.txt.
+        cmake = load(self, os.path.join(self.recipe_folder, "CMakeLists.txt"))
+        self.version = re.search(r"project\(gpurent\s+VERSION\s+([0-9.]+)", cmake).group(1)
+
+    def layout(self):
+        basic_layout(self, src_folder=".")
+
     def requirements(self):
-        self.requires("boost/[>=1.74]", transitive_headers=True)
-        self.requires("date/[>=3.0]", transitive_headers=True)
-        self.requires("fmt/[>=9]", transitive_headers=True)
-        self.requires("tl-expected/[>=1.0]", transitive_headers=True)
-        self.requires("nlohmann_json/[>=3.10]", transitive_headers=True)
+        for name, (versions, *_) in _DEPENDENCIES.items():
+            self.requires(f"{name}/{versions}")
 
     def validate(self):
         check_min_cppstd(self, 20)
 
-    def layout(self):
-        cmake_layout(self)
-
-    def generate(self):
-        tc = CMakeToolchain(self)
-        tc.cache_variables["GPURENT_BUILD_TESTS"] = False
-        tc.cache_variables["GPURENT_BUILD_BENCHMARKS"] = False
-        tc.cache_variables["GPURENT_BUILD_EXAMPLES"] = False
-        tc.cache_variables["GPURENT_BUILD_TOOLS"] = False
-        tc.cache_variables["GPURENT_WITH_PROBE"] = bool(self.options.probe)
-        tc.generate()
+    def package_id(self):
+        # The same headers serve every configuration and both values of `probe` (which only
+        # adds a component in package_info).
+        self.info.clear()
 
     def package(self):
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
         copy(self, "*.hpp", os.path.join(self.source_folder, "include"), os.path.join(self.package_folder, "include"))
 
-    def package_id(self):
-        self.info.clear()
-
     def package_info(self):
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []
         self.cpp_info.set_property("cmake_file_name", "gpurent")
-        core = self.cpp_info.components["core"]
-        core.set_property("cmake_target_name", "gpurent::gpurent")
-        core.requires = ["boost::headers", "date::date", "fmt::fmt", "tl-expected::tl-expected"]
-        io = self.cpp_info.components["io"]
-        io.set_property("cmake_target_name", "gpurent::io")
-        io.requires = ["core", "nlohmann_json::nlohmann_json"]
+        # The root target links every component; gpurent::gpurent is the core component alone,
+        # as in the CMake package (not io's nlohmann/json, not the probe's CUDA).
+        self.cpp_info.set_property("cmake_target_name", "gpurent::all")
+        components = {"core": "gpurent::gpurent", "io": "gpurent::io"}
         if self.options.probe:
+            components["probe"] = "gpurent::probe"
+        for comp, target in components.items():
+            self.cpp_info.components[comp].set_property("cmake_target_name", target)
+            self.cpp_info.components[comp].bindirs = []
+            self.cpp_info.components[comp].libdirs = []
+        self.cpp_info.components["io"].requires = ["core"]
+
+        provided = {dep.ref.name for dep in self.dependencies.host.values()}
+        found_by_cmake = []  # CMake packages the generated config must find itself
+        extra_targets = {comp: [] for comp in components}
+        for name, (_, comp, conan_req, cmake_package, cmake_targets) in _DEPENDENCIES.items():
+            if name in provided:
+                self.cpp_info.components[comp].requires.append(conan_req)
+            else:
+                found_by_cmake.append(cmake_package)
+                extra_targets[comp] += cmake_targets
+                self.cpp_info.ignored_requires.append(name)
+
+        if self.options.probe:
+            # The CUDA runtime comes from the CUDA toolkit, never from Conan (as in the
+            # CMake package: find_dependency(CUDAToolkit), CUDA::cudart, the dl library).
             probe = self.cpp_info.components["probe"]
-            probe.set_property("cmake_target_name", "gpurent::probe")
             probe.requires = ["core"]
             probe.defines = ["GPURENT_HAS_PROBE=1"]
-            probe.system_libs = ["dl", "cudart"]
+            probe.system_libs = ["dl"]
+            found_by_cmake.append("CUDAToolkit")
+            extra_targets["probe"].append("CUDA::cudart")
+
+        self.cpp_info.set_property("cmake_extra_dependencies", found_by_cmake)
+        for comp, targets in extra_targets.items():
+            if targets:
+                self.cpp_info.components[comp].set_property("cmake_extra_interface_libs", targets)

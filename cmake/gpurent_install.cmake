@@ -7,6 +7,10 @@ if(GPURENT_PROBE_ENABLED)
 endif()
 install(TARGETS ${_gpurent_targets} EXPORT gpurent-targets FILE_SET HEADERS)
 install(EXPORT gpurent-targets NAMESPACE gpurent:: DESTINATION "${GPURENT_CMAKE_DIR}")
+set(GPURENT_FIND_DEPENDENCIES "")
+foreach(_dependency IN LISTS GPURENT_DEPENDENCIES)
+  string(APPEND GPURENT_FIND_DEPENDENCIES "find_dependency(${_dependency})\n")
+endforeach()
 configure_package_config_file(cmake/gpurent-config.cmake.in
   "${PROJECT_BINARY_DIR}/gpurent-config.cmake" INSTALL_DESTINATION "${GPURENT_CMAKE_DIR}")
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/gpurent-config-version.cmake"
@@ -15,5 +19,6 @@ install(FILES "${PROJECT_BINARY_DIR}/gpurent-config.cmake" "${PROJECT_BINARY_DIR
   DESTINATION "${GPURENT_CMAKE_DIR}")
 install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/gpurent")
 if(TARGET gpurent_tool)
-  install(TARGETS gpurent_tool RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  # OPTIONAL: installing without building (the header-only library) skips the tool.
+  install(TARGETS gpurent_tool RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" OPTIONAL)
 endif()

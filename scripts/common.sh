@@ -31,3 +31,12 @@ gpurent_configure() {
   local dir="$1"; shift
   cmake -S "$GPURENT_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 }
+
+# gpurent_debian_version PACKAGE: an installed Debian package's upstream version as
+# major.minor.patch (1:9.1.0+ds1-2 -> 9.1.0, 1.74.0.3 -> 1.74.0); nothing when not installed.
+gpurent_debian_version() {
+  local v
+  v=$(dpkg-query -W -f='${Status}|${Version}' "$1" 2>/dev/null || true)
+  [[ "$v" == "install ok installed|"* ]] || return 0
+  sed -E 's/^[^|]*[|]//; s/^[0-9]+://; s/^([0-9]+([.][0-9]+){0,2}).*/\1/' <<<"$v"
+}

@@ -1,20 +1,27 @@
 # SPDX-License-Identifier: MIT
+# Run by `conan create .`: builds tests/package/consumer.cpp against the created package
+# (find_package(gpurent) through Conan's generated files) and runs it.
 import os
 
 from conan import ConanFile
 from conan.tools.build import can_run
-from conan.tools.cmake import CMake, cmake_layout
+from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
 
 
 class GpurentTestConan(ConanFile):
     settings = "os", "arch", "compiler", "build_type"
-    generators = "CMakeDeps", "CMakeToolchain"
 
     def requirements(self):
         self.requires(self.tested_reference_str)
 
     def layout(self):
         cmake_layout(self)
+
+    def generate(self):
+        CMakeDeps(self).generate()
+        tc = CMakeToolchain(self)
+        tc.cache_variables["GPURENT_EXPECT_PROBE"] = bool(self.dependencies["gpurent"].options.probe)
+        tc.generate()
 
     def build(self):
         cmake = CMake(self)

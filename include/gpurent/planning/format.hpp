@@ -114,6 +114,23 @@ template <int S>
   return s;
 }
 
+// Owned pools in a plan's table: each pool's use and cost, then the total with their fixed
+// cost and what it saves against the naive plan. Nothing when the plan has none.
+[[nodiscard]] inline std::string owned_text(const plan_result& p) {
+  if (p.owned.empty()) return {};
+  const std::string ccy(p.ccy.code);
+  std::string out;
+  for (const owned_pool_report& r : p.owned) {
+    const double used = static_cast<double>(r.utilization.num().convert_to<long double>() / r.utilization.den().convert_to<long double>());
+    out += fmt::format("owned: {} ({} units) {:.1f}% used, fixed {} + marginal {} {}", r.offer, r.units, used * 100.0, r.fixed_cost.to_string(),
+                       r.marginal_cost.to_string(), ccy);
+    out += r.cost_per_gpu_hour ? fmt::format(", {} {} per delivered GPU-hour\n", r.cost_per_gpu_hour->to_string(), ccy) : std::string(", unused\n");
+  }
+  const money_value all = p.total_cost + p.owned_fixed_cost;
+  return out + fmt::format("total with the owned pools' fixed cost: {} {} (saves {} {} against the naive plan)\n", all.to_string(), ccy,
+                           (p.naive_cost - all).to_string(), ccy);
+}
+
 // The plan as a table: one row per job, totals, packing, then each job's reason.
 [[nodiscard]] inline std::string format_plan_table(const plan_result& p) {
   const std::vector<std::string> head = {"job", "kind", "offer", "mode", "sharing", "count", "expected", "naive"};
@@ -147,6 +164,7 @@ template <int S>
   out += fmt::format("packing: {} job(s) could share a GPU, {} shared unit(s), {}; cost {} {}, lower bound {} {} (gap {:.1f}%)\n", p.packing.items,
                      p.packing.bins, p.packing.exact ? "exact over all partitions" : "first-fit-decreasing heuristic", p.packing.cost.to_string(), ccy,
                      p.packing.lower_bound.to_string(), ccy, p.packing.gap * 100.0);
+  out += owned_text(p);
   out += "\nwhy:\n";
   for (const job_plan& j : p.jobs) out += fmt::format("  {}: {}\n", j.name, to_string(j.why));
   return out;

@@ -69,7 +69,8 @@ TEST_CASE("checkpoint write and restore times from size and bandwidth, and the D
 
 TEST_CASE("data loading caps the speed; all-reduce across 2, 4 and 8 servers") {
   const job j = the_job();
-  const offer& o = catalog()[0];
+  const offer_catalog cat = catalog();
+  const offer& o = cat[0];
   // 8 GPUs x 600 MB/s = 4,800 MB/s wanted from 4,000: each GPU runs at 4000/4800 = 0.8333 of
   // the reference (an H100, so compute alone would give 1).
   const training_speed one = speed_of(j, o, 1, 8);
@@ -93,7 +94,8 @@ TEST_CASE("data loading caps the speed; all-reduce across 2, 4 and 8 servers") {
 
 TEST_CASE("disks must hold the data set and two checkpoints") {
   const job j = the_job();
-  const offer& o = catalog()[0];
+  const offer_catalog cat = catalog();
+  const offer& o = cat[0];
   // 20,000 GiB + 2 x 1.12e12 B (2,086 GiB) = 22,086 GiB: one 16,000 GiB server is short, two hold it.
   CHECK_FALSE(disk_holds(j, o, 1));
   CHECK(disk_holds(j, o, 2));

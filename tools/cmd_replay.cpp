@@ -17,7 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/io/trace_csv.hpp>
-#include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/reference/replay.hpp>
+#include <gpurent/matching/registry.hpp>
 
 #include "tool.hpp"
 

@@ -19,7 +19,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/replay.hpp>
+#include <gpurent/matching/reference/replay.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {

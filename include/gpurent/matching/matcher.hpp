@@ -25,6 +25,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/matching/candidate_index.hpp>
 #include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
@@ -99,18 +100,9 @@ class matcher {
     sync_order();
     const inventory& inv = *inv_;
     if (!index_.sync(inv)) rebuild_index();
-    // Capacity only shrinks between releases, so a request equal to one that fit nowhere
-    // since the last release fits nowhere now either (exact; saves full scans).
-    if (failed_epoch_ != inv.release_epoch() || failed_generation_ != inv.generation()) {
-      failed_.clear();
-      failed_epoch_ = inv.release_epoch();
-      failed_generation_ = inv.generation();
-    }
-    for (const placement_request& f : failed_) {
-      if (f == r) return std::nullopt;
-    }
+    if (failed_.known(inv, r)) return std::nullopt;
     auto p = r.is_mig() ? find_mig(r) : find_scored(r);
-    if (!p && failed_.size() < max_failed_memo) failed_.push_back(r);
+    if (!p) failed_.note(r);
     return p;
   }
 
@@ -129,8 +121,6 @@ class matcher {
   [[nodiscard]] const candidate_index& index() const noexcept { return index_; }
 
  private:
-  static constexpr std::size_t max_failed_memo = 256;
-
   void rebuild_index() {
     sync_order();
     index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
@@ -250,9 +240,7 @@ class matcher {
   typename P::state state_;
   std::vector<node_index> order_;
   candidate_index index_;
-  std::vector<placement_request> failed_;
-  std::uint64_t failed_epoch_ = ~std::uint64_t{0};
-  std::uint64_t failed_generation_ = 0;
+  failure_memo failed_;
 };
 
 }  // namespace gpurent

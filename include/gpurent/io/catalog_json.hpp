@@ -176,7 +176,7 @@ inline expected<gpu_model> reader::model(const json& j, const std::string& path)
   }
 
   GPURENT_JSON_TRY(vendor, string_member(j, "vendor", path, true));
-  const auto v = parse_gpu_vendor(*vendor);
+  const auto v = parse_enum<gpu_vendor>(*vendor);
   if (!v) return fail(path + ".vendor", "unknown vendor '" + std::string(*vendor) + "' (nvidia, amd, unknown)");
   m.vendor = *v;
 
@@ -184,7 +184,7 @@ inline expected<gpu_model> reader::model(const json& j, const std::string& path)
   m.architecture = *arch;
   GPURENT_JSON_TRY(form, string_member(j, "form_factor", path, false));
   if (!form->empty()) {
-    const auto ff = parse_form_factor(*form);
+    const auto ff = parse_enum<form_factor>(*form);
     if (!ff) return fail(path + ".form_factor", "unknown form factor '" + std::string(*form) + "' (sxm, pcie, oam, superchip, unknown)");
     m.form = *ff;
   }

@@ -12,6 +12,7 @@
 #include <variant>
 #include <string_view>
 
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/sharing/accept.hpp>
@@ -40,6 +41,13 @@ enum class gpu_locality : std::uint8_t {
   same_node,           // any GPUs of one node (the default; a request never spans nodes)
   same_pcie_switch,    // all under one PCIe switch
   same_nvlink_domain,  // all in one NVLink domain
+};
+
+template <>
+struct enum_names<gpu_locality> {
+  static constexpr enum_entry<gpu_locality> entries[] = {{gpu_locality::same_node, "same_node"},
+                                                         {gpu_locality::same_pcie_switch, "same_pcie_switch"},
+                                                         {gpu_locality::same_nvlink_domain, "same_nvlink_domain"}};
 };
 
 struct placement_request {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/spec/mig_data.hpp>
 
@@ -105,6 +106,17 @@ enum class mig_violation_kind : std::uint8_t {
   too_many_compute,     // more compute slices than the GPU has
 };
 
+template <>
+struct enum_names<mig_violation_kind> {
+  static constexpr enum_entry<mig_violation_kind> entries[] = {{mig_violation_kind::none, "none"},
+                                                               {mig_violation_kind::unknown_profile, "unknown_profile"},
+                                                               {mig_violation_kind::bad_start, "bad_start"},
+                                                               {mig_violation_kind::overlap, "overlap"},
+                                                               {mig_violation_kind::too_many_of_profile, "too_many_of_profile"},
+                                                               {mig_violation_kind::too_many_media, "too_many_media"},
+                                                               {mig_violation_kind::too_many_compute, "too_many_compute"}};
+};
+
 // Why a layout is invalid: the kind and the instance(s) it concerns (first, second).
 struct mig_violation {
   mig_violation_kind kind = mig_violation_kind::none;
@@ -157,6 +169,16 @@ struct mig_usage {
   return s + "@" + std::to_string(x.start);
 }
 
+// The instances of a layout by mig_name, in layout order, joined by `sep`; empty for none.
+[[nodiscard]] inline std::string mig_names(const mig_geometry& g, const mig_layout& l, std::string_view sep) {
+  std::string s;
+  for (const mig_instance& x : l) {
+    if (!s.empty()) s += sep;
+    s += mig_name(g, x);
+  }
+  return s;
+}
+
 namespace detail {
 [[nodiscard]] inline std::string mig_slot_list(mig_slice_mask m) {
   std::string s;
@@ -205,6 +227,11 @@ namespace detail {
 // How +me profiles count: `fold` treats a +me instance as its plain twin (the +me profiles
 // are skipped, as in the published counts); `distinct` enumerates them as profiles of their own.
 enum class mig_media : std::uint8_t { fold, distinct };
+
+template <>
+struct enum_names<mig_media> {
+  static constexpr enum_entry<mig_media> entries[] = {{mig_media::fold, "fold"}, {mig_media::distinct, "distinct"}};
+};
 
 namespace detail {
 template <class F>
@@ -277,6 +304,18 @@ enum class mig_fit_status : std::uint8_t {
   not_enough_compute,   // existing + wanted exceed the compute slices
   not_enough_memory,    // wanted memory slices exceed the free ones
   no_arrangement,       // enough free slices, but no start slots make them fit
+};
+
+template <>
+struct enum_names<mig_fit_status> {
+  static constexpr enum_entry<mig_fit_status> entries[] = {{mig_fit_status::fits, "fits"},
+                                                           {mig_fit_status::invalid_layout, "invalid_layout"},
+                                                           {mig_fit_status::unknown_profile, "unknown_profile"},
+                                                           {mig_fit_status::too_many_of_profile, "too_many_of_profile"},
+                                                           {mig_fit_status::too_many_media, "too_many_media"},
+                                                           {mig_fit_status::not_enough_compute, "not_enough_compute"},
+                                                           {mig_fit_status::not_enough_memory, "not_enough_memory"},
+                                                           {mig_fit_status::no_arrangement, "no_arrangement"}};
 };
 
 // The answer of mig_fit: for each wanted instance (in the order asked) its start slice, and
@@ -512,6 +551,11 @@ struct mig_search {
 
 enum class mig_op_kind : std::uint8_t { destroy, create };
 
+template <>
+struct enum_names<mig_op_kind> {
+  static constexpr enum_entry<mig_op_kind> entries[] = {{mig_op_kind::destroy, "destroy"}, {mig_op_kind::create, "create"}};
+};
+
 struct mig_operation {
   mig_op_kind kind = mig_op_kind::create;
   mig_instance instance{};
@@ -522,6 +566,12 @@ struct mig_operation {
 enum class mig_repartition_mode : std::uint8_t {
   move,  // every existing instance survives: one in the way is destroyed and re-created elsewhere
   drop,  // an instance in the way is destroyed for good
+};
+
+template <>
+struct enum_names<mig_repartition_mode> {
+  static constexpr enum_entry<mig_repartition_mode> entries[] = {{mig_repartition_mode::move, "move"},
+                                                                 {mig_repartition_mode::drop, "drop"}};
 };
 
 // A plan from the current layout to one that holds the wanted instances: all destroys (by

@@ -24,6 +24,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/matching/candidate_index.hpp>
+#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
@@ -120,34 +121,6 @@ class matcher {
   }
   [[nodiscard]] const candidate_index& index() const noexcept { return index_; }
 
- private:
-  void rebuild_index() {
-    sync_order();
-    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
-  }
-
-  [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
-    const inventory& inv = *inv_;
-    P::prepare(state_, inv, r);
-    std::int64_t best = std::numeric_limits<std::int64_t>::min();
-    node_index winner = no_node;
-    index_.for_each(query_of(r), [&](node_index n) {
-      if (!Cs::admits(inv, n, r)) return;
-      const std::int64_t s = P::score(state_, inv, n, r);
-      if (s > best || winner == no_node) {
-        best = s;
-        winner = n;
-      }
-    });
-    if (winner == no_node) return std::nullopt;
-    gpu_pick pick;
-    P::choose_gpus(state_, inv, winner, r, pick);
-    GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
-    return inventory::make_placement(winner, r, pick);
-  }
-
- public:
-
   // Places r where the policy says; nothing when it fits nowhere (see explain).
   std::optional<placement> place(const placement_request& r) {
     auto p = find(r);
@@ -213,22 +186,33 @@ class matcher {
   }
 
  private:
-  // MIG slot placement: the node (and GPU, start slice) that keeps the most MIG layouts
-  // open, the earlier node in the order on ties. Policy-independent: milli-GPU scores do
-  // not describe slices.
-  [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
-    node_index winner = no_node;
-    mig_slot best;
+  void rebuild_index() {
+    sync_order();
+    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
+  }
+
+  [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
+    const inventory& inv = *inv_;
+    P::prepare(state_, inv, r);
+    scored_choice c;
     index_.for_each(query_of(r), [&](node_index n) {
-      if (!Cs::admits(*inv_, n, r)) return;
-      const mig_slot m = best_mig_slot(*inv_, n, r);
-      if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
-        winner = n;
-        best = m;
-      }
+      if (Cs::admits(inv, n, r)) c.consider(n, P::score(state_, inv, n, r));
     });
-    if (winner == no_node) return std::nullopt;
-    return inventory::make_mig_placement(winner, r, best);
+    if (c.node == no_node) return std::nullopt;
+    gpu_pick pick;
+    P::choose_gpus(state_, inv, c.node, r, pick);
+    GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
+    return inventory::make_placement(c.node, r, pick);
+  }
+
+  // MIG slot placement (mig_choice): the node, GPU and start slice that keep the most MIG
+  // layouts open.
+  [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
+    mig_choice c;
+    index_.for_each(query_of(r), [&](node_index n) {
+      if (Cs::admits(*inv_, n, r)) c.consider(*inv_, n, r);
+    });
+    return c.placement_of(r);
   }
 
   // Nodes added to the inventory after construction join the end of the order.

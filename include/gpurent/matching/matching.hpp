@@ -6,6 +6,7 @@
 // (<gpurent/matching/reference/replay.hpp>).
 
 #include <gpurent/matching/candidate_index.hpp>
+#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/fragmentation.hpp>

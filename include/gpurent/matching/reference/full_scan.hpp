@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
@@ -65,35 +66,22 @@ class full_scan_matcher {
   [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
     const inventory& inv = *inv_;
     P::prepare(state_, inv, r);
-    std::int64_t best = 0;
-    node_index winner = no_node;
+    scored_choice c;
     for (const node_index n : order_) {
-      if (!Cs::admits(inv, n, r)) continue;
-      const std::int64_t s = P::score(state_, inv, n, r);
-      if (winner == no_node || s > best) {
-        best = s;
-        winner = n;
-      }
+      if (Cs::admits(inv, n, r)) c.consider(n, P::score(state_, inv, n, r));
     }
-    if (winner == no_node) return std::nullopt;
+    if (c.node == no_node) return std::nullopt;
     gpu_pick pick;
-    P::choose_gpus(state_, inv, winner, r, pick);
-    return inventory::make_placement(winner, r, pick);
+    P::choose_gpus(state_, inv, c.node, r, pick);
+    return inventory::make_placement(c.node, r, pick);
   }
 
   [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
-    node_index winner = no_node;
-    mig_slot best;
+    mig_choice c;
     for (const node_index n : order_) {
-      if (!Cs::admits(*inv_, n, r)) continue;
-      const mig_slot m = best_mig_slot(*inv_, n, r);
-      if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
-        winner = n;
-        best = m;
-      }
+      if (Cs::admits(*inv_, n, r)) c.consider(*inv_, n, r);
     }
-    if (winner == no_node) return std::nullopt;
-    return inventory::make_mig_placement(winner, r, best);
+    return c.placement_of(r);
   }
 
   inventory* inv_;

@@ -332,13 +332,16 @@ struct mig_fit_result {
 namespace detail {
 // The one search over start slots, for fit and for repartition: every way to place a
 // multiset of profiles (`items`, largest first, equal profiles adjacent) on the slices not
-// in `used`, ranked by (instances of `keep` placed where they already are, options left =
-// g.options[occupied] * 256 + g.reach[occupied]); the first in search order (lowest start
-// slices) wins ties. Equal profiles take increasing starts only (they are interchangeable),
-// and a branch stops when the rest cannot fit: no allocation, constexpr.
+// in `used`, ranked by options left (g.options[occupied] * 256 + g.reach[occupied]) and,
+// with Keep (repartition), first by how many instances of `keep` stay where they are; the
+// first in search order (lowest start slices) wins ties. Equal profiles take increasing
+// starts only (they are interchangeable), and a branch stops when the rest cannot fit: no
+// allocation, constexpr. Keep is a template parameter so that fit, which the matcher runs
+// per MIG GPU, pays nothing for it.
+template <bool Keep>
 struct mig_search {
   const mig_geometry* g = nullptr;
-  const mig_layout* keep = nullptr;  // repartition: the instances that count when kept in place
+  const mig_layout* keep = nullptr;  // with Keep: the instances that count when kept in place
   std::array<mig_profile_index, mig_max_slices> items{};
   std::size_t n = 0;
   std::array<std::uint8_t, mig_max_slices> cur{};
@@ -348,17 +351,17 @@ struct mig_search {
   int best_kept = -1;
   int best_score = -1;
 
-  [[nodiscard]] constexpr bool found() const noexcept { return best_kept >= 0; }
+  [[nodiscard]] constexpr bool found() const noexcept { return best_score >= 0; }
 
   // Sorts the items into search order (most memory first: fewest ways to place; then the
-  // profile index), applying the same permutation to `order` when given (what the caller
-  // maps the starts back with).
-  constexpr void sort(std::array<std::uint8_t, mig_max_slices>* order = nullptr) noexcept {
+  // profile index), applying the same permutation to `order` (what fit maps the starts
+  // back with).
+  constexpr void sort(std::array<std::uint8_t, mig_max_slices>& order) noexcept {
     const auto key = [&](std::size_t i) { return (mig_max_slices - g->profiles[items[i]].memory_slices) * 256 + items[i]; };
     for (std::size_t i = 1; i < n; ++i) {
       for (std::size_t j = i; j > 0 && key(j) < key(j - 1); --j) {
         std::swap(items[j], items[j - 1]);
-        if (order != nullptr) std::swap((*order)[j], (*order)[j - 1]);
+        std::swap(order[j], order[j - 1]);
       }
     }
   }
@@ -375,7 +378,8 @@ struct mig_search {
  private:
   constexpr void finish(mig_slice_mask used, int kept) noexcept {
     const int score = (*g->options)[used] * 256 + (*g->reach)[used];
-    if (kept > best_kept || (kept == best_kept && score > best_score)) {
+    const bool better = Keep ? kept > best_kept || (kept == best_kept && score > best_score) : score > best_score;
+    if (better) {
       best_kept = kept;
       best_score = score;
       best = cur;
@@ -397,8 +401,9 @@ struct mig_search {
       const mig_slice_mask m = p.occupancy(s);
       if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
       cur[depth] = static_cast<std::uint8_t>(s);
-      const bool in_place = keep != nullptr && keep->contains({items[depth], static_cast<std::uint8_t>(s)});
-      step(depth + 1, static_cast<mig_slice_mask>(used | m), kept + (in_place ? 1 : 0));
+      int k = kept;
+      if constexpr (Keep) k += keep->contains({items[depth], static_cast<std::uint8_t>(s)}) ? 1 : 0;
+      step(depth + 1, static_cast<mig_slice_mask>(used | m), k);
     }
   }
 };
@@ -418,19 +423,25 @@ struct mig_search {
 
 // Adds `more` (known profiles) to the usage u, stopping at the first instance that breaks a
 // rule independent of where instances go: more than one +me, more than a profile's
-// max_instances. Fills status (fits when none is broken) and culprit.
-constexpr void mig_count_rules(const mig_geometry& g, mig_usage& u, std::span<const mig_profile_index> more, mig_fit_result& r) noexcept {
-  r.status = mig_fit_status::fits;
+// max_instances. Fills status (fits when none is broken) and culprit; returns the memory
+// slices the instances added need.
+constexpr unsigned mig_count_rules(const mig_geometry& g, mig_usage& u, std::span<const mig_profile_index> more,
+                                   mig_fit_result& r) noexcept {
+  unsigned memory = 0;
   for (mig_profile_index w : more) {
     const mig_profile& p = g.profiles[w];
     if (p.media_extensions && ++u.media > 1) r.status = mig_fit_status::too_many_media;
     else if (++u.count[w] > p.max_instances) r.status = mig_fit_status::too_many_of_profile;
-    if (r.status != mig_fit_status::fits) {
-      r.culprit = w;
-      return;
+    else {
+      u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+      memory += p.memory_slices;
+      continue;
     }
-    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+    r.culprit = w;
+    return memory;
   }
+  r.status = mig_fit_status::fits;
+  return memory;
 }
 
 // The rules of mig_fit that do not need the search: a valid layout, known profiles, counts,
@@ -450,10 +461,8 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
       return;
     }
   }
-  mig_count_rules(g, u, want, r);
+  const unsigned memory = mig_count_rules(g, u, want, r);
   if (!r.fits()) return;
-  unsigned memory = 0;
-  for (mig_profile_index w : want) memory += g.profiles[w].memory_slices;
   const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
   if (memory > free_slices || want.size() > mig_max_slices) r.status = mig_fit_status::not_enough_memory;
   else if (u.compute > g.compute_slices) r.status = mig_fit_status::not_enough_compute;
@@ -472,7 +481,7 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
   detail::mig_usage u;
   detail::mig_fit_rules(g, have, want, u, r);
   if (!r.fits()) return r;
-  detail::mig_search s;
+  detail::mig_search<false> s;
   s.g = &g;
   s.n = r.count;  // == want.size(), at most mig_max_slices
   std::array<std::uint8_t, mig_max_slices> order{};  // search position -> position asked
@@ -480,7 +489,7 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
     s.items[i] = want[i];
     order[i] = static_cast<std::uint8_t>(i);
   }
-  s.sort(&order);
+  s.sort(order);
   s.run(u.slices);
   if (!s.found()) {
     r.status = mig_fit_status::no_arrangement;
@@ -641,16 +650,17 @@ namespace detail {
 [[nodiscard]] inline expected<mig_plan> mig_plan_move(const mig_geometry& g, const mig_layout& have,
                                                       std::span<const mig_profile_index> want) {
   if (have.size() + want.size() <= mig_max_slices) {
-    mig_search s;
+    mig_search<true> s;
     s.g = &g;
     s.keep = &have;
     for (const mig_instance& x : have) s.items[s.n++] = x.profile;
     for (mig_profile_index w : want) s.items[s.n++] = w;
-    s.sort();
+    std::array<std::uint8_t, mig_max_slices> order{};  // unused: the plan reads the target
+    s.sort(order);
     // Count and media rules are checked on the whole multiset first.
     mig_usage u;
     mig_fit_result rules;
-    mig_count_rules(g, u, std::span<const mig_profile_index>(s.items.data(), s.n), rules);
+    (void)mig_count_rules(g, u, std::span<const mig_profile_index>(s.items.data(), s.n), rules);
     if (rules.fits() && u.compute <= g.compute_slices) s.run(0);
     if (s.found()) {
       mig_layout target;

@@ -3,9 +3,10 @@
 //   - full FGD-protocol replays of the Alibaba `default` trace (seed 42), per policy;
 //   - a synthetic 5,000-node cluster fed 50,000 requests drawn from the trace's task mix
 //     (kube-scheduler's throughput-test size), placements/s for best-fit and gpurent;
-//   - baselines: the matcher's algorithm without its candidate index (every node in order,
-//     full constraint check, the same decisions: the matcher before the index), for the
-//     replays and the synthetic cluster; best-fit on plain vectors re-deriving each node's
+//   - baselines: the matcher's algorithm without its candidate index (full_scan_matcher,
+//     matching/reference/full_scan.hpp: every node in order, full constraint check, the
+//     same decisions: the matcher before the index), through the same replay and loop, for
+//     the replays and the synthetic cluster; best-fit on plain vectors re-deriving each node's
 //     GPU sums per candidate; FGD without the per-(node, shape) cache (the fragmentation
 //     recomputed for every candidate, as the paper's simulator does), on a prefix.
 // Run: build-match/bench/gpurent_bench_matching --benchmark_min_time=1x
@@ -22,6 +23,8 @@
 
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/reference/full_scan.hpp>
+#include <gpurent/matching/reference/replay.hpp>
 
 using namespace gpurent;
 
@@ -87,54 +90,9 @@ const synthetic& synthetic_cluster() {
   return s;
 }
 
-// The replay loop of replay.hpp with the full scan (and the matcher's failure memo, which
-// the matcher had before the index too).
-template <class P>
-std::size_t replay_full_scan(const replay_workload& w, std::uint64_t seed, double& unalloc) {
-  inventory inv = w.cluster;
-  full_scan_matcher<P> fs(inv, policy_context{&w.shapes, seed}, replay_node_order(inv.size(), seed));
-  const std::vector<std::uint32_t> seq = arrival_sequence(w.tasks, inv.gpu_capacity_milli(), 1.3, seed);
-  std::vector<placement_request> failed;
-  std::uint64_t failed_epoch = ~std::uint64_t{0};
-  std::int64_t arrived = 0;
-  bool at100 = false;
-  for (const std::uint32_t t : seq) {
-    const placement_request& r = w.tasks[t];
-    arrived += r.gpu_request_milli();
-    if (failed_epoch != inv.release_epoch()) {
-      failed.clear();
-      failed_epoch = inv.release_epoch();
-    }
-    if (std::find(failed.begin(), failed.end(), r) == failed.end()) {
-      if (auto p = fs.find(inv, r)) {
-        inv.place(*p);
-      } else if (failed.size() < 256) {
-        failed.push_back(r);
-      }
-    }
-    if (!at100 && 100.0 * static_cast<double>(arrived) / static_cast<double>(inv.gpu_capacity_milli()) >= 100) {
-      at100 = true;
-      unalloc = 100.0 - 100.0 * static_cast<double>(inv.gpu_allocated_milli()) / static_cast<double>(inv.gpu_capacity_milli());
-    }
-  }
-  return seq.size();
-}
-
-template <class P>
-void bm_replay_default_full_scan(benchmark::State& st) {
-  const replay_workload* w = trace_workload();
-  if (w == nullptr) {
-    st.SkipWithError("no trace data");
-    return;
-  }
-  std::size_t arrived = 0;
-  double unalloc = 0;
-  for (auto _ : st) arrived += replay_full_scan<P>(*w, 42, unalloc);
-  st.counters["placements_per_s"] = benchmark::Counter(static_cast<double>(arrived), benchmark::Counter::kIsRate);
-  st.counters["unalloc_pct_at_100"] = unalloc;
-}
-
-template <class P>
+// One FGD-protocol replay (reference/replay.hpp) of the trace per iteration, with matcher
+// M: matcher<P>, or its baseline full_scan_matcher<P> (reference/full_scan.hpp).
+template <class M>
 void bm_replay_default(benchmark::State& st) {
   const replay_workload* w = trace_workload();
   if (w == nullptr) {
@@ -146,7 +104,7 @@ void bm_replay_default(benchmark::State& st) {
   for (auto _ : st) {
     replay_options o;
     o.seed = 42;
-    const replay_result r = replay<P>(*w, o);
+    const replay_result r = replay_with<M>(*w, o);
     arrived += r.arrived;
     unalloc = r.unallocated_pct_at(100);
     benchmark::DoNotOptimize(r.placed);
@@ -155,7 +113,8 @@ void bm_replay_default(benchmark::State& st) {
   st.counters["unalloc_pct_at_100"] = unalloc;
 }
 
-template <class P>
+// The synthetic cluster fed its first range(0) requests, with matcher M (as above).
+template <class M>
 void bm_synthetic(benchmark::State& st) {
   const synthetic& s = synthetic_cluster();
   const auto n = static_cast<std::size_t>(st.range(0));
@@ -164,39 +123,9 @@ void bm_synthetic(benchmark::State& st) {
   for (auto _ : st) {
     st.PauseTiming();
     inventory inv = s.cluster;
-    matcher<P> m(inv, policy_context{&s.shapes, 42});
+    M m(inv, policy_context{&s.shapes, 42});
     st.ResumeTiming();
     for (std::size_t i = 0; i < n; ++i) placed += m.place(s.requests[i]) ? 1U : 0U;
-    tried += n;
-  }
-  st.counters["placements_per_s"] = benchmark::Counter(static_cast<double>(tried), benchmark::Counter::kIsRate);
-  st.counters["placed_share"] = static_cast<double>(placed) / static_cast<double>(std::max<std::size_t>(tried, 1));
-}
-
-template <class P>
-void bm_synthetic_full_scan(benchmark::State& st) {
-  const synthetic& s = synthetic_cluster();
-  const auto n = static_cast<std::size_t>(st.range(0));
-  std::size_t placed = 0;
-  std::size_t tried = 0;
-  for (auto _ : st) {
-    st.PauseTiming();
-    inventory inv = s.cluster;
-    std::vector<node_index> order(inv.size());
-    std::iota(order.begin(), order.end(), node_index{0});
-    full_scan_matcher<P> fs(inv, policy_context{&s.shapes, 42}, std::move(order));
-    std::vector<placement_request> failed;
-    st.ResumeTiming();
-    for (std::size_t i = 0; i < n; ++i) {
-      const placement_request& r = s.requests[i];
-      if (std::find(failed.begin(), failed.end(), r) != failed.end()) continue;  // no releases here
-      if (auto p = fs.find(inv, r)) {
-        inv.place(*p);
-        ++placed;
-      } else if (failed.size() < 256) {
-        failed.push_back(r);
-      }
-    }
     tried += n;
   }
   st.counters["placements_per_s"] = benchmark::Counter(static_cast<double>(tried), benchmark::Counter::kIsRate);
@@ -297,18 +226,18 @@ struct policy_fgd_uncached {
 
 }  // namespace
 
-BENCHMARK(bm_replay_default<policy_best_fit>)->Name("replay_default/best-fit")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default_full_scan<policy_best_fit>)->Name("replay_default/best-fit-full-scan (baseline)")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default<policy_fgd>)->Name("replay_default/fgd")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default<policy_gpurent>)->Name("replay_default/gpurent")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default_full_scan<policy_gpurent>)->Name("replay_default/gpurent-full-scan (baseline)")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default<policy_dot_product>)->Name("replay_default/dot-product")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_replay_default<policy_random>)->Name("replay_default/random")->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_synthetic<policy_best_fit>)->Name("synthetic_5000x50000/best-fit")->Arg(50000)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_synthetic_full_scan<policy_best_fit>)->Name("synthetic_5000x50000/best-fit-full-scan (baseline)")->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<matcher<policy_best_fit>>)->Name("replay_default/best-fit")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<full_scan_matcher<policy_best_fit>>)->Name("replay_default/best-fit-full-scan (baseline)")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<matcher<policy_fgd>>)->Name("replay_default/fgd")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<matcher<policy_gpurent>>)->Name("replay_default/gpurent")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<full_scan_matcher<policy_gpurent>>)->Name("replay_default/gpurent-full-scan (baseline)")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<matcher<policy_dot_product>>)->Name("replay_default/dot-product")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_replay_default<matcher<policy_random>>)->Name("replay_default/random")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_synthetic<matcher<policy_best_fit>>)->Name("synthetic_5000x50000/best-fit")->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_synthetic<full_scan_matcher<policy_best_fit>>)->Name("synthetic_5000x50000/best-fit-full-scan (baseline)")->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_synthetic_best_fit_naive)->Name("synthetic_5000x50000/best-fit-naive (baseline)")->Arg(50000)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_synthetic<policy_gpurent>)->Name("synthetic_5000x50000/gpurent")->Arg(50000)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_synthetic_full_scan<policy_gpurent>)->Name("synthetic_5000x50000/gpurent-full-scan (baseline)")->Arg(50000)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_synthetic<policy_fgd_uncached>)->Name("synthetic_5000/fgd-uncached (baseline, first 500 requests)")->Arg(500)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_synthetic<matcher<policy_gpurent>>)->Name("synthetic_5000x50000/gpurent")->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_synthetic<full_scan_matcher<policy_gpurent>>)->Name("synthetic_5000x50000/gpurent-full-scan (baseline)")->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_synthetic<matcher<policy_fgd_uncached>>)->Name("synthetic_5000/fgd-uncached (baseline, first 500 requests)")->Arg(500)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

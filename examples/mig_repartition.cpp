@@ -4,6 +4,7 @@
 // when it cannot, gpurent plans the repartition that destroys the fewest running instances,
 // as ordered destroy/create operations with start slots.
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,7 +39,7 @@ int main() {
       ++repartitions;
       std::printf(": repartition, %zu instance(s) destroyed\n", plan->destroyed);
       for (const mig_operation& op : plan->operations) {
-        std::printf("  %s %s\n", op.kind == mig_op_kind::destroy ? "destroy" : "create ", mig_name(*g, op.instance).c_str());
+        std::printf("  %-7s %s\n", std::string(to_string(op.kind)).c_str(), mig_name(*g, op.instance).c_str());
       }
       gpu = plan->target;
     }

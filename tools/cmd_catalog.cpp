@@ -17,12 +17,10 @@
 namespace {
 using namespace gpurent;
 
-// How many MIG GPU-instance profiles the model has (0 when the MIG tables are absent).
-std::size_t mig_profile_count([[maybe_unused]] const gpu_model& m) {
-#if __has_include(<gpurent/spec/mig.hpp>)
-  if (const mig_geometry* g = find_mig_geometry(m.name)) return g->profiles.size();
-#endif
-  return 0;
+// How many MIG GPU-instance profiles the model has (0 without MIG).
+std::size_t mig_profile_count(const gpu_model& m) {
+  const mig_geometry* g = find_mig_geometry(m.name);
+  return g != nullptr ? g->profiles.size() : 0;
 }
 
 nlohmann::json catalog_json() {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpurent/core/format.hpp>
 #include <gpurent/spec/mig.hpp>
 #include <gpurent/spec/mig_text.hpp>
 
@@ -83,9 +84,9 @@ struct fit_options {
   tool::output_format format{};
 };
 
-nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, bool drop,
+nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, mig_repartition_mode mode,
                          const std::vector<mig_profile_index>& want) {
-  nlohmann::json j = {{"mode", drop ? "drop" : "move"}};
+  nlohmann::json j = {{"mode", to_string(mode)}};
   if (!plan) {
     j["possible"] = false;
     j["reason"] = plan.error().message;
@@ -95,7 +96,7 @@ nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, 
   j["destroyed"] = plan->destroyed;
   nlohmann::json ops = nlohmann::json::array();
   for (const mig_operation& op : plan->operations)
-    ops.push_back({{"op", op.kind == mig_op_kind::destroy ? "destroy" : "create"},
+    ops.push_back({{"op", to_string(op.kind)},
                    {"profile", g.profiles[op.instance.profile].name},
                    {"start", op.instance.start}});
   j["operations"] = ops;
@@ -135,18 +136,18 @@ int run_fit(const fit_options& o) {
   const auto mode = o.drop ? mig_repartition_mode::drop : mig_repartition_mode::move;
   if (json) {
     nlohmann::json j = {{"fits", false}, {"gpu", geo.model}, {"reason", reason}};
-    if (o.repartition || o.drop) j["repartition"] = plan_json(geo, mig_plan_repartition(geo, *have, *want, mode), o.drop, *want);
+    if (o.repartition || o.drop) j["repartition"] = plan_json(geo, mig_plan_repartition(geo, *have, *want, mode), mode, *want);
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("does not fit on {}: {}\n", geo.model, reason);
     if (o.repartition || o.drop) {
       const auto plan = mig_plan_repartition(geo, *have, *want, mode);
       if (!plan) {
-        fmt::print("no repartition ({}): {}\n", o.drop ? "drop" : "move", plan.error().message);
+        fmt::print("no repartition ({}): {}\n", mode, plan.error().message);
       } else {
-        fmt::print("repartition ({}), {} instance(s) destroyed:\n", o.drop ? "drop" : "move", plan->destroyed);
+        fmt::print("repartition ({}), {} instance(s) destroyed:\n", mode, plan->destroyed);
         for (const mig_operation& op : plan->operations)
-          fmt::print("  {:<8} {}\n", op.kind == mig_op_kind::destroy ? "destroy" : "create", mig_name(geo, op.instance));
+          fmt::print("  {:<8} {}\n", op.kind, mig_name(geo, op.instance));
       }
     }
   }

@@ -17,7 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/io/trace_csv.hpp>
-#include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/reference/replay.hpp>
+#include <gpurent/matching/registry.hpp>
 
 #include "tool.hpp"
 
@@ -111,110 +112,146 @@ void write_placements(std::FILE* f, const gpurent::replay_workload& w, const gpu
   }
 }
 
-int run_replay(const replay_args& a) {
-  using namespace gpurent;
-  if (!(a.tune > 0.0 && a.tune <= 100.0)) {
-    return tool::fail(error{error_code::invalid_argument, "--tune", "must be in (0, 100]", {}});
-  }
-  std::vector<std::uint64_t> seeds{a.seed};
-  if (!a.seeds.empty()) {
-    auto s = parse_seeds(a.seeds);
-    if (!s) return tool::fail(s.error());
-    seeds = *s;
-  }
-  if (!a.placements.empty() && seeds.size() != 1) {
-    return tool::fail(error{error_code::invalid_argument, "--placements", "needs a single seed", {}});
-  }
-  auto nodes = read_trace_nodes_file(a.nodes);
-  if (!nodes) return tool::fail(nodes.error());
-  auto pods = read_trace_pods_file(a.pods);
-  if (!pods) return tool::fail(pods.error());
-  auto w = make_replay_workload(*nodes, a.nodes, *pods, a.pods);
-  if (!w) return tool::fail(w.error());
+// The seeds to run: --seeds when given, else --seed.
+gpurent::expected<std::vector<std::uint64_t>> seeds_of(const replay_args& a) {
+  if (a.seeds.empty()) return std::vector<std::uint64_t>{a.seed};
+  return parse_seeds(a.seeds);
+}
 
-  std::FILE* out_csv = nullptr;
-  if (!a.placements.empty()) {
-    out_csv = std::fopen(a.placements.c_str(), "w");
-    if (out_csv == nullptr) return tool::fail(error{error_code::io_error, "--placements", "cannot write " + a.placements, {}});
-  }
+gpurent::expected<gpurent::replay_workload> read_workload(const replay_args& a) {
+  GPURENT_TRY(nodes, gpurent::read_trace_nodes_file(a.nodes));
+  GPURENT_TRY(pods, gpurent::read_trace_pods_file(a.pods));
+  return gpurent::make_replay_workload(*nodes, a.nodes, *pods, a.pods);
+}
 
-  const bool tty = isatty(fileno(stderr)) != 0;
-  std::vector<replay_result> results;
+// One replay per seed with the named policy, and each one's wall-clock time.
+struct replay_runs {
+  std::vector<gpurent::replay_result> results;
   std::vector<double> elapsed;
+  [[nodiscard]] double total_elapsed() const {
+    double t = 0;
+    for (double e : elapsed) t += e;
+    return t;
+  }
+};
+
+replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, const std::vector<std::uint64_t>& seeds, bool keep) {
+  using namespace gpurent;
+  const bool tty = isatty(fileno(stderr)) != 0;
+  replay_runs runs;
   for (const std::uint64_t seed : seeds) {
     replay_options o;
     o.seed = seed;
     o.tune = a.tune;
-    o.keep_placements = out_csv != nullptr;
+    o.keep_placements = keep;
     if (tty) {
       o.progress = [seed](std::size_t done, std::size_t total) { fmt::print(stderr, "\rreplay seed {}: {}/{} tasks", seed, done, total); };
     }
     const auto t0 = std::chrono::steady_clock::now();
     replay_result r;
-    builtin_policies::visit(a.policy, [&]<class P>() { r = replay<P>(*w, o); });
-    elapsed.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    results.push_back(std::move(r));
+    builtin_policies::visit(a.policy, [&]<class P>() { r = replay<P>(w, o); });
+    runs.elapsed.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    runs.results.push_back(std::move(r));
   }
   if (tty) fmt::print(stderr, "\r\033[K");
+  return runs;
+}
+
+void print_run(const gpurent::replay_result& r, double elapsed, output_format format) {
+  using gpurent::replay_points;
+  if (format == output_format::json) {
+    fmt::print("{}\n", run_object(r, elapsed).dump(2));
+    return;
+  }
+  fmt::print("policy {}  seed {}  tune {}  nodes {}  gpus {}\n", r.policy, r.seed, r.tune, r.nodes, r.gpus_total);
+  fmt::print("pods arrived {}  placed {}  failed {}  elapsed {:.3f} s\n", r.arrived, r.placed, r.failed, elapsed);
+  fmt::print("{:>9}  {:>8}  {:>13}\n", "arrived %", "alloc %", "unallocated %");
+  for (std::size_t i = 0; i < replay_points.size(); ++i) {
+    fmt::print("{:>9}  {:>8.2f}  {:>13.2f}\n", replay_points[i], r.alloc_pct[i], 100.0 - r.alloc_pct[i]);
+  }
+}
+
+using replay_stats = std::array<gpurent::replay_stat, gpurent::replay_points.size()>;
+
+// Mean and sd over the runs, per replay point.
+replay_stats stats_of(const replay_runs& runs) {
+  replay_stats stats{};
+  for (std::size_t i = 0; i < gpurent::replay_points.size(); ++i) {
+    std::vector<double> xs;
+    for (const auto& r : runs.results) xs.push_back(r.alloc_pct[i]);
+    stats[i] = gpurent::replay_stat_of(xs);
+  }
+  return stats;
+}
+
+ojson summary_object(const replay_args& a, const std::vector<std::uint64_t>& seeds, const replay_runs& runs, const replay_stats& stats) {
+  using gpurent::replay_points;
+  const gpurent::replay_result& first = runs.results.front();
+  ojson o;
+  o["policy"] = std::string(first.policy);
+  o["seeds"] = seeds;
+  o["tune"] = a.tune;
+  o["nodes"] = first.nodes;
+  o["gpus_total"] = first.gpus_total;
+  ojson mean = ojson::object();
+  ojson sd = ojson::object();
+  ojson um = ojson::object();
+  for (std::size_t i = 0; i < replay_points.size(); ++i) {
+    mean[std::to_string(replay_points[i])] = round_to(stats[i].mean, 3);
+    sd[std::to_string(replay_points[i])] = round_to(stats[i].sd, 3);
+    um[std::to_string(replay_points[i])] = round_to(100.0 - stats[i].mean, 3);
+  }
+  o["alloc_pct_mean"] = mean;
+  o["alloc_pct_sd"] = sd;
+  o["unallocated_pct_mean"] = um;
+  o["unallocated_pct_at_100"] = {{"mean", round_to(100.0 - stats[2].mean, 3)}, {"sd", round_to(stats[2].sd, 3)}};
+  o["elapsed_s"] = round_to(runs.total_elapsed(), 4);
+  ojson each = ojson::array();
+  for (std::size_t k = 0; k < runs.results.size(); ++k) each.push_back(run_object(runs.results[k], runs.elapsed[k]));
+  o["runs"] = each;
+  return o;
+}
+
+void print_summary(const replay_args& a, const std::vector<std::uint64_t>& seeds, const replay_runs& runs) {
+  using gpurent::replay_points;
+  const replay_stats stats = stats_of(runs);
+  if (a.format == output_format::json) {
+    fmt::print("{}\n", summary_object(a, seeds, runs, stats).dump(2));
+    return;
+  }
+  const gpurent::replay_result& first = runs.results.front();
+  fmt::print("policy {}  seeds {}  tune {}  nodes {}  gpus {}  elapsed {:.3f} s\n", first.policy, seeds.size(), a.tune, first.nodes,
+             first.gpus_total, runs.total_elapsed());
+  fmt::print("{:>9}  {:>13}  {:>8}  {:>18}\n", "arrived %", "alloc % mean", "sd", "unallocated % mean");
+  for (std::size_t i = 0; i < replay_points.size(); ++i) {
+    fmt::print("{:>9}  {:>13.2f}  {:>8.2f}  {:>18.2f}\n", replay_points[i], stats[i].mean, stats[i].sd, 100.0 - stats[i].mean);
+  }
+}
+
+int run_replay(const replay_args& a) {
+  using namespace gpurent;
+  if (!(a.tune > 0.0 && a.tune <= 100.0)) return tool::fail(error{error_code::invalid_argument, "--tune", "must be in (0, 100]", {}});
+  const auto seeds = seeds_of(a);
+  if (!seeds) return tool::fail(seeds.error());
+  if (!a.placements.empty() && seeds->size() != 1) {
+    return tool::fail(error{error_code::invalid_argument, "--placements", "needs a single seed", {}});
+  }
+  const auto w = read_workload(a);
+  if (!w) return tool::fail(w.error());
+  std::FILE* out_csv = nullptr;
+  if (!a.placements.empty()) {
+    out_csv = std::fopen(a.placements.c_str(), "w");
+    if (out_csv == nullptr) return tool::fail(error{error_code::io_error, "--placements", "cannot write " + a.placements, {}});
+  }
+  const replay_runs runs = run_seeds(a, *w, *seeds, out_csv != nullptr);
   if (out_csv != nullptr) {
-    write_placements(out_csv, *w, results.front());
+    write_placements(out_csv, *w, runs.results.front());
     std::fclose(out_csv);
   }
-
-  if (results.size() == 1) {
-    const replay_result& r = results.front();
-    if (a.format == output_format::json) {
-      fmt::print("{}\n", run_object(r, elapsed.front()).dump(2));
-    } else {
-      fmt::print("policy {}  seed {}  tune {}  nodes {}  gpus {}\n", r.policy, r.seed, r.tune, r.nodes, r.gpus_total);
-      fmt::print("pods arrived {}  placed {}  failed {}  elapsed {:.3f} s\n", r.arrived, r.placed, r.failed, elapsed.front());
-      fmt::print("{:>9}  {:>8}  {:>13}\n", "arrived %", "alloc %", "unallocated %");
-      for (std::size_t i = 0; i < replay_points.size(); ++i) {
-        fmt::print("{:>9}  {:>8.2f}  {:>13.2f}\n", replay_points[i], r.alloc_pct[i], 100.0 - r.alloc_pct[i]);
-      }
-    }
-    return tool::exit_ok;
-  }
-
-  std::array<replay_stat, replay_points.size()> stats{};
-  for (std::size_t i = 0; i < replay_points.size(); ++i) {
-    std::vector<double> xs;
-    for (const auto& r : results) xs.push_back(r.alloc_pct[i]);
-    stats[i] = replay_stat_of(xs);
-  }
-  double total_elapsed = 0;
-  for (double e : elapsed) total_elapsed += e;
-  if (a.format == output_format::json) {
-    ojson o;
-    o["policy"] = std::string(results.front().policy);
-    o["seeds"] = seeds;
-    o["tune"] = a.tune;
-    o["nodes"] = results.front().nodes;
-    o["gpus_total"] = results.front().gpus_total;
-    ojson mean = ojson::object();
-    ojson sd = ojson::object();
-    ojson um = ojson::object();
-    for (std::size_t i = 0; i < replay_points.size(); ++i) {
-      mean[std::to_string(replay_points[i])] = round_to(stats[i].mean, 3);
-      sd[std::to_string(replay_points[i])] = round_to(stats[i].sd, 3);
-      um[std::to_string(replay_points[i])] = round_to(100.0 - stats[i].mean, 3);
-    }
-    o["alloc_pct_mean"] = mean;
-    o["alloc_pct_sd"] = sd;
-    o["unallocated_pct_mean"] = um;
-    o["unallocated_pct_at_100"] = {{"mean", round_to(100.0 - stats[2].mean, 3)}, {"sd", round_to(stats[2].sd, 3)}};
-    o["elapsed_s"] = round_to(total_elapsed, 4);
-    ojson runs = ojson::array();
-    for (std::size_t k = 0; k < results.size(); ++k) runs.push_back(run_object(results[k], elapsed[k]));
-    o["runs"] = runs;
-    fmt::print("{}\n", o.dump(2));
+  if (runs.results.size() == 1) {
+    print_run(runs.results.front(), runs.elapsed.front(), a.format);
   } else {
-    fmt::print("policy {}  seeds {}  tune {}  nodes {}  gpus {}  elapsed {:.3f} s\n", results.front().policy, seeds.size(), a.tune,
-               results.front().nodes, results.front().gpus_total, total_elapsed);
-    fmt::print("{:>9}  {:>13}  {:>8}  {:>18}\n", "arrived %", "alloc % mean", "sd", "unallocated % mean");
-    for (std::size_t i = 0; i < replay_points.size(); ++i) {
-      fmt::print("{:>9}  {:>13.2f}  {:>8.2f}  {:>18.2f}\n", replay_points[i], stats[i].mean, stats[i].sd, 100.0 - stats[i].mean);
-    }
+    print_summary(a, *seeds, runs);
   }
   return tool::exit_ok;
 }

@@ -66,8 +66,8 @@ placement_request random_request(bytes_reader& in) {
                                                                                           : gpu_locality::same_node;
   r.tenant = static_cast<tenant_id>(in.below(3));
   r.required_labels = (kind & 0x30U) == 0x30U ? label_mask{1} : 0;
-  r.accepts = static_cast<std::uint8_t>(accept_mode::exclusive | accept_mode::fractional);
-  if ((f & 0x40U) != 0) r.accepts = static_cast<std::uint8_t>(r.accepts | static_cast<std::uint8_t>(accept_mode::spot));
+  r.accepts = accept_mode::exclusive | accept_mode::fractional;
+  if ((f & 0x40U) != 0) r.accepts |= accept_mode::spot;
   r.priority = static_cast<std::int32_t>(f >> 7);
   return r;
 }

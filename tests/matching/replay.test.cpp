@@ -15,6 +15,7 @@
 
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/reference/replay.hpp>
 
 using namespace gpurent;
 

@@ -139,7 +139,7 @@ TEST_CASE("the live MIG layout is a validated spec layout") {
   const mig_layout want{{profile(g, "3g.71gb"), 4}, {profile(g, "2g.35gb"), 0}, {profile(g, "1g.18gb"), 2}};
   CHECK(*l == want);
   CHECK(mig_valid(g, *l));
-  CHECK(layout_string(g, *l) == "2g.35gb@0 1g.18gb@2 3g.71gb@4");
+  CHECK(fmt::format("{}", mig_show(g, *l)) == "2g.35gb@0 1g.18gb@2 3g.71gb@4");
 
   // The matcher can use it: what still fits next to it.
   const std::array<mig_profile_index, 1> one{profile(g, "1g.18gb")};

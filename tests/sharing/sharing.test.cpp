@@ -11,7 +11,7 @@
 #include <gpurent/sharing/format.hpp>
 #include <gpurent/sharing/sharing.hpp>
 
-namespace {
+namespace test_sharing_sharing {
 using namespace gpurent;
 using namespace std::chrono_literals;
 
@@ -31,7 +31,28 @@ static_assert(!mig_slice::well_formed("3g40gb"));
 static_assert(!mig_slice::well_formed("g.40gb"));
 static_assert(!mig_slice::well_formed("3g.40gb+"));
 static_assert(!mig_slice::well_formed(""));
-}  // namespace
+
+// A mode's kind is its place in the variant, named as in the text form.
+static_assert(kind_of(sharing_mode(exclusive{})) == sharing_kind::exclusive);
+static_assert(SharingModeValue<mig_slice> && SharingModeValue<preemptible> && !SharingModeValue<sharing_mode> && !SharingModeValue<int>);
+
+// accept_set: one mode converts to a set; sets compose with |; a set test is one AND.
+static_assert((accept_mode::exclusive | accept_mode::spot).contains(accept_mode::spot));
+static_assert(!(accept_mode::exclusive | accept_mode::spot).contains(accept_mode::fractional));
+static_assert(accept_set{}.empty() && !accept_set(accept_mode::mig).empty());
+static_assert((accept_mode::exclusive | accept_mode::spot) == (accept_set(accept_mode::spot) | accept_mode::exclusive));
+static_assert(sizeof(accept_set) == 1 && std::is_trivially_copyable_v<accept_set>);
+static_assert(!std::is_convertible_v<int, accept_set>);
+static_assert(accept_mode_of(sharing_kind::preemptible) == accept_mode::spot);
+static_assert(accept_mode_of(sharing_kind::share) == accept_mode::fractional && !accept_mode_of(sharing_kind::mps));
+
+// What each mode isolates (NVIDIA's comparison, sharing/isolation.hpp).
+static_assert(isolation_of(sharing_kind::mig).complete() && isolation_of(sharing_kind::exclusive).complete());
+static_assert(isolation_of(sharing_kind::share) == isolation{});
+static_assert(isolation_of(sharing_kind::mps).compute && !isolation_of(sharing_kind::mps).errors);
+}  // namespace test_sharing_sharing
+
+using namespace test_sharing_sharing;
 
 TEST_CASE("fractional share: 1..1000 milli-GPU") {
   CHECK(fractional_share::make(milli_gpu(1)));
@@ -82,7 +103,8 @@ TEST_CASE("sharing_mode: regular values, text round trip") {
   for (std::size_t i = 0; i < std::size(modes); ++i) {
     CAPTURE(i);
     CHECK(to_string(modes[i]) == texts[i]);
-    CHECK(mode_name(modes[i]) == names[i]);
+    CHECK(to_string(kind_of(modes[i])) == names[i]);
+    CHECK(fmt::format("{}", kind_of(modes[i])) == names[i]);
     CHECK(fmt::format("{}", modes[i]) == texts[i]);
     auto parsed = parse_sharing_mode(texts[i]);
     REQUIRE(parsed);
@@ -112,4 +134,18 @@ TEST_CASE("sharing_mode: bad text is an error naming the field") {
     REQUIRE_FALSE(r);
     CHECK(r.error().field == c.field);
   }
+}
+
+TEST_CASE("sharing_mode: each single mode formats as its variant does") {
+  CHECK(fmt::format("{}", exclusive{}) == "exclusive");
+  CHECK(fmt::format("{}", *fractional_share::make(milli_gpu(250))) == "share:250");
+  CHECK(fmt::format("{}", *mig_slice::make("3g.40gb")) == "mig:3g.40gb");
+  CHECK(fmt::format("{}", *preemptible::make(30s)) == "preemptible:30s");
+}
+
+TEST_CASE("accept_set: text in the table's order") {
+  CHECK(to_string(accept_mode::spot | accept_mode::exclusive) == "exclusive|spot");
+  CHECK(fmt::format("{}", accept_mode::fractional | accept_mode::mig) == "fractional|mig");
+  CHECK(to_string(accept_set{}) == "none");
+  CHECK(fmt::format("{}", accept_mode::spot) == "spot");
 }

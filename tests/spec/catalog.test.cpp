@@ -260,13 +260,29 @@ TEST_CASE("catalog JSON: bad input names the field and the index") {
     const error e = load_error([](nlohmann::json& j) { j["models"][7] = "H100"; });
     CHECK(e.field == "models[7]");
   }
+  SUBCASE("a misspelt field is an error listing the known ones, at any depth") {
+    error e = load_error([](nlohmann::json& j) { j["models"][2]["vram"] = j["models"][2]["vram_bytes"]; });
+    CHECK(e.field == "models[2].vram");
+    CHECK(e.message.find("unknown field (expected one of: name, aliases, vendor") != std::string::npos);
+    e = load_error([](nlohmann::json& j) { j["models"][3]["nvlink"]["value"]["gen"] = 4; });
+    CHECK(e.field == "models[3].nvlink.value.gen");
+    e = load_error([](nlohmann::json& j) { j["sources"][0]["link"] = "x"; });
+    CHECK(e.field == "sources[0].link");
+    e = load_error([](nlohmann::json& j) { j["generated"] = "today"; });
+    CHECK(e.field == "generated");
+  }
+  SUBCASE("an enum field lists its names") {
+    const error e = load_error([](nlohmann::json& j) { j["models"][0]["form_factor"] = "mxm"; });
+    CHECK(e.field == "models[0].form_factor");
+    CHECK(e.message == "expected unknown, sxm, pcie, oam or superchip, got \"mxm\"");
+  }
 }
 
 TEST_CASE("catalog JSON: text and file errors say where") {
   auto bad = parse_catalog_json("{\"models\": [", "mine.json");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code == error_code::parse_error);
-  CHECK(bad.error().where == "mine.json");
+  CHECK(bad.error().where == "mine.json:1");  // io::parse_json_text: the file and the line
   auto missing = load_catalog_file("/nonexistent/catalog.json");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == error_code::io_error);
@@ -312,7 +328,7 @@ TEST_CASE("gpurent catalog --format json parses and lists every model") {
   CHECK(j["models"][3]["sm_count"]["value"] == 132);
   CHECK(j["models"][3]["sm_count"]["source"] == "nvidia-h100-whitepaper");
   CHECK(j["models"][3]["mig_profiles"].get<int>() > 0);
-  // The tool's JSON loads back into the built-in catalog (extra keys are ignored).
+  // The tool's JSON loads back into the built-in catalog (its mig_profiles are known, and ignored).
   auto loaded = catalog_from_json(j);
   REQUIRE(loaded);
   CHECK(*loaded == catalog::builtin());

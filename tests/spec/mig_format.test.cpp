@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include <gpurent/spec/mig_format.hpp>
+#include <gpurent/spec/format.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_spec_mig_format {

@@ -2,8 +2,11 @@
 #pragma once
 // GPU catalogs as JSON (nlohmann/json): write the built-in or any catalog, read one back
 // into the same `catalog` type. Every number is an object {"value": ..., "source": "id"};
-// an absent or null field is an unknown number. Errors name the field with its index
-// ("models[3].vram_bytes.value") and, for files, the file.
+// an absent or null field is an unknown number. Read through the io layer's one JSON
+// reader (io/json_reader.hpp): errors name the field by its JSON path
+// ("models[3].vram_bytes.value") and, for files, the file; a field nobody knows (a typo) is
+// an error listing the known ones. `mig_profiles`, which `gpurent catalog --format json`
+// adds to each model, is read and ignored (it follows from the MIG tables).
 //
 // {"sources": [{"id": "nvidia-h100-datasheet", "title": "...", "url": "..."}],
 //  "models": [{"name": "H100-SXM5-80GB", "aliases": ["H100"], "vendor": "nvidia",
@@ -21,12 +24,10 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,12 +36,15 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/io/file.hpp>
+#include <gpurent/io/json_reader.hpp>
 #include <gpurent/spec/catalog.hpp>
 
 namespace gpurent {
 
 namespace detail::catalog_json {
 using json = nlohmann::json;
+using io::json_object;
 
 inline std::string hex4(std::uint16_t v) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -58,219 +62,202 @@ json number_json(const sourced<T>& s) {
   }
 }
 
-inline const char* type_name(const json& j) { return j.type_name(); }
+// The member `key` as an object reader; nullopt when absent or null (an error when required).
+[[nodiscard]] inline expected<std::optional<json_object>> object_member(json_object& o, std::string_view key, bool required = false) {
+  const json* v = o.find(key);
+  if (v == nullptr) return required ? o.fail(key, "missing required field") : expected<std::optional<json_object>>();
+  std::optional<json_object> m(std::in_place, *v, o.field(key));
+  GPURENT_TRY(m->check());
+  return m;
+}
 
-// Reads one model or source, remembering the path for messages.
+inline constexpr std::int64_t int64_min = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t int32_min = std::numeric_limits<std::int32_t>::min();
+inline constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+
+// How the `value` of each kind of sourced number is read, from the object that holds it.
+// Integers are taken whole (sign included): catalog::validate says which must be positive.
+template <class T>
+struct value_reader;
+
+template <class Q>
+  requires requires(Q q) { { q.count() } -> std::convertible_to<std::int64_t>; }
+struct value_reader<Q> {
+  static expected<Q> read(json_object& o) {
+    std::int64_t n = 0;
+    GPURENT_TRY(o.integer("value", n, int64_min, int64_max, true));
+    return Q(n);
+  }
+};
+
+template <>
+struct value_reader<std::int32_t> {
+  static expected<std::int32_t> read(json_object& o) {
+    std::int32_t n = 0;
+    GPURENT_TRY(o.integer("value", n, int32_min, int32_max, true));
+    return n;
+  }
+};
+
+// "9.0"
+template <>
+struct value_reader<compute_capability> {
+  static expected<compute_capability> read(json_object& o) {
+    std::string s;
+    GPURENT_TRY(o.string("value", s, true));
+    compute_capability c;
+    const char* end = s.data() + s.size();
+    const auto major = std::from_chars(s.data(), end, c.major);
+    const auto minor = major.ec == std::errc{} && major.ptr != end && *major.ptr == '.'
+                           ? std::from_chars(major.ptr + 1, end, c.minor)
+                           : std::from_chars_result{major.ptr, std::errc::invalid_argument};
+    if (minor.ec != std::errc{} || minor.ptr != end) return o.fail("value", "not MAJOR.MINOR: \"" + s + "\"");
+    return c;
+  }
+};
+
+// A 16-bit PCI id as hex text: "10de" (or "0x10de").
+[[nodiscard]] inline expected<std::uint16_t> hex16(const json& j, const std::string& field) {
+  if (!j.is_string()) return io::json_fail(field, std::string("expected a hex string such as \"10de\", got ") + j.type_name());
+  std::string_view s = j.get_ref<const std::string&>();
+  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
+  std::uint16_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
+    return io::json_fail(field, "not a 16-bit hex id: \"" + j.get<std::string>() + "\"");
+  return v;
+}
+
+// {"vendor_id": "10de", "device_ids": ["2330"]}
+template <>
+struct value_reader<pci_identity> {
+  static expected<pci_identity> read(json_object& o) {
+    GPURENT_TRY(member, object_member(o, "value", true));
+    json_object& value = **member;
+    pci_identity p;
+    const json* vendor = value.find("vendor_id");
+    if (vendor == nullptr) return value.fail("vendor_id", "missing required field");
+    GPURENT_TRY(id, hex16(*vendor, value.field("vendor_id")));
+    p.vendor_id = *id;
+    GPURENT_TRY(ids, value.array("device_ids", true));
+    for (std::size_t k = 0; k < (*ids)->size(); ++k) {
+      const std::string field = io::json_item(value.field("device_ids"), k);
+      GPURENT_TRY(d, hex16((**ids)[k], field));
+      if (!p.device_ids.push_back(*d)) return io::json_fail(field, "too many device ids");
+    }
+    GPURENT_TRY(value.finish());
+    return p;
+  }
+};
+
+// {"generation": 4, "bandwidth_mb_per_s": 900000}
+template <>
+struct value_reader<nvlink_spec> {
+  static expected<nvlink_spec> read(json_object& o) {
+    GPURENT_TRY(member, object_member(o, "value", true));
+    json_object& value = **member;
+    nvlink_spec n;
+    std::int64_t bandwidth = 0;
+    GPURENT_TRY(value.integer("generation", n.generation, int32_min, int32_max, true));
+    GPURENT_TRY(value.integer("bandwidth_mb_per_s", bandwidth, int64_min, int64_max, true));
+    GPURENT_TRY(value.finish());
+    n.bandwidth = mb_per_s(bandwidth);
+    return n;
+  }
+};
+
+// Reads models and sources into gpu_model / source_document, whose strings are views:
+// every string read is interned in the catalog's store.
 class reader {
  public:
   explicit reader(string_store& store) : store_(store) {}
 
-  static unexpected<error> fail(const std::string& field, std::string message) {
-    return make_error(error_code::invalid_argument, field, std::move(message));
+  expected<source_document> source(const json& j, std::string path) {
+    json_object o(j, std::move(path));
+    GPURENT_TRY(o.check());
+    source_document s;
+    GPURENT_TRY(text(o, "id", s.id, true));
+    GPURENT_TRY(text(o, "title", s.title, true));
+    GPURENT_TRY(text(o, "url", s.url));
+    GPURENT_TRY(o.finish());
+    return s;
   }
 
-  // A required or optional string member.
-  expected<std::string_view> string_member(const json& obj, const char* key, const std::string& path, bool required) {
-    const std::string field = path + "." + key;
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) {
-      if (required) return fail(field, "missing required field");
-      return std::string_view{};
-    }
-    if (!it->is_string()) return fail(field, std::string("expected a string, got ") + type_name(*it));
-    return store_.intern(it->get_ref<const std::string&>());
-  }
-
-  static expected<std::int64_t> integer(const json& j, const std::string& field) {
-    if (j.is_number_unsigned()) {
-      const auto u = j.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return fail(field, "integer too large");
-      return static_cast<std::int64_t>(u);
-    }
-    if (j.is_number_integer()) return j.get<std::int64_t>();
-    return fail(field, std::string("expected an integer, got ") + type_name(j));
-  }
-
-  static expected<std::uint16_t> hex16(const json& j, const std::string& field) {
-    if (!j.is_string()) return fail(field, std::string("expected a hex string such as \"10de\", got ") + type_name(j));
-    std::string_view s = j.get_ref<const std::string&>();
-    if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-    std::uint16_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
-    if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
-      return fail(field, "not a 16-bit hex id: \"" + j.get<std::string>() + "\"");
-    return v;
-  }
-
-  // {"value": V, "source": "id"} with V read by `read_value`; nullopt when absent or null.
-  template <class T, class F>
-  expected<std::optional<sourced<T>>> sourced_member(const json& obj, const char* key, const std::string& path,
-                                                     F&& read_value) {
-    const std::string field = path + "." + key;
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return std::optional<sourced<T>>{};
-    if (!it->is_object()) return fail(field, std::string("expected an object {\"value\", \"source\"}, got ") + type_name(*it));
-    auto v = it->find("value");
-    if (v == it->end()) return fail(field + ".value", "missing required field");
-    auto value = read_value(*v, field + ".value");
-    if (!value) return unexpected<error>(std::move(value.error()));
-    auto src = string_member(*it, "source", field, true);
-    if (!src) return unexpected<error>(std::move(src.error()));
-    return std::optional<sourced<T>>{sourced<T>{std::move(*value), *src}};
-  }
-
-  template <class Q>
-  static auto quantity_reader() {
-    return [](const json& j, const std::string& field) -> expected<Q> {
-      auto n = integer(j, field);
-      if (!n) return unexpected<error>(std::move(n.error()));
-      return Q(*n);
-    };
-  }
-  static auto int32_reader() {
-    return [](const json& j, const std::string& field) -> expected<std::int32_t> {
-      auto n = integer(j, field);
-      if (!n) return unexpected<error>(std::move(n.error()));
-      if (*n > std::numeric_limits<std::int32_t>::max() || *n < std::numeric_limits<std::int32_t>::min())
-        return fail(field, "integer out of range");
-      return static_cast<std::int32_t>(*n);
-    };
-  }
-
-  expected<gpu_model> model(const json& j, const std::string& path);
-  expected<source_document> source(const json& j, const std::string& path) {
-    if (!j.is_object()) return fail(path, std::string("expected an object, got ") + type_name(j));
-    auto id = string_member(j, "id", path, true);
-    if (!id) return unexpected<error>(std::move(id.error()));
-    auto title = string_member(j, "title", path, true);
-    if (!title) return unexpected<error>(std::move(title.error()));
-    auto url = string_member(j, "url", path, false);
-    if (!url) return unexpected<error>(std::move(url.error()));
-    return source_document{*id, *title, *url};
+  expected<gpu_model> model(const json& j, std::string path) {
+    json_object o(j, std::move(path));
+    GPURENT_TRY(o.check());
+    gpu_model m;
+    GPURENT_TRY(identity(o, m));
+    GPURENT_TRY(number(o, "compute_capability", m.capability));
+    GPURENT_TRY(number(o, "pci", m.pci));
+    GPURENT_TRY(number(o, "vram_bytes", m.vram));
+    GPURENT_TRY(number(o, "sm_count", m.sm_count));
+    GPURENT_TRY(number(o, "memory_bandwidth_mb_per_s", m.memory_bandwidth));
+    GPURENT_TRY(number(o, "tdp_watts", m.tdp_watts));
+    GPURENT_TRY(number(o, "pcie_generation", m.pcie_generation));
+    GPURENT_TRY(throughput(o, m.throughput));
+    GPURENT_TRY(number(o, "nvlink", m.nvlink));
+    (void)o.member("mig_profiles");  // what `gpurent catalog` adds: follows from the MIG tables
+    GPURENT_TRY(o.finish());
+    return m;
   }
 
  private:
+  // A string member, interned; left as is when absent.
+  expected<void> text(json_object& o, std::string_view key, std::string_view& out, bool required = false) {
+    std::string s;
+    GPURENT_TRY(o.string(key, s, required));
+    if (o.has(key)) out = store_.intern(s);
+    return {};
+  }
+
+  // Name, aliases, vendor, architecture, form factor, MIG capability, notes.
+  expected<void> identity(json_object& o, gpu_model& m) {
+    GPURENT_TRY(text(o, "name", m.name, true));
+    if (m.name.empty()) return o.fail("name", "must not be empty");
+    std::vector<std::string> aliases;
+    GPURENT_TRY(o.strings("aliases", aliases));
+    for (std::size_t a = 0; a < aliases.size(); ++a) {
+      if (!m.aliases.push_back(store_.intern(aliases[a])))
+        return io::json_fail(io::json_item(o.field("aliases"), a), "at most " + std::to_string(decltype(m.aliases)::capacity()) + " aliases");
+    }
+    GPURENT_TRY(o.enumeration("vendor", m.vendor, true));
+    GPURENT_TRY(text(o, "architecture", m.architecture));
+    GPURENT_TRY(o.enumeration("form_factor", m.form));
+    GPURENT_TRY(o.boolean("mig_capable", m.mig_capable));
+    return text(o, "notes", m.notes);
+  }
+
+  // {"value": V, "source": "id"}; absent or null: an unknown number.
+  template <class T>
+  expected<void> number(json_object& o, std::string_view key, std::optional<sourced<T>>& out) {
+    GPURENT_TRY(member, object_member(o, key));
+    if (!*member) return {};
+    json_object& n = **member;
+    GPURENT_TRY(value, value_reader<T>::read(n));
+    sourced<T> s{*value, {}};
+    GPURENT_TRY(text(n, "source", s.source, true));
+    GPURENT_TRY(n.finish());
+    out = s;
+    return {};
+  }
+
+  expected<void> throughput(json_object& o, dense_throughput& t) {
+    GPURENT_TRY(member, object_member(o, "throughput_gflops"));
+    if (!*member) return {};
+    json_object& tp = **member;
+    GPURENT_TRY(number(tp, "fp64", t.fp64));
+    GPURENT_TRY(number(tp, "fp64_tensor", t.fp64_tensor));
+    GPURENT_TRY(number(tp, "fp32", t.fp32));
+    GPURENT_TRY(number(tp, "tf32", t.tf32));
+    GPURENT_TRY(number(tp, "fp16", t.fp16));
+    GPURENT_TRY(number(tp, "fp8", t.fp8));
+    return tp.finish();
+  }
+
   string_store& store_;
 };
-
-#define GPURENT_JSON_TRY(var, expr)                                    \
-  auto var = (expr);                                                   \
-  if (!var) return unexpected<error>(std::move(var.error()))
-
-inline expected<gpu_model> reader::model(const json& j, const std::string& path) {
-  if (!j.is_object()) return fail(path, std::string("expected an object, got ") + type_name(j));
-  gpu_model m;
-  GPURENT_JSON_TRY(name, string_member(j, "name", path, true));
-  if (name->empty()) return fail(path + ".name", "must not be empty");
-  m.name = *name;
-
-  if (auto it = j.find("aliases"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) return fail(path + ".aliases", std::string("expected an array, got ") + type_name(*it));
-    for (std::size_t a = 0; a < it->size(); ++a) {
-      const std::string f = path + ".aliases[" + std::to_string(a) + "]";
-      const json& e = (*it)[a];
-      if (!e.is_string()) return fail(f, std::string("expected a string, got ") + type_name(e));
-      if (!m.aliases.push_back(store_.intern(e.get_ref<const std::string&>())))
-        return fail(f, "at most " + std::to_string(decltype(m.aliases)::capacity()) + " aliases");
-    }
-  }
-
-  GPURENT_JSON_TRY(vendor, string_member(j, "vendor", path, true));
-  const auto v = parse_gpu_vendor(*vendor);
-  if (!v) return fail(path + ".vendor", "unknown vendor '" + std::string(*vendor) + "' (nvidia, amd, unknown)");
-  m.vendor = *v;
-
-  GPURENT_JSON_TRY(arch, string_member(j, "architecture", path, false));
-  m.architecture = *arch;
-  GPURENT_JSON_TRY(form, string_member(j, "form_factor", path, false));
-  if (!form->empty()) {
-    const auto ff = parse_form_factor(*form);
-    if (!ff) return fail(path + ".form_factor", "unknown form factor '" + std::string(*form) + "' (sxm, pcie, oam, superchip, unknown)");
-    m.form = *ff;
-  }
-  if (auto it = j.find("mig_capable"); it != j.end() && !it->is_null()) {
-    if (!it->is_boolean()) return fail(path + ".mig_capable", std::string("expected a boolean, got ") + type_name(*it));
-    m.mig_capable = it->get<bool>();
-  }
-  GPURENT_JSON_TRY(notes, string_member(j, "notes", path, false));
-  m.notes = *notes;
-
-  GPURENT_JSON_TRY(cap, (sourced_member<compute_capability>(
-                            j, "compute_capability", path, [](const json& e, const std::string& f) -> expected<compute_capability> {
-                              if (!e.is_string()) return fail(f, std::string("expected a string such as \"9.0\", got ") + type_name(e));
-                              const std::string& s = e.get_ref<const std::string&>();
-                              compute_capability c;
-                              const char* b = s.data();
-                              const char* end = s.data() + s.size();
-                              auto r1 = std::from_chars(b, end, c.major);
-                              if (r1.ec != std::errc{} || r1.ptr == end || *r1.ptr != '.') return fail(f, "not MAJOR.MINOR: \"" + s + "\"");
-                              auto r2 = std::from_chars(r1.ptr + 1, end, c.minor);
-                              if (r2.ec != std::errc{} || r2.ptr != end) return fail(f, "not MAJOR.MINOR: \"" + s + "\"");
-                              return c;
-                            })));
-  m.capability = *cap;
-
-  GPURENT_JSON_TRY(pci, (sourced_member<pci_identity>(j, "pci", path, [](const json& e, const std::string& f) -> expected<pci_identity> {
-                      if (!e.is_object()) return fail(f, std::string("expected an object, got ") + type_name(e));
-                      pci_identity p;
-                      auto vi = e.find("vendor_id");
-                      if (vi == e.end()) return fail(f + ".vendor_id", "missing required field");
-                      auto vid = hex16(*vi, f + ".vendor_id");
-                      if (!vid) return unexpected<error>(std::move(vid.error()));
-                      p.vendor_id = *vid;
-                      auto di = e.find("device_ids");
-                      if (di == e.end()) return fail(f + ".device_ids", "missing required field");
-                      if (!di->is_array()) return fail(f + ".device_ids", std::string("expected an array, got ") + type_name(*di));
-                      for (std::size_t k = 0; k < di->size(); ++k) {
-                        const std::string fk = f + ".device_ids[" + std::to_string(k) + "]";
-                        auto d = hex16((*di)[k], fk);
-                        if (!d) return unexpected<error>(std::move(d.error()));
-                        if (!p.device_ids.push_back(*d)) return fail(fk, "too many device ids");
-                      }
-                      return p;
-                    })));
-  m.pci = *pci;
-
-  GPURENT_JSON_TRY(vram, sourced_member<bytes>(j, "vram_bytes", path, quantity_reader<bytes>()));
-  m.vram = *vram;
-  GPURENT_JSON_TRY(sms, sourced_member<std::int32_t>(j, "sm_count", path, int32_reader()));
-  m.sm_count = *sms;
-  GPURENT_JSON_TRY(bw, sourced_member<mb_per_s>(j, "memory_bandwidth_mb_per_s", path, quantity_reader<mb_per_s>()));
-  m.memory_bandwidth = *bw;
-  GPURENT_JSON_TRY(tdp, sourced_member<std::int32_t>(j, "tdp_watts", path, int32_reader()));
-  m.tdp_watts = *tdp;
-  GPURENT_JSON_TRY(pcie, sourced_member<std::int32_t>(j, "pcie_generation", path, int32_reader()));
-  m.pcie_generation = *pcie;
-
-  if (auto it = j.find("throughput_gflops"); it != j.end() && !it->is_null()) {
-    const std::string tp = path + ".throughput_gflops";
-    if (!it->is_object()) return fail(tp, std::string("expected an object, got ") + type_name(*it));
-    const std::pair<const char*, std::optional<sourced<gflops>>*> fields[] = {
-        {"fp64", &m.throughput.fp64}, {"fp64_tensor", &m.throughput.fp64_tensor}, {"fp32", &m.throughput.fp32},
-        {"tf32", &m.throughput.tf32}, {"fp16", &m.throughput.fp16},               {"fp8", &m.throughput.fp8}};
-    for (const auto& [key, out] : fields) {
-      GPURENT_JSON_TRY(f, sourced_member<gflops>(*it, key, tp, quantity_reader<gflops>()));
-      *out = *f;
-    }
-  }
-
-  GPURENT_JSON_TRY(nvl, (sourced_member<nvlink_spec>(j, "nvlink", path, [](const json& e, const std::string& f) -> expected<nvlink_spec> {
-                      if (!e.is_object()) return fail(f, std::string("expected an object, got ") + type_name(e));
-                      auto g = e.find("generation");
-                      if (g == e.end()) return fail(f + ".generation", "missing required field");
-                      auto gen = int32_reader()(*g, f + ".generation");
-                      if (!gen) return unexpected<error>(std::move(gen.error()));
-                      auto b = e.find("bandwidth_mb_per_s");
-                      if (b == e.end()) return fail(f + ".bandwidth_mb_per_s", "missing required field");
-                      auto bw2 = integer(*b, f + ".bandwidth_mb_per_s");
-                      if (!bw2) return unexpected<error>(std::move(bw2.error()));
-                      return nvlink_spec{*gen, mb_per_s(*bw2)};
-                    })));
-  m.nvlink = *nvl;
-  return m;
-}
-
-#undef GPURENT_JSON_TRY
 
 }  // namespace detail::catalog_json
 
@@ -331,53 +318,39 @@ inline expected<gpu_model> reader::model(const json& j, const std::string& path)
 
 // Reads a catalog; validates it (unique names, known sources, positive numbers).
 [[nodiscard]] inline expected<catalog> catalog_from_json(const nlohmann::json& j) {
-  using detail::catalog_json::reader;
-  if (!j.is_object()) return reader::fail("", std::string("a catalog is a JSON object, got ") + j.type_name());
+  io::json_object top(j, "");
+  GPURENT_TRY(top.check());
   auto store = std::make_shared<string_store>();
-  reader r(*store);
+  detail::catalog_json::reader r(*store);
   std::vector<source_document> sources;
-  if (auto it = j.find("sources"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) return reader::fail("sources", std::string("expected an array, got ") + it->type_name());
-    for (std::size_t k = 0; k < it->size(); ++k) {
-      auto s = r.source((*it)[k], "sources[" + std::to_string(k) + "]");
-      if (!s) return unexpected<error>(std::move(s.error()));
-      sources.push_back(*s);
-    }
+  GPURENT_TRY(source_list, top.array("sources"));
+  for (std::size_t k = 0; *source_list != nullptr && k < (*source_list)->size(); ++k) {
+    GPURENT_TRY(s, r.source((**source_list)[k], io::json_item("sources", k)));
+    sources.push_back(*s);
   }
-  auto it = j.find("models");
-  if (it == j.end()) return reader::fail("models", "missing required field");
-  if (!it->is_array()) return reader::fail("models", std::string("expected an array, got ") + it->type_name());
+  GPURENT_TRY(model_list, top.array("models", true));
   std::vector<gpu_model> models;
-  models.reserve(it->size());
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    auto m = r.model((*it)[i], "models[" + std::to_string(i) + "]");
-    if (!m) return unexpected<error>(std::move(m.error()));
+  models.reserve((*model_list)->size());
+  for (std::size_t i = 0; i < (*model_list)->size(); ++i) {
+    GPURENT_TRY(m, r.model((**model_list)[i], io::json_item("models", i)));
     models.push_back(*m);
   }
+  GPURENT_TRY(top.finish());
   return catalog::make(std::move(models), std::move(sources), std::move(store));
 }
 
-// Parses JSON text; `file` (when given) locates errors.
+// Parses JSON text; `file` (when given) locates errors: "file:line" for text that is not
+// JSON, the file for a catalog that is not valid.
 [[nodiscard]] inline expected<catalog> parse_catalog_json(std::string_view text, std::string_view file = {}) {
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    error e{error_code::parse_error, {}, "not valid JSON", std::string(file)};
-    return unexpected<error>(std::move(e));
-  }
-  auto c = catalog_from_json(j);
+  GPURENT_TRY(j, io::parse_json_text(text, file));
+  auto c = catalog_from_json(*j);
   if (!c && !file.empty()) c.error().where = std::string(file);
   return c;
 }
 
 [[nodiscard]] inline expected<catalog> load_catalog_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error e{error_code::io_error, {}, "cannot open file", path.string()};
-    return unexpected<error>(std::move(e));
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_catalog_json(ss.str(), path.string());
+  GPURENT_TRY(text, io::read_file(path.string()));
+  return parse_catalog_json(*text, path.string());
 }
 
 }  // namespace gpurent

@@ -8,18 +8,19 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <istream>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/io/file.hpp>
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/replay.hpp>
+#include <gpurent/matching/reference/replay.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {
@@ -101,12 +102,12 @@ class trace_csv_reader {
       for (auto f : fields_) header_.emplace_back(f);
       for (auto r : required) {
         if (column(r) < 0) {
-          return tl::unexpected(error{error_code::parse_error, std::string(r), "missing column in header", {}}.at(file_, line_));
+          return unexpected<error>(error{error_code::parse_error, std::string(r), "missing column in header", {}}.at(file_, line_));
         }
       }
       return {};
     }
-    return tl::unexpected(error{error_code::parse_error, {}, "empty file: no header", {}}.at(file_, line_));
+    return unexpected<error>(error{error_code::parse_error, {}, "empty file: no header", {}}.at(file_, line_));
   }
 
   [[nodiscard]] int column(std::string_view name) const noexcept {
@@ -123,18 +124,16 @@ class trace_csv_reader {
       trim_cr(raw_);
       if (raw_.empty()) continue;
       if (raw_.find('"') != std::string::npos) {
-        return tl::unexpected(error{error_code::parse_error, {}, "quoted fields are not supported", {}}.at(file_, line_));
+        return unexpected<error>(located(error_code::parse_error, {}, "quoted fields are not supported"));
       }
       split_csv_line(raw_, fields_);
       if (fields_.size() != header_.size()) {
-        return tl::unexpected(error{error_code::parse_error, {},
-                                    "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size()),
-                                    {}}
-                                  .at(file_, line_));
+        return unexpected<error>(located(error_code::parse_error, {},
+                                         "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size())));
       }
       return true;
     }
-    if (in_.bad()) return tl::unexpected(error{error_code::io_error, {}, "read failed", {}}.at(file_, line_));
+    if (in_.bad()) return unexpected<error>(located(error_code::io_error, {}, "read failed"));
     return false;
   }
 
@@ -147,7 +146,7 @@ class trace_csv_reader {
   template <class Int>
   [[nodiscard]] expected<Int> integer(std::string_view name, Int lo, Int hi) const {
     auto v = parse_trace_int<Int>(field(column(name)), name, lo, hi);
-    if (!v) return tl::unexpected(v.error().at(file_, line_));
+    if (!v) return unexpected<error>(v.error().at(file_, line_));
     return v;
   }
   [[nodiscard]] error located(error_code code, std::string_view f, std::string msg) const {
@@ -168,92 +167,100 @@ class trace_csv_reader {
 
 inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
 
+// Every row of a trace CSV whose header has the `required` columns, as row(reader) makes it;
+// the first row that is an error stops the reading.
+template <class Row, class F>
+[[nodiscard]] expected<std::vector<Row>> read_trace_rows(std::istream& in, std::string_view file,
+                                                         std::initializer_list<std::string_view> required, F&& row) {
+  trace_csv_reader r(in, file);
+  GPURENT_TRY(r.read_header(required));
+  std::vector<Row> out;
+  for (;;) {
+    GPURENT_TRY(more, r.next());
+    if (!*more) return out;
+    GPURENT_TRY(x, row(r));
+    out.push_back(std::move(*x));
+  }
+}
+
+// The row's name in `column` (a node's sn, a pod's name): not empty, not seen before.
+[[nodiscard]] inline expected<std::string> trace_row_name(const trace_csv_reader& r, std::string_view column, std::string_view what,
+                                                          std::set<std::string, std::less<>>& seen) {
+  std::string name(r.field(r.column(column)));
+  if (name.empty()) return unexpected<error>(r.located(error_code::invalid_argument, column, "empty " + std::string(what) + " name"));
+  if (!seen.insert(name).second)
+    return unexpected<error>(r.located(error_code::duplicate, column, "duplicate " + std::string(what) + " \"" + name + "\""));
+  return name;
+}
+
+// A task's GPU request must be one the matcher can place: CPU-only, a share of one GPU, or
+// whole GPUs.
+[[nodiscard]] inline expected<void> check_trace_gpus(const trace_csv_reader& r, const trace_pod& p) {
+  const char* why = p.num_gpu == 0 && p.gpu_milli != 0    ? "a CPU-only task (num_gpu 0) must have gpu_milli 0"
+                    : p.num_gpu > 0 && p.gpu_milli == 0    ? "a GPU task needs gpu_milli > 0"
+                    : p.num_gpu > 1 && p.gpu_milli != 1000 ? "a multi-GPU task must ask for whole GPUs (1000)"
+                                                           : nullptr;
+  if (why != nullptr) return unexpected<error>(r.located(error_code::invalid_argument, "gpu_milli", why));
+  return {};
+}
+
 }  // namespace detail
 
 // Reads a node list. `file` names the source in error messages.
 [[nodiscard]] inline expected<std::vector<trace_node>> read_trace_nodes(std::istream& in, std::string_view file) {
-  detail::trace_csv_reader r(in, file);
-  if (auto h = r.read_header({"sn", "cpu_milli", "memory_mib", "gpu", "model"}); !h) return tl::unexpected(h.error());
-  std::vector<trace_node> out;
   std::set<std::string, std::less<>> seen;
-  for (;;) {
-    auto more = r.next();
-    if (!more) return tl::unexpected(more.error());
-    if (!*more) break;
+  auto row = [&](const detail::trace_csv_reader& r) -> expected<trace_node> {
     trace_node n;
     n.line = r.line();
-    n.sn = std::string(r.field(r.column("sn")));
-    if (n.sn.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "sn", "empty node name"));
-    if (!seen.insert(n.sn).second) return tl::unexpected(r.located(error_code::duplicate, "sn", "duplicate node \"" + n.sn + "\""));
-    auto cpu = r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount);
-    if (!cpu) return tl::unexpected(cpu.error());
-    auto mem = r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount);
-    if (!mem) return tl::unexpected(mem.error());
-    auto gpu = r.integer<std::int32_t>("gpu", 0, trace_max_gpus_per_node);
-    if (!gpu) return tl::unexpected(gpu.error());
+    GPURENT_TRY(sn, detail::trace_row_name(r, "sn", "node", seen));
+    n.sn = std::move(*sn);
+    GPURENT_TRY(cpu, r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount));
+    GPURENT_TRY(mem, r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount));
+    GPURENT_TRY(gpu, r.integer<std::int32_t>("gpu", 0, trace_max_gpus_per_node));
     n.cpu_milli = *cpu;
     n.memory_mib = *mem;
     n.gpu = *gpu;
     n.model = std::string(r.field(r.column("model")));
-    if (n.gpu > 0 && n.model.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "model", "a node with GPUs needs a model"));
-    out.push_back(std::move(n));
-  }
-  if (out.empty()) return tl::unexpected(error{error_code::invalid_argument, {}, "no nodes", {}}.at(file, 1));
-  return out;
+    if (n.gpu > 0 && n.model.empty()) return unexpected<error>(r.located(error_code::invalid_argument, "model", "a node with GPUs needs a model"));
+    return n;
+  };
+  GPURENT_TRY(out, detail::read_trace_rows<trace_node>(in, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}, row));
+  if (out->empty()) return unexpected<error>(error{error_code::invalid_argument, {}, "no nodes", {}}.at(file, 1));
+  return std::move(*out);
 }
 
 // Reads a pod (task) list.
 [[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods(std::istream& in, std::string_view file) {
-  detail::trace_csv_reader r(in, file);
-  if (auto h = r.read_header({"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}); !h) return tl::unexpected(h.error());
-  const int spec_col = r.column("gpu_spec");
-  std::vector<trace_pod> out;
   std::set<std::string, std::less<>> seen;
-  for (;;) {
-    auto more = r.next();
-    if (!more) return tl::unexpected(more.error());
-    if (!*more) break;
+  auto row = [&](const detail::trace_csv_reader& r) -> expected<trace_pod> {
     trace_pod p;
     p.line = r.line();
-    p.name = std::string(r.field(r.column("name")));
-    if (p.name.empty()) return tl::unexpected(r.located(error_code::invalid_argument, "name", "empty pod name"));
-    if (!seen.insert(p.name).second) return tl::unexpected(r.located(error_code::duplicate, "name", "duplicate pod \"" + p.name + "\""));
-    auto cpu = r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount);
-    if (!cpu) return tl::unexpected(cpu.error());
-    auto mem = r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount);
-    if (!mem) return tl::unexpected(mem.error());
-    auto num = r.integer<std::int32_t>("num_gpu", 0, trace_max_gpus_per_node);
-    if (!num) return tl::unexpected(num.error());
-    auto milli = r.integer<std::int32_t>("gpu_milli", 0, 1000);
-    if (!milli) return tl::unexpected(milli.error());
+    GPURENT_TRY(name, detail::trace_row_name(r, "name", "pod", seen));
+    p.name = std::move(*name);
+    GPURENT_TRY(cpu, r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount));
+    GPURENT_TRY(mem, r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount));
+    GPURENT_TRY(num, r.integer<std::int32_t>("num_gpu", 0, trace_max_gpus_per_node));
+    GPURENT_TRY(milli, r.integer<std::int32_t>("gpu_milli", 0, 1000));
     p.cpu_milli = *cpu;
     p.memory_mib = *mem;
     p.num_gpu = *num;
     p.gpu_milli = *milli;
-    if (p.num_gpu == 0 && p.gpu_milli != 0) {
-      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a CPU-only task (num_gpu 0) must have gpu_milli 0"));
-    }
-    if (p.num_gpu > 0 && p.gpu_milli == 0) {
-      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a GPU task needs gpu_milli > 0"));
-    }
-    if (p.num_gpu > 1 && p.gpu_milli != 1000) {
-      return tl::unexpected(r.located(error_code::invalid_argument, "gpu_milli", "a multi-GPU task must ask for whole GPUs (1000)"));
-    }
-    p.gpu_spec = std::string(r.field(spec_col));
-    out.push_back(std::move(p));
-  }
-  return out;
+    GPURENT_TRY(detail::check_trace_gpus(r, p));
+    p.gpu_spec = std::string(r.field(r.column("gpu_spec")));  // an absent column reads as empty
+    return p;
+  };
+  return detail::read_trace_rows<trace_pod>(in, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, row);
 }
 
-// File versions: open the path and name it in every error.
+// File versions: the whole file through io::read_file, then the rows; errors name the path.
 [[nodiscard]] inline expected<std::vector<trace_node>> read_trace_nodes_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(error_code::io_error, {}, "cannot open " + path);
+  GPURENT_TRY(text, io::read_file(path));
+  std::istringstream in(std::move(*text));
   return read_trace_nodes(in, path);
 }
 [[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(error_code::io_error, {}, "cannot open " + path);
+  GPURENT_TRY(text, io::read_file(path));
+  std::istringstream in(std::move(*text));
   return read_trace_pods(in, path);
 }
 
@@ -270,7 +277,7 @@ inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
     s.gpu_count = static_cast<std::uint8_t>(n.gpu);
     if (n.gpu > 0) {
       if (!w.cluster.find_model(n.model) && w.cluster.model_count() >= max_models) {
-        return tl::unexpected(error{error_code::invalid_argument, "model", "more than 64 GPU models", {}}.at(nodes_file, n.line));
+        return unexpected<error>(error{error_code::invalid_argument, "model", "more than 64 GPU models", {}}.at(nodes_file, n.line));
       }
       s.model = w.cluster.add_model(gpu_model_info{n.model, {}, {}});
     }
@@ -285,7 +292,7 @@ inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
     r.cpu_milli = p.cpu_milli;
     r.memory_mib = p.memory_mib;
     auto mask = w.cluster.models_mask(p.gpu_spec);
-    if (!mask) return tl::unexpected(mask.error().at(pods_file, p.line));
+    if (!mask) return unexpected<error>(mask.error().at(pods_file, p.line));
     r.allowed_models = *mask;
     w.tasks.push_back(r);
     w.task_names.push_back(p.name);

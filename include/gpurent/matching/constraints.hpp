@@ -20,6 +20,7 @@
 
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/sharing/isolation.hpp>
 
 namespace gpurent {
 
@@ -40,7 +41,9 @@ template <class T>
 concept NodeSymmetric = requires { requires T::node_symmetric; };
 
 // GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
-// and no other tenant on it (tenant isolation: no two tenants share a physical GPU).
+// and no other tenant on it (tenant isolation: no two tenants share a physical GPU, since a
+// time-sliced share isolates neither memory nor errors).
+static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation_of(sharing_kind::share).errors);
 [[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
   const std::int32_t need = r.gpu_milli.count();
   return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
@@ -149,7 +152,7 @@ struct spot {
   static constexpr std::string_view name = "spot";
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return !inv.hot(n).spot || (r.accepts & static_cast<std::uint8_t>(accept_mode::spot)) != 0;
+    return !inv.hot(n).spot || r.accepts.contains(accept_mode::spot);
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are spot capacity, which the request does not accept"; }
 };

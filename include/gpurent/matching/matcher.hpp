@@ -24,7 +24,9 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/matching/candidate_index.hpp>
+#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
@@ -99,18 +101,9 @@ class matcher {
     sync_order();
     const inventory& inv = *inv_;
     if (!index_.sync(inv)) rebuild_index();
-    // Capacity only shrinks between releases, so a request equal to one that fit nowhere
-    // since the last release fits nowhere now either (exact; saves full scans).
-    if (failed_epoch_ != inv.release_epoch() || failed_generation_ != inv.generation()) {
-      failed_.clear();
-      failed_epoch_ = inv.release_epoch();
-      failed_generation_ = inv.generation();
-    }
-    for (const placement_request& f : failed_) {
-      if (f == r) return std::nullopt;
-    }
+    if (failed_.known(inv, r)) return std::nullopt;
     auto p = r.is_mig() ? find_mig(r) : find_scored(r);
-    if (!p && failed_.size() < max_failed_memo) failed_.push_back(r);
+    if (!p) failed_.note(r);
     return p;
   }
 
@@ -127,36 +120,6 @@ class matcher {
     return q;
   }
   [[nodiscard]] const candidate_index& index() const noexcept { return index_; }
-
- private:
-  static constexpr std::size_t max_failed_memo = 256;
-
-  void rebuild_index() {
-    sync_order();
-    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
-  }
-
-  [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
-    const inventory& inv = *inv_;
-    P::prepare(state_, inv, r);
-    std::int64_t best = std::numeric_limits<std::int64_t>::min();
-    node_index winner = no_node;
-    index_.for_each(query_of(r), [&](node_index n) {
-      if (!Cs::admits(inv, n, r)) return;
-      const std::int64_t s = P::score(state_, inv, n, r);
-      if (s > best || winner == no_node) {
-        best = s;
-        winner = n;
-      }
-    });
-    if (winner == no_node) return std::nullopt;
-    gpu_pick pick;
-    P::choose_gpus(state_, inv, winner, r, pick);
-    GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
-    return inventory::make_placement(winner, r, pick);
-  }
-
- public:
 
   // Places r where the policy says; nothing when it fits nowhere (see explain).
   std::optional<placement> place(const placement_request& r) {
@@ -223,22 +186,33 @@ class matcher {
   }
 
  private:
-  // MIG slot placement: the node (and GPU, start slice) that keeps the most MIG layouts
-  // open, the earlier node in the order on ties. Policy-independent: milli-GPU scores do
-  // not describe slices.
-  [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
-    node_index winner = no_node;
-    mig_slot best;
+  void rebuild_index() {
+    sync_order();
+    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
+  }
+
+  [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
+    const inventory& inv = *inv_;
+    P::prepare(state_, inv, r);
+    scored_choice c;
     index_.for_each(query_of(r), [&](node_index n) {
-      if (!Cs::admits(*inv_, n, r)) return;
-      const mig_slot m = best_mig_slot(*inv_, n, r);
-      if (m.gpu >= 0 && (winner == no_node || m.options > best.options)) {
-        winner = n;
-        best = m;
-      }
+      if (Cs::admits(inv, n, r)) c.consider(n, P::score(state_, inv, n, r));
     });
-    if (winner == no_node) return std::nullopt;
-    return inventory::make_mig_placement(winner, r, best);
+    if (c.node == no_node) return std::nullopt;
+    gpu_pick pick;
+    P::choose_gpus(state_, inv, c.node, r, pick);
+    GPURENT_ASSERT(pick.count == static_cast<std::size_t>(r.num_gpu));
+    return inventory::make_placement(c.node, r, pick);
+  }
+
+  // MIG slot placement (mig_choice): the node, GPU and start slice that keep the most MIG
+  // layouts open.
+  [[nodiscard]] std::optional<placement> find_mig(const placement_request& r) const {
+    mig_choice c;
+    index_.for_each(query_of(r), [&](node_index n) {
+      if (Cs::admits(*inv_, n, r)) c.consider(*inv_, n, r);
+    });
+    return c.placement_of(r);
   }
 
   // Nodes added to the inventory after construction join the end of the order.
@@ -250,9 +224,7 @@ class matcher {
   typename P::state state_;
   std::vector<node_index> order_;
   candidate_index index_;
-  std::vector<placement_request> failed_;
-  std::uint64_t failed_epoch_ = ~std::uint64_t{0};
-  std::uint64_t failed_generation_ = 0;
+  failure_memo failed_;
 };
 
 }  // namespace gpurent

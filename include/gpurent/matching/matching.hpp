@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The matching layer: requests, inventory, constraints, policies, the matcher (and its
-// full-scan reference), the replay.
+// The matching layer: requests, inventory, constraints, policies, the matcher. Reference
+// implementations are not part of it and are included on their own: the full-scan matcher
+// (<gpurent/matching/reference/full_scan.hpp>) and the FGD replay protocol
+// (<gpurent/matching/reference/replay.hpp>).
 
 #include <gpurent/matching/candidate_index.hpp>
+#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/fragmentation.hpp>
-#include <gpurent/matching/full_scan.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/policy_gpurent.hpp>
 #include <gpurent/matching/registry.hpp>
-#include <gpurent/matching/replay.hpp>
 #include <gpurent/matching/request.hpp>

@@ -17,6 +17,9 @@
 //
 // Scores are int64 so that the paper's integer 0..100 scores (and their ties) are exact.
 // The hot path (score) allocates nothing and dispatches nothing virtually.
+//
+// Extension point: a type modelling `PlacementPolicy`; one without per-run state derives
+// from `stateless_policy` and writes only name, score and choose_gpus.
 
 #include <algorithm>
 #include <array>
@@ -31,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpurent/core/enum.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/inventory.hpp>
@@ -59,6 +63,18 @@ namespace detail {
 struct no_state {
   no_state(const inventory&, const policy_context&) noexcept {}
 };
+}  // namespace detail
+
+// A base for a policy without per-run state: no state, nothing to prepare, and an answer
+// that depends on a node only through its spec and state (NodeSymmetric). The policy adds
+// its name, score and choose_gpus.
+struct stateless_policy {
+  static constexpr bool node_symmetric = true;
+  using state = detail::no_state;
+  static void prepare(state&, const inventory&, const placement_request&) noexcept {}
+};
+
+namespace detail {
 
 // For a share: the eligible GPU with the least idle milli (first on ties); whole GPUs and
 // CPU-only tasks take the first eligible GPUs by index.
@@ -99,11 +115,8 @@ inline void choose_tightest(const inventory& inv, node_index n, const placement_
 }  // namespace detail
 
 // First fit: the first feasible node in the matcher's order.
-struct policy_first_fit {
+struct policy_first_fit : stateless_policy {
   static constexpr std::string_view name = "first-fit";
-  static constexpr bool node_symmetric = true;
-  using state = detail::no_state;
-  static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory&, node_index, const placement_request&) noexcept { return 0; }
   static void choose_gpus(state&, const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
     (void)pick_first_gpus(inv, n, r, pick);
@@ -111,11 +124,8 @@ struct policy_first_fit {
 };
 
 // Best fit, as the FGD paper's simulator scores it: least weighted leftover, integer score.
-struct policy_best_fit {
+struct policy_best_fit : stateless_policy {
   static constexpr std::string_view name = "best-fit";
-  static constexpr bool node_symmetric = true;
-  using state = detail::no_state;
-  static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
     return detail::score100(1.0 - detail::leftover_after(inv, n, r));
   }
@@ -125,11 +135,8 @@ struct policy_best_fit {
 };
 
 // Worst fit (spread): most weighted leftover.
-struct policy_worst_fit {
+struct policy_worst_fit : stateless_policy {
   static constexpr std::string_view name = "worst-fit";
-  static constexpr bool node_symmetric = true;
-  using state = detail::no_state;
-  static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
     return detail::score100(detail::leftover_after(inv, n, r));
   }
@@ -140,11 +147,8 @@ struct policy_worst_fit {
 
 // Dot product: the node whose free (CPU, GPU) vector, normalised by its capacity, has the
 // smallest dot product with the demand normalised the same way.
-struct policy_dot_product {
+struct policy_dot_product : stateless_policy {
   static constexpr std::string_view name = "dot-product";
-  static constexpr bool node_symmetric = true;
-  using state = detail::no_state;
-  static void prepare(state&, const inventory&, const placement_request&) noexcept {}
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
     const node_spec& sp = inv.spec(n);
     const node_state& s = inv.state(n);
@@ -197,6 +201,15 @@ struct fgd_key {
 // How a share's GPU is chosen inside the node: by the integer score (the paper; first GPU
 // on ties) or by the exact fragmentation change.
 enum class fgd_gpu_choice : std::uint8_t { integer_score, exact };
+}  // namespace detail
+
+template <>
+struct enum_names<detail::fgd_gpu_choice> {
+  static constexpr enum_entry<detail::fgd_gpu_choice> entries[] = {{detail::fgd_gpu_choice::integer_score, "integer_score"},
+                                                                   {detail::fgd_gpu_choice::exact, "exact"}};
+};
+
+namespace detail {
 
 template <fgd_gpu_choice Choice>
 class fgd_engine {
@@ -360,13 +373,13 @@ class fgd_engine {
 
 }  // namespace detail
 
-// Fragmentation gradient descent exactly as the paper's simulator scores it: the integer
-// score int(100 * sigmoid((F_before - F_after) / 1000)); a share goes to the GPU with the
-// best integer score (first on ties); whole GPUs to the first idle GPUs by index.
-struct policy_fgd {
-  static constexpr std::string_view name = "fgd";
+namespace detail {
+// A policy that an FGD engine (fgd_engine or one derived from it) scores: the engine is
+// the per-run state, its cached evaluation the score, its choice the GPUs.
+template <class Engine>
+struct fgd_policy {
   static constexpr bool node_symmetric = true;
-  using state = detail::fgd_engine<detail::fgd_gpu_choice::integer_score>;
+  using state = Engine;
   static void prepare(state& s, const inventory& inv, const placement_request& r) { s.prepare(inv, r); }
   [[nodiscard]] static std::int64_t score(state& s, const inventory& inv, node_index n, const placement_request& r) noexcept {
     return s.eval(inv, n, r).score;
@@ -374,6 +387,14 @@ struct policy_fgd {
   static void choose_gpus(state& s, const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
     s.choose(inv, n, r, pick);
   }
+};
+}  // namespace detail
+
+// Fragmentation gradient descent exactly as the paper's simulator scores it: the integer
+// score int(100 * sigmoid((F_before - F_after) / 1000)); a share goes to the GPU with the
+// best integer score (first on ties); whole GPUs to the first idle GPUs by index.
+struct policy_fgd : detail::fgd_policy<detail::fgd_engine<detail::fgd_gpu_choice::integer_score>> {
+  static constexpr std::string_view name = "fgd";
 };
 
 }  // namespace gpurent

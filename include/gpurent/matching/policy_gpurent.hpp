@@ -26,23 +26,18 @@
 
 namespace gpurent {
 
-struct policy_gpurent {
-  static constexpr std::string_view name = "gpurent";
-  static constexpr bool node_symmetric = true;
+namespace detail {
+// FGD's engine with the CPU-stranding term, faded by the pinned share of the workload.
+struct gpurent_engine : fgd_engine<fgd_gpu_choice::integer_score> {
   static constexpr double pinned_fade = 0.2;
+  gpurent_engine(const inventory& inv, const policy_context& c) : fgd_engine(inv, c) {
+    set_cpu_stranding(std::clamp(1.0 - pinned_fraction() / pinned_fade, 0.0, 1.0));
+  }
+};
+}  // namespace detail
 
-  struct state : detail::fgd_engine<detail::fgd_gpu_choice::integer_score> {
-    state(const inventory& inv, const policy_context& c) : fgd_engine(inv, c) {
-      set_cpu_stranding(std::clamp(1.0 - pinned_fraction() / pinned_fade, 0.0, 1.0));
-    }
-  };
-  static void prepare(state& s, const inventory& inv, const placement_request& r) { s.prepare(inv, r); }
-  [[nodiscard]] static std::int64_t score(state& s, const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return s.eval(inv, n, r).score;
-  }
-  static void choose_gpus(state& s, const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
-    s.choose(inv, n, r, pick);
-  }
+struct policy_gpurent : detail::fgd_policy<detail::gpurent_engine> {
+  static constexpr std::string_view name = "gpurent";
 };
 
 }  // namespace gpurent

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // What a job asks for: GPUs (whole or a milli-GPU share), per-GPU minimums, allowed models,
-// CPU and memory, topology, tenant, labels, sharing modes, priority.
+// CPU and memory, topology, tenant, labels, sharing modes, priority. The sharing vocabulary
+// (modes, what a request accepts) is the sharing layer's; a request's GPU part can be made
+// from a `sharing_mode` and described as one.
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <variant>
 #include <string_view>
 
+#include <gpurent/core/enum.hpp>
+#include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
+#include <gpurent/sharing/accept.hpp>
+#include <gpurent/sharing/modes.hpp>
 
 namespace gpurent {
 
@@ -35,12 +43,12 @@ enum class gpu_locality : std::uint8_t {
   same_nvlink_domain,  // all in one NVLink domain
 };
 
-// Sharing modes a request accepts (bit flags). A fractional request (gpu_milli < 1000) is
-// placed as a time-sliced share; a spot node is used only by requests that accept spot.
-enum class accept_mode : std::uint8_t { exclusive = 1, fractional = 2, mig = 4, spot = 8 };
-[[nodiscard]] constexpr std::uint8_t operator|(accept_mode a, accept_mode b) noexcept {
-  return static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
-}
+template <>
+struct enum_names<gpu_locality> {
+  static constexpr enum_entry<gpu_locality> entries[] = {{gpu_locality::same_node, "same_node"},
+                                                         {gpu_locality::same_pcie_switch, "same_pcie_switch"},
+                                                         {gpu_locality::same_nvlink_domain, "same_nvlink_domain"}};
+};
 
 struct placement_request {
   std::int32_t num_gpu = 0;         // 0: CPU-only; 1 with gpu_milli < 1000: a share of one GPU
@@ -53,7 +61,7 @@ struct placement_request {
   gpu_locality locality = gpu_locality::same_node;
   tenant_id tenant = no_tenant;
   label_mask required_labels = 0;   // the node must carry all of them
-  std::uint8_t accepts = accept_mode::exclusive | accept_mode::fractional;
+  accept_set accepts = accept_mode::exclusive | accept_mode::fractional;  // spot nodes need spot
   std::int32_t priority = 0;        // higher goes first in batch placement (no preemption)
   // A MIG instance ("3g.40gb") on a GPU in MIG mode instead of milli-GPU: then num_gpu = 1
   // and gpu_milli = 0. The view must outlive the request (a literal, or the catalog's name).
@@ -61,6 +69,12 @@ struct placement_request {
 
   [[nodiscard]] constexpr bool is_mig() const noexcept { return !mig_profile.empty(); }
   [[nodiscard]] constexpr bool is_share() const noexcept { return num_gpu == 1 && gpu_milli.count() < 1000 && !is_mig(); }
+  // How the request's GPUs are handed out: a MIG slice, a time-sliced share of one GPU, or
+  // whole GPUs (exclusive; a CPU-only request holds none).
+  [[nodiscard]] constexpr sharing_kind sharing() const noexcept {
+    if (is_mig()) return sharing_kind::mig;
+    return is_share() ? sharing_kind::share : sharing_kind::exclusive;
+  }
   [[nodiscard]] constexpr std::int64_t gpu_request_milli() const noexcept {
     return static_cast<std::int64_t>(num_gpu) * gpu_milli.count();
   }
@@ -75,6 +89,40 @@ struct placement_request {
   }
   friend constexpr bool operator==(const placement_request&, const placement_request&) = default;
 };
+
+// The request's GPU part as a sharing mode: a MIG slice of its profile, a fractional share
+// of one GPU, or exclusive (whole GPUs); an error for a request that is not ok().
+[[nodiscard]] inline expected<sharing_mode> sharing_mode_of(const placement_request& r) {
+  if (!r.ok()) return make_error(error_code::invalid_argument, "request", "not a valid placement request");
+  switch (r.sharing()) {
+    case sharing_kind::mig: return detail::as_sharing_mode(mig_slice::make(r.mig_profile));
+    case sharing_kind::share: return detail::as_sharing_mode(fractional_share::make(r.gpu_milli));
+    default: return sharing_mode(exclusive{});
+  }
+}
+
+// A request for `gpus` GPUs handed out in mode m (CPU, memory and the rest left to the
+// caller): exclusive: whole GPUs; a share: that share of one GPU (gpus must be 1); a MIG
+// slice: one instance of its profile (the request views the slice's profile name, so the
+// slice must outlive the request); preemptible: whole GPUs, and the request accepts spot
+// capacity. MPS is unsupported: the matcher places no MPS clients.
+[[nodiscard]] inline expected<placement_request> gpu_request(const sharing_mode& m, std::int32_t gpus = 1) {
+  placement_request r;
+  r.num_gpu = gpus;
+  r.gpu_milli = whole_gpu;
+  const sharing_kind k = kind_of(m);
+  if ((k == sharing_kind::share || k == sharing_kind::mig) && gpus != 1)
+    return make_error(error_code::invalid_argument, "gpus", "a " + std::string(to_string(k)) + " is one GPU's, got " + std::to_string(gpus));
+  if (const auto* s = std::get_if<fractional_share>(&m)) r.gpu_milli = s->share();
+  if (const auto* s = std::get_if<mig_slice>(&m)) {
+    r.gpu_milli = milli_gpu(0);
+    r.mig_profile = s->profile();
+  }
+  if (k == sharing_kind::preemptible) r.accepts |= accept_mode::spot;
+  if (k == sharing_kind::mps) return make_error(error_code::unsupported, "sharing_mode", "the matcher places no MPS clients");
+  if (!r.ok()) return make_error(error_code::invalid_argument, "gpus", "at most " + std::to_string(max_gpus_per_node) + " GPUs on one node, got " + std::to_string(gpus));
+  return r;
+}
 
 // The GPUs a placement takes on its node: index and milli-GPU for each.
 struct gpu_take {

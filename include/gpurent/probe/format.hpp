@@ -16,27 +16,20 @@
 
 namespace gpurent::probe {
 
-// "1g.18gb@2 2g.35gb@0 3g.71gb@4" in layout order; "empty" for no instances.
-[[nodiscard]] inline std::string layout_string(const mig_geometry& g, const mig_layout& l) {
-  std::string s;
-  for (const mig_instance& x : l) s += (s.empty() ? "" : " ") + mig_name(g, x);
-  return s.empty() ? "empty" : s;
-}
-
 // "0000:3b:00.0  NVIDIA H200 -> H200-SXM-141GB (pci_device_id), 140.4 GiB, 132 SMs, MIG enabled: 2g.35gb@0 ..."
 [[nodiscard]] inline std::string summary(const probed_gpu& g) {
   const device_reading& r = g.reading;
   const gpu_mapping& m = g.mapping;
   std::string s = r.pci ? to_string(*r.pci) : std::string("-");
   s += "  " + r.name + " -> " + (m.model != nullptr ? std::string(m.model->name) : std::string("(not in catalog)"));
-  s += " (" + std::string(to_string(m.matched_by)) + ")";
+  s += fmt::format(" ({})", m.matched_by);
   s += ", " + gib_string(r.total_memory);
   if (r.sm_count) s += ", " + std::to_string(*r.sm_count) + " SMs";
   if (r.capability) s += fmt::format(", cc {}.{}", r.capability->major, r.capability->minor);
   if (r.memory_bandwidth) s += ", " + std::to_string(r.memory_bandwidth->count() / 1000) + " GB/s";
   if (r.nvlink && r.nvlink->links > 0) s += fmt::format(", NVLink {}/{} up", r.nvlink->active, r.nvlink->links);
-  s += ", MIG " + std::string(to_string(r.mig_current));
-  if (m.layout && m.geometry != nullptr) s += ": " + layout_string(*m.geometry, *m.layout);
+  s += fmt::format(", MIG {}", r.mig_current);
+  if (m.layout && m.geometry != nullptr) s += fmt::format(": {}", mig_show(*m.geometry, *m.layout));
   if (m.layout_error) s += " (layout: " + m.layout_error->message + ")";
   for (const std::string& n : m.notes) s += "; " + n;
   return s;
@@ -52,18 +45,6 @@ struct fmt::formatter<gpurent::probe::pci_address> : gpurent::detail::string_vie
 template <>
 struct fmt::formatter<gpurent::probe::pci_ids> : gpurent::detail::string_view_formatter {
   auto format(const gpurent::probe::pci_ids& p, format_context& ctx) const { return put(gpurent::probe::to_string(p), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::probe::mig_mode> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::probe::mig_mode m, format_context& ctx) const { return put(std::string(gpurent::probe::to_string(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::probe::match_method> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::probe::match_method m, format_context& ctx) const {
-    return put(std::string(gpurent::probe::to_string(m)), ctx);
-  }
 };
 
 template <>

@@ -28,14 +28,18 @@ enum class match_method : std::uint8_t {
   name_and_memory,  // a model name or alias, with memory within name_match_tolerance_ppm
 };
 
-[[nodiscard]] constexpr std::string_view to_string(match_method m) noexcept {
-  switch (m) {
-    case match_method::none: return "none";
-    case match_method::pci_device_id: return "pci_device_id";
-    case match_method::name_and_memory: return "name_and_memory";
-  }
-  return "none";
-}
+}  // namespace gpurent::probe
+
+namespace gpurent {
+template <>
+struct enum_names<gpurent::probe::match_method> {
+  static constexpr enum_entry<probe::match_method> entries[] = {{probe::match_method::none, "none"},
+                                                                {probe::match_method::pci_device_id, "pci_device_id"},
+                                                                {probe::match_method::name_and_memory, "name_and_memory"}};
+};
+}  // namespace gpurent
+
+namespace gpurent::probe {
 
 // A name match must also agree on memory within this (5%): drivers report a little less
 // than the datasheet's "N GB" (an H200 reports 143 771 MiB of 141 GiB, -0.4%), while

@@ -12,10 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/spec/gpu.hpp>
 
 namespace gpurent::probe {
+
+// The probe's enums are named by core/enum.hpp's tables (specialized below, in gpurent):
+// bring the generic to_string into this namespace, where the value types' own live.
+using gpurent::to_string;
 
 // Where a device sits on the PCI bus: domain:bus:device (function is always 0 for GPUs).
 // CUDA and NVML both report it, so it is how their two views of one GPU are joined.
@@ -102,15 +107,19 @@ struct cuda_device {
 // NVML's MIG mode of a GPU: `unsupported` on a GPU without MIG.
 enum class mig_mode : std::uint8_t { unknown, unsupported, disabled, enabled };
 
-[[nodiscard]] constexpr std::string_view to_string(mig_mode m) noexcept {
-  switch (m) {
-    case mig_mode::unknown: return "unknown";
-    case mig_mode::unsupported: return "unsupported";
-    case mig_mode::disabled: return "disabled";
-    case mig_mode::enabled: return "enabled";
-  }
-  return "unknown";
-}
+}  // namespace gpurent::probe
+
+namespace gpurent {
+template <>
+struct enum_names<gpurent::probe::mig_mode> {
+  static constexpr enum_entry<probe::mig_mode> entries[] = {{probe::mig_mode::unknown, "unknown"},
+                                                            {probe::mig_mode::unsupported, "unsupported"},
+                                                            {probe::mig_mode::disabled, "disabled"},
+                                                            {probe::mig_mode::enabled, "enabled"}};
+};
+}  // namespace gpurent
+
+namespace gpurent::probe {
 
 // One existing GPU instance (NVML nvmlGpuInstanceInfo_t): its NVML profile id (the
 // "ID" column of `nvidia-smi mig -lgip`, mig_profile::id) and its memory-slice placement.

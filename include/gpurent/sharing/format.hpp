@@ -1,45 +1,26 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// fmt formatters for the sharing modes: the text form of `to_string(sharing_mode)`
-// ("share:300", "mig:3g.40gb"), so a formatted mode parses back.
+// fmt formatters for the sharing vocabulary: a mode (the variant or any one mode) prints its
+// text form, `to_string(sharing_mode)` ("share:300", "mig:3g.40gb"), so a formatted mode
+// parses back; an accept_set prints "exclusive|spot". sharing_kind and accept_mode print
+// their names through core/format.hpp.
 
+#include <concepts>
 #include <string>
 
 #include <fmt/format.h>
 
 #include <gpurent/core/format.hpp>
+#include <gpurent/sharing/accept.hpp>
 #include <gpurent/sharing/modes.hpp>
 
-template <>
-struct fmt::formatter<gpurent::sharing_mode> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::sharing_mode& m, format_context& ctx) const { return put(gpurent::to_string(m), ctx); }
+template <class M>
+  requires gpurent::SharingModeValue<M> || std::same_as<M, gpurent::sharing_mode>
+struct fmt::formatter<M> : gpurent::detail::string_view_formatter {
+  auto format(const M& m, fmt::format_context& ctx) const { return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx); }
 };
 
 template <>
-struct fmt::formatter<gpurent::exclusive> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::exclusive m, format_context& ctx) const { return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::fractional_share> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::fractional_share& m, format_context& ctx) const {
-    return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx);
-  }
-};
-
-template <>
-struct fmt::formatter<gpurent::mig_slice> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::mig_slice& m, format_context& ctx) const { return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::mps> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::mps& m, format_context& ctx) const { return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::preemptible> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::preemptible& m, format_context& ctx) const {
-    return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx);
-  }
+struct fmt::formatter<gpurent::accept_set> : gpurent::detail::string_view_formatter {
+  auto format(gpurent::accept_set s, format_context& ctx) const { return put(gpurent::to_string(s), ctx); }
 };

@@ -4,10 +4,15 @@
 // milli-GPU, a MIG slice (a profile such as "3g.40gb"), an MPS client with an active
 // thread percentage, or preemptible/spot capacity with a notice window. Each mode is a
 // small regular value; one that takes a number is made through `make`, which returns an
-// error for a value outside its domain. `sharing_mode` is the variant of all of them.
+// error for a value outside its domain. `sharing_mode` is the variant of all of them and
+// `sharing_kind` names which one a value is. What each mode isolates is in
+// sharing/isolation.hpp; which modes a placement request accepts, in sharing/accept.hpp.
 
 #include <chrono>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -112,23 +117,50 @@ class preemptible {
 
 using sharing_mode = std::variant<exclusive, fractional_share, mig_slice, mps, preemptible>;
 
-// The mode's name: "exclusive", "share", "mig", "mps", "preemptible".
-[[nodiscard]] inline std::string_view mode_name(const sharing_mode& m) noexcept {
-  constexpr std::string_view names[] = {"exclusive", "share", "mig", "mps", "preemptible"};
-  return names[m.index()];
-}
+// Which mode a value is, without its parameter; named as in the text form ("share:300" is
+// a `share`). The variant's alternatives are in this order.
+enum class sharing_kind : std::uint8_t { exclusive, share, mig, mps, preemptible };
 
-// The mode as text, the inverse of `parse_sharing_mode`: "exclusive", "share:300",
-// "mig:3g.40gb", "mps:50", "preemptible:30s".
+template <>
+struct enum_names<sharing_kind> {
+  static constexpr enum_entry<sharing_kind> entries[] = {{sharing_kind::exclusive, "exclusive"},
+                                                         {sharing_kind::share, "share"},
+                                                         {sharing_kind::mig, "mig"},
+                                                         {sharing_kind::mps, "mps"},
+                                                         {sharing_kind::preemptible, "preemptible"}};
+};
+
+namespace detail {
+template <sharing_kind K>
+using sharing_alternative = std::variant_alternative_t<static_cast<std::size_t>(K), sharing_mode>;
+template <class M, class V>
+inline constexpr bool is_alternative = false;
+template <class M, class... A>
+inline constexpr bool is_alternative<M, std::variant<A...>> = (std::same_as<M, A> || ...);
+}  // namespace detail
+static_assert(std::same_as<detail::sharing_alternative<sharing_kind::exclusive>, exclusive> &&
+              std::same_as<detail::sharing_alternative<sharing_kind::share>, fractional_share> &&
+              std::same_as<detail::sharing_alternative<sharing_kind::mig>, mig_slice> &&
+              std::same_as<detail::sharing_alternative<sharing_kind::mps>, mps> &&
+              std::same_as<detail::sharing_alternative<sharing_kind::preemptible>, preemptible>);
+
+// One of the mode types (the formatters in sharing/format.hpp print any of them).
+template <class M>
+concept SharingModeValue = detail::is_alternative<M, sharing_mode>;
+
+[[nodiscard]] constexpr sharing_kind kind_of(const sharing_mode& m) noexcept { return static_cast<sharing_kind>(m.index()); }
+
+// The mode as text, the inverse of `parse_sharing_mode`: the kind's name, then its
+// parameter: "exclusive", "share:300", "mig:3g.40gb", "mps:50", "preemptible:30s".
 [[nodiscard]] inline std::string to_string(const sharing_mode& m) {
-  struct visitor {
-    std::string operator()(exclusive) const { return "exclusive"; }
-    std::string operator()(const fractional_share& s) const { return "share:" + std::to_string(s.share().count()); }
-    std::string operator()(const mig_slice& s) const { return "mig:" + s.profile(); }
-    std::string operator()(const mps& s) const { return "mps:" + std::to_string(s.active_thread_percentage()); }
-    std::string operator()(const preemptible& s) const { return "preemptible:" + std::to_string(s.notice().count()) + "s"; }
+  struct parameter {
+    std::string operator()(exclusive) const { return {}; }
+    std::string operator()(const fractional_share& s) const { return ":" + std::to_string(s.share().count()); }
+    std::string operator()(const mig_slice& s) const { return ":" + s.profile(); }
+    std::string operator()(const mps& s) const { return ":" + std::to_string(s.active_thread_percentage()); }
+    std::string operator()(const preemptible& s) const { return ":" + std::to_string(s.notice().count()) + "s"; }
   };
-  return std::visit(visitor{}, m);
+  return std::string(to_string(kind_of(m))) + std::visit(parameter{}, m);
 }
 
 namespace detail {
@@ -143,43 +175,50 @@ namespace detail {
   }
   return v;
 }
+
+template <class M>
+[[nodiscard]] expected<sharing_mode> as_sharing_mode(expected<M> made) {
+  if (!made) return unexpected<error>(std::move(made.error()));
+  return sharing_mode(std::move(*made));
+}
+
+// A mode of `kind` from the text after its colon.
+[[nodiscard]] inline expected<sharing_mode> parse_sharing_parameter(sharing_kind kind, std::string_view arg) {
+  switch (kind) {
+    case sharing_kind::exclusive: return sharing_mode(exclusive{});
+    case sharing_kind::share: {
+      GPURENT_TRY(n, parse_sharing_int(arg, "share"));
+      if (*n > whole_gpu.count())
+        return make_error(error_code::invalid_argument, "share", "a fractional share is 1..1000 milli-GPU, got " + std::to_string(*n));
+      return as_sharing_mode(fractional_share::make(milli_gpu(static_cast<std::int32_t>(*n))));
+    }
+    case sharing_kind::mig: return as_sharing_mode(mig_slice::make(arg));
+    case sharing_kind::mps: {
+      GPURENT_TRY(n, parse_sharing_int(arg, "active_thread_percentage"));
+      if (*n > 100)
+        return make_error(error_code::invalid_argument, "active_thread_percentage", "MPS active thread percentage is 1..100, got " + std::to_string(*n));
+      return as_sharing_mode(mps::make(static_cast<std::int32_t>(*n)));
+    }
+    case sharing_kind::preemptible: {
+      GPURENT_TRY(n, parse_sharing_int(arg.ends_with('s') ? arg.substr(0, arg.size() - 1) : arg, "notice"));
+      return as_sharing_mode(preemptible::make(std::chrono::seconds(*n)));
+    }
+  }
+  return make_error(error_code::parse_error, "sharing_mode", "unknown sharing mode");
+}
 }  // namespace detail
 
 // Reads the text form written by `to_string`. "spot:N[s]" is accepted for preemptible.
 [[nodiscard]] inline expected<sharing_mode> parse_sharing_mode(std::string_view text) {
   const auto colon = text.find(':');
-  const std::string_view kind = text.substr(0, colon);
+  const std::string_view name = text.substr(0, colon);
   const std::string_view arg = colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
-  auto lift = [](auto made) -> expected<sharing_mode> {
-    if (!made) return unexpected<error>(std::move(made.error()));
-    return sharing_mode(std::move(*made));
-  };
-  if (kind == "exclusive" && colon == std::string_view::npos) return sharing_mode(exclusive{});
-  if (kind == "share") {
-    auto n = detail::parse_sharing_int(arg, "share");
-    if (!n) return unexpected<error>(std::move(n.error()));
-    if (*n > whole_gpu.count())
-      return make_error(error_code::invalid_argument, "share", "a fractional share is 1..1000 milli-GPU, got " + std::to_string(*n));
-    return lift(fractional_share::make(milli_gpu(static_cast<std::int32_t>(*n))));
-  }
-  if (kind == "mig") return lift(mig_slice::make(arg));
-  if (kind == "mps") {
-    auto n = detail::parse_sharing_int(arg, "active_thread_percentage");
-    if (!n) return unexpected<error>(std::move(n.error()));
-    if (*n > 100)
-      return make_error(error_code::invalid_argument, "active_thread_percentage", "MPS active thread percentage is 1..100, got " + std::to_string(*n));
-    return lift(mps::make(static_cast<std::int32_t>(*n)));
-  }
-  if (kind == "preemptible" || kind == "spot") {
-    std::string_view secs = arg;
-    if (secs.ends_with('s')) secs.remove_suffix(1);
-    auto n = detail::parse_sharing_int(secs, "notice");
-    if (!n) return unexpected<error>(std::move(n.error()));
-    return lift(preemptible::make(std::chrono::seconds(*n)));
-  }
-  return make_error(error_code::parse_error, "sharing_mode",
-                    "unknown sharing mode \"" + std::string(text) +
-                        "\" (exclusive, share:MILLI, mig:PROFILE, mps:PERCENT, preemptible:SECONDSs)");
+  const auto kind = name == "spot" ? std::optional(sharing_kind::preemptible) : parse_enum<sharing_kind>(name);
+  if (!kind || (*kind == sharing_kind::exclusive && colon != std::string_view::npos))
+    return make_error(error_code::parse_error, "sharing_mode",
+                      "unknown sharing mode \"" + std::string(text) +
+                          "\" (exclusive, share:MILLI, mig:PROFILE, mps:PERCENT, preemptible:SECONDSs)");
+  return detail::parse_sharing_parameter(*kind, arg);
 }
 
 }  // namespace gpurent

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The sharing layer: how a GPU is handed out (exclusive, fractional share, MIG slice, MPS,
-// preemptible/spot). Formatters are in sharing/format.hpp.
+// preemptible/spot), what each mode isolates, and which modes a placement request accepts.
+// Formatters are in sharing/format.hpp.
+#include <gpurent/sharing/accept.hpp>
+#include <gpurent/sharing/isolation.hpp>
 #include <gpurent/sharing/modes.hpp>
 #include <gpurent/sharing/rental.hpp>

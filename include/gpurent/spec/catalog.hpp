@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -418,73 +419,103 @@ inline std::string model_field(std::size_t i, std::string_view field) {
   }
   return s;
 }
+
+inline unexpected<error> model_error(std::size_t i, std::string_view field, std::string message,
+                                     error_code code = error_code::invalid_argument) {
+  return make_error(code, model_field(i, field), std::move(message));
+}
+
+// Every source id non-empty and unique.
+[[nodiscard]] inline expected<void> validate_sources(std::span<const source_document> sources) {
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const std::string field = "sources[" + std::to_string(k) + "].id";
+    if (sources[k].id.empty()) return make_error(error_code::invalid_argument, field, "must not be empty");
+    for (std::size_t l = 0; l < k; ++l)
+      if (sources[l].id == sources[k].id)
+        return make_error(error_code::duplicate, field,
+                          "source id '" + std::string(sources[k].id) + "' repeats sources[" + std::to_string(l) + "]");
+  }
+  return {};
+}
+
+// Model i's name and aliases name no model before it.
+[[nodiscard]] inline expected<void> validate_names(std::span<const gpu_model> models, std::size_t i) {
+  const gpu_model& m = models[i];
+  if (m.name.empty()) return model_error(i, "name", "must not be empty");
+  for (std::size_t j = 0; j < i; ++j) {
+    const std::string other = "' already names models[" + std::to_string(j) + "]";
+    if (models[j].named(m.name)) return model_error(i, "name", "'" + std::string(m.name) + other, error_code::duplicate);
+    for (std::size_t a = 0; a < m.aliases.size(); ++a)
+      if (models[j].named(m.aliases[a]))
+        return model_error(i, "aliases[" + std::to_string(a) + "]", "'" + std::string(m.aliases[a]) + other, error_code::duplicate);
+  }
+  return {};
+}
+
+// Model i's numbers: each positive and from a listed source.
+class number_check {
+ public:
+  number_check(const catalog& c, std::size_t i) : c_(c), i_(i) {}
+
+  [[nodiscard]] expected<void> source(std::string_view field, std::string_view src) const {
+    if (src.empty()) return model_error(i_, std::string(field) + ".source", "every number needs a source");
+    if (c_.find_source(src) == nullptr)
+      return model_error(i_, std::string(field) + ".source", "unknown source id '" + std::string(src) + "'", error_code::unknown_name);
+    return {};
+  }
+  // v: an optional sourced number whose value is `value`.
+  template <class V>
+  [[nodiscard]] expected<void> positive(std::string_view field, const V& v, std::int64_t value) const {
+    if (!v) return {};
+    if (value <= 0) return model_error(i_, std::string(field) + ".value", "must be positive, got " + std::to_string(value));
+    return source(field, v->source);
+  }
+  template <class T>
+  [[nodiscard]] expected<void> quantity(std::string_view field, const std::optional<sourced<T>>& v) const {
+    if constexpr (std::is_integral_v<T>) return positive(field, v, v ? v->value : 0);
+    else return positive(field, v, v ? v->value.count() : 0);
+  }
+
+ private:
+  const catalog& c_;
+  std::size_t i_;
+};
+
+[[nodiscard]] inline expected<void> validate_numbers(const catalog& c, std::size_t i) {
+  const gpu_model& m = c.models()[i];
+  const number_check check(c, i);
+  GPURENT_TRY(check.quantity("vram_bytes", m.vram));
+  GPURENT_TRY(check.quantity("sm_count", m.sm_count));
+  GPURENT_TRY(check.quantity("memory_bandwidth_mb_per_s", m.memory_bandwidth));
+  GPURENT_TRY(check.quantity("tdp_watts", m.tdp_watts));
+  GPURENT_TRY(check.quantity("pcie_generation", m.pcie_generation));
+  const std::pair<std::string_view, const std::optional<sourced<gflops>>*> flops[] = {
+      {"throughput_gflops.fp64", &m.throughput.fp64}, {"throughput_gflops.fp64_tensor", &m.throughput.fp64_tensor},
+      {"throughput_gflops.fp32", &m.throughput.fp32}, {"throughput_gflops.tf32", &m.throughput.tf32},
+      {"throughput_gflops.fp16", &m.throughput.fp16}, {"throughput_gflops.fp8", &m.throughput.fp8}};
+  for (const auto& [field, f] : flops) GPURENT_TRY(check.quantity(field, *f));
+  if (m.nvlink) {
+    GPURENT_TRY(check.positive("nvlink.generation", m.nvlink, m.nvlink->value.generation));
+    GPURENT_TRY(check.positive("nvlink.bandwidth_mb_per_s", m.nvlink, m.nvlink->value.bandwidth.count()));
+  }
+  if (m.capability) {
+    if (m.capability->value.major <= 0) return model_error(i, "compute_capability.value", "major version must be positive");
+    GPURENT_TRY(check.source("compute_capability", m.capability->source));
+  }
+  if (m.pci) {
+    if (m.pci->value.vendor_id == 0) return model_error(i, "pci.value.vendor_id", "must not be 0");
+    if (m.pci->value.device_ids.empty()) return model_error(i, "pci.value.device_ids", "must list at least one device id");
+    GPURENT_TRY(check.source("pci", m.pci->source));
+  }
+  return {};
+}
 }  // namespace detail
 
 inline expected<void> catalog::validate() const {
-  auto bad = [](std::size_t i, std::string_view field, std::string message, error_code code = error_code::invalid_argument) {
-    return make_error(code, detail::model_field(i, field), std::move(message));
-  };
-  for (std::size_t k = 0; k < sources_.size(); ++k) {
-    if (sources_[k].id.empty())
-      return make_error(error_code::invalid_argument, "sources[" + std::to_string(k) + "].id", "must not be empty");
-    for (std::size_t l = 0; l < k; ++l)
-      if (sources_[l].id == sources_[k].id)
-        return make_error(error_code::duplicate, "sources[" + std::to_string(k) + "].id",
-                          "source id '" + std::string(sources_[k].id) + "' repeats sources[" + std::to_string(l) + "]");
-  }
+  GPURENT_TRY(detail::validate_sources(sources_));
   for (std::size_t i = 0; i < models_.size(); ++i) {
-    const gpu_model& m = models_[i];
-    if (m.name.empty()) return bad(i, "name", "must not be empty");
-    // Every name and alias names one model only.
-    for (std::size_t j = 0; j < i; ++j) {
-      if (models_[j].named(m.name))
-        return bad(i, "name", "'" + std::string(m.name) + "' already names models[" + std::to_string(j) + "]",
-                   error_code::duplicate);
-      for (std::size_t a = 0; a < m.aliases.size(); ++a)
-        if (models_[j].named(m.aliases[a]))
-          return bad(i, "aliases[" + std::to_string(a) + "]",
-                     "'" + std::string(m.aliases[a]) + "' already names models[" + std::to_string(j) + "]",
-                     error_code::duplicate);
-    }
-    auto check_source = [&](std::string_view field, std::string_view src) -> expected<void> {
-      if (src.empty()) return bad(i, std::string(field) + ".source", "every number needs a source");
-      if (find_source(src) == nullptr)
-        return bad(i, std::string(field) + ".source", "unknown source id '" + std::string(src) + "'",
-                   error_code::unknown_name);
-      return {};
-    };
-    auto check_positive = [&](std::string_view field, const auto& v, std::int64_t value) -> expected<void> {
-      if (!v) return {};
-      if (value <= 0) return bad(i, std::string(field) + ".value", "must be positive, got " + std::to_string(value));
-      return check_source(field, v->source);
-    };
-#define GPURENT_CHECK(expr) \
-  if (auto r_ = (expr); !r_) return r_
-    GPURENT_CHECK(check_positive("vram_bytes", m.vram, m.vram ? m.vram->value.count() : 0));
-    GPURENT_CHECK(check_positive("sm_count", m.sm_count, m.sm_count ? m.sm_count->value : 0));
-    GPURENT_CHECK(check_positive("memory_bandwidth_mb_per_s", m.memory_bandwidth,
-                                 m.memory_bandwidth ? m.memory_bandwidth->value.count() : 0));
-    GPURENT_CHECK(check_positive("tdp_watts", m.tdp_watts, m.tdp_watts ? m.tdp_watts->value : 0));
-    GPURENT_CHECK(check_positive("pcie_generation", m.pcie_generation, m.pcie_generation ? m.pcie_generation->value : 0));
-    const std::pair<std::string_view, const std::optional<sourced<gflops>>*> flops[] = {
-        {"throughput_gflops.fp64", &m.throughput.fp64}, {"throughput_gflops.fp64_tensor", &m.throughput.fp64_tensor},
-        {"throughput_gflops.fp32", &m.throughput.fp32}, {"throughput_gflops.tf32", &m.throughput.tf32},
-        {"throughput_gflops.fp16", &m.throughput.fp16}, {"throughput_gflops.fp8", &m.throughput.fp8}};
-    for (const auto& [field, f] : flops) GPURENT_CHECK(check_positive(field, *f, *f ? (*f)->value.count() : 0));
-    if (m.nvlink) {
-      GPURENT_CHECK(check_positive("nvlink.generation", m.nvlink, m.nvlink->value.generation));
-      GPURENT_CHECK(check_positive("nvlink.bandwidth_mb_per_s", m.nvlink, m.nvlink->value.bandwidth.count()));
-    }
-    if (m.capability) {
-      if (m.capability->value.major <= 0) return bad(i, "compute_capability.value", "major version must be positive");
-      GPURENT_CHECK(check_source("compute_capability", m.capability->source));
-    }
-    if (m.pci) {
-      if (m.pci->value.vendor_id == 0) return bad(i, "pci.value.vendor_id", "must not be 0");
-      if (m.pci->value.device_ids.empty()) return bad(i, "pci.value.device_ids", "must list at least one device id");
-      GPURENT_CHECK(check_source("pci", m.pci->source));
-    }
-#undef GPURENT_CHECK
+    GPURENT_TRY(detail::validate_names(models_, i));
+    GPURENT_TRY(detail::validate_numbers(*this, i));
   }
   return {};
 }

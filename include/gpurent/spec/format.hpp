@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// fmt formatters for the spec types (GPU models, their parts, server shapes). Each reuses
-// fmt's string formatter, so width, fill and alignment work: fmt::format("{:<16}", model).
+// fmt formatters for the spec types (GPU models, their parts, server shapes, MIG profiles,
+// geometries, instances, layouts and operations). Each reuses fmt's string formatter, so
+// width, fill and alignment work: fmt::format("{:<16}", model). The spec enums print their
+// names through core/format.hpp. MIG instances and layouts hold profile indices, so they
+// print through a view that knows their geometry: fmt::format("{}", mig_show(g, layout))
+// gives "4g.40gb@0 3g.40gb@4".
 
 #include <cstdint>
 #include <string>
@@ -12,10 +16,8 @@
 #include <gpurent/core/format.hpp>
 #include <gpurent/spec/catalog.hpp>
 #include <gpurent/spec/gpu.hpp>
+#include <gpurent/spec/mig.hpp>
 #include <gpurent/spec/topology.hpp>
-#if __has_include(<gpurent/spec/mig_format.hpp>)
-#include <gpurent/spec/mig_format.hpp>  // the MIG types' formatters, so this is the layer's one format header
-#endif
 
 namespace gpurent {
 
@@ -48,17 +50,18 @@ namespace gpurent {
   return s;
 }
 
+// A layout, instance or operation seen through its geometry, for printing.
+template <class T>
+struct mig_view {
+  const mig_geometry* geometry;
+  T value;
+};
+template <class T>
+[[nodiscard]] constexpr mig_view<T> mig_show(const mig_geometry& g, const T& value) noexcept {
+  return {&g, value};
+}
+
 }  // namespace gpurent
-
-template <>
-struct fmt::formatter<gpurent::gpu_vendor> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::gpu_vendor v, format_context& ctx) const { return put(std::string(gpurent::to_string(v)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::form_factor> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::form_factor f, format_context& ctx) const { return put(std::string(gpurent::to_string(f)), ctx); }
-};
 
 // "9.0"
 template <>
@@ -112,16 +115,6 @@ struct fmt::formatter<gpurent::gpu_model> : gpurent::detail::string_view_formatt
   }
 };
 
-template <>
-struct fmt::formatter<gpurent::gpu_link> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::gpu_link l, format_context& ctx) const { return put(std::string(gpurent::to_string(l)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::nvlink_fabric> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::nvlink_fabric f, format_context& ctx) const { return put(std::string(gpurent::to_string(f)), ctx); }
-};
-
 // "HGX-H100-8GPU: 8x H100-SXM5-80GB, PCIe Gen5, nvswitch, 2 NUMA nodes"
 template <>
 struct fmt::formatter<gpurent::server_shape> : gpurent::detail::string_view_formatter {
@@ -129,5 +122,46 @@ struct fmt::formatter<gpurent::server_shape> : gpurent::detail::string_view_form
     return put(fmt::format("{}: {}x {}, PCIe Gen{}, {}, {} NUMA nodes", s.name, s.gpu_count(), s.gpu_model,
                            s.pcie_generation, s.fabric, gpurent::numa_node_count(s)),
                ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<gpurent::mig_profile> : fmt::formatter<std::string_view> {
+  auto format(const gpurent::mig_profile& p, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(p.name, ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<gpurent::mig_geometry> : fmt::formatter<std::string_view> {
+  auto format(const gpurent::mig_geometry& g, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(g.model, ctx);
+  }
+};
+
+// "3g.40gb@4"
+template <>
+struct fmt::formatter<gpurent::mig_view<gpurent::mig_instance>> : fmt::formatter<std::string_view> {
+  auto format(const gpurent::mig_view<gpurent::mig_instance>& v, format_context& ctx) const {
+    const std::string s = gpurent::mig_name(*v.geometry, v.value);
+    return fmt::formatter<std::string_view>::format(s, ctx);
+  }
+};
+
+// "4g.40gb@0 3g.40gb@4"; "empty" for no instances
+template <>
+struct fmt::formatter<gpurent::mig_view<gpurent::mig_layout>> : fmt::formatter<std::string_view> {
+  auto format(const gpurent::mig_view<gpurent::mig_layout>& v, format_context& ctx) const {
+    const std::string s = gpurent::mig_names(*v.geometry, v.value, " ");
+    return fmt::formatter<std::string_view>::format(s.empty() ? "empty" : s, ctx);
+  }
+};
+
+// "destroy 3g.40gb@0"
+template <>
+struct fmt::formatter<gpurent::mig_view<gpurent::mig_operation>> : fmt::formatter<std::string_view> {
+  auto format(const gpurent::mig_view<gpurent::mig_operation>& v, format_context& ctx) const {
+    const std::string s = std::string(gpurent::to_string(v.value.kind)) + " " + gpurent::mig_name(*v.geometry, v.value.instance);
+    return fmt::formatter<std::string_view>::format(s, ctx);
   }
 };

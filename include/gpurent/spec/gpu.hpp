@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/quantity.hpp>
 
 namespace gpurent {
@@ -70,34 +71,17 @@ struct sourced {
 enum class gpu_vendor : std::uint8_t { unknown, nvidia, amd };
 enum class form_factor : std::uint8_t { unknown, sxm, pcie, oam, superchip };
 
-[[nodiscard]] constexpr std::string_view to_string(gpu_vendor v) noexcept {
-  switch (v) {
-    case gpu_vendor::nvidia: return "nvidia";
-    case gpu_vendor::amd: return "amd";
-    case gpu_vendor::unknown: return "unknown";
-  }
-  return "unknown";
-}
-[[nodiscard]] constexpr std::string_view to_string(form_factor f) noexcept {
-  switch (f) {
-    case form_factor::sxm: return "sxm";
-    case form_factor::pcie: return "pcie";
-    case form_factor::oam: return "oam";
-    case form_factor::superchip: return "superchip";
-    case form_factor::unknown: return "unknown";
-  }
-  return "unknown";
-}
-[[nodiscard]] constexpr std::optional<gpu_vendor> parse_gpu_vendor(std::string_view s) noexcept {
-  for (auto v : {gpu_vendor::unknown, gpu_vendor::nvidia, gpu_vendor::amd})
-    if (to_string(v) == s) return v;
-  return std::nullopt;
-}
-[[nodiscard]] constexpr std::optional<form_factor> parse_form_factor(std::string_view s) noexcept {
-  for (auto f : {form_factor::unknown, form_factor::sxm, form_factor::pcie, form_factor::oam, form_factor::superchip})
-    if (to_string(f) == s) return f;
-  return std::nullopt;
-}
+template <>
+struct enum_names<gpu_vendor> {
+  static constexpr enum_entry<gpu_vendor> entries[] = {
+      {gpu_vendor::unknown, "unknown"}, {gpu_vendor::nvidia, "nvidia"}, {gpu_vendor::amd, "amd"}};
+};
+template <>
+struct enum_names<form_factor> {
+  static constexpr enum_entry<form_factor> entries[] = {{form_factor::unknown, "unknown"}, {form_factor::sxm, "sxm"},
+                                                        {form_factor::pcie, "pcie"},       {form_factor::oam, "oam"},
+                                                        {form_factor::superchip, "superchip"}};
+};
 
 // CUDA compute capability, e.g. 9.0 for Hopper. NVIDIA only.
 struct compute_capability {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/spec/mig_data.hpp>
 
@@ -105,6 +106,17 @@ enum class mig_violation_kind : std::uint8_t {
   too_many_compute,     // more compute slices than the GPU has
 };
 
+template <>
+struct enum_names<mig_violation_kind> {
+  static constexpr enum_entry<mig_violation_kind> entries[] = {{mig_violation_kind::none, "none"},
+                                                               {mig_violation_kind::unknown_profile, "unknown_profile"},
+                                                               {mig_violation_kind::bad_start, "bad_start"},
+                                                               {mig_violation_kind::overlap, "overlap"},
+                                                               {mig_violation_kind::too_many_of_profile, "too_many_of_profile"},
+                                                               {mig_violation_kind::too_many_media, "too_many_media"},
+                                                               {mig_violation_kind::too_many_compute, "too_many_compute"}};
+};
+
 // Why a layout is invalid: the kind and the instance(s) it concerns (first, second).
 struct mig_violation {
   mig_violation_kind kind = mig_violation_kind::none;
@@ -157,6 +169,16 @@ struct mig_usage {
   return s + "@" + std::to_string(x.start);
 }
 
+// The instances of a layout by mig_name, in layout order, joined by `sep`; empty for none.
+[[nodiscard]] inline std::string mig_names(const mig_geometry& g, const mig_layout& l, std::string_view sep) {
+  std::string s;
+  for (const mig_instance& x : l) {
+    if (!s.empty()) s += sep;
+    s += mig_name(g, x);
+  }
+  return s;
+}
+
 namespace detail {
 [[nodiscard]] inline std::string mig_slot_list(mig_slice_mask m) {
   std::string s;
@@ -205,6 +227,11 @@ namespace detail {
 // How +me profiles count: `fold` treats a +me instance as its plain twin (the +me profiles
 // are skipped, as in the published counts); `distinct` enumerates them as profiles of their own.
 enum class mig_media : std::uint8_t { fold, distinct };
+
+template <>
+struct enum_names<mig_media> {
+  static constexpr enum_entry<mig_media> entries[] = {{mig_media::fold, "fold"}, {mig_media::distinct, "distinct"}};
+};
 
 namespace detail {
 template <class F>
@@ -279,6 +306,18 @@ enum class mig_fit_status : std::uint8_t {
   no_arrangement,       // enough free slices, but no start slots make them fit
 };
 
+template <>
+struct enum_names<mig_fit_status> {
+  static constexpr enum_entry<mig_fit_status> entries[] = {{mig_fit_status::fits, "fits"},
+                                                           {mig_fit_status::invalid_layout, "invalid_layout"},
+                                                           {mig_fit_status::unknown_profile, "unknown_profile"},
+                                                           {mig_fit_status::too_many_of_profile, "too_many_of_profile"},
+                                                           {mig_fit_status::too_many_media, "too_many_media"},
+                                                           {mig_fit_status::not_enough_compute, "not_enough_compute"},
+                                                           {mig_fit_status::not_enough_memory, "not_enough_memory"},
+                                                           {mig_fit_status::no_arrangement, "no_arrangement"}};
+};
+
 // The answer of mig_fit: for each wanted instance (in the order asked) its start slice, and
 // how many layouts the GPU still admits afterwards (its "options", the ranking score).
 struct mig_fit_result {
@@ -291,39 +330,69 @@ struct mig_fit_result {
 };
 
 namespace detail {
+// The one search over start slots, for fit and for repartition: every way to place a
+// multiset of profiles (`items`, largest first, equal profiles adjacent) on the slices not
+// in `used`, ranked by options left (g.options[occupied] * 256 + g.reach[occupied]) and,
+// with Keep (repartition), first by how many instances of `keep` stay where they are; the
+// first in search order (lowest start slices) wins ties. Equal profiles take increasing
+// starts only (they are interchangeable), and a branch stops when the rest cannot fit: no
+// allocation, constexpr. Keep is a template parameter so that fit, which the matcher runs
+// per MIG GPU, pays nothing for it.
+template <bool Keep>
 struct mig_search {
   const mig_geometry* g = nullptr;
-  std::array<mig_profile_index, mig_max_slices> want{};  // in search order
+  const mig_layout* keep = nullptr;  // with Keep: the instances that count when kept in place
+  std::array<mig_profile_index, mig_max_slices> items{};
   std::size_t n = 0;
   std::array<std::uint8_t, mig_max_slices> cur{};
-  std::array<std::uint8_t, mig_max_slices> best{};
+  std::array<std::uint8_t, mig_max_slices> best{};      // the best placement's starts, per item
   std::array<std::uint8_t, mig_max_slices + 1> need{};  // memory slices items [depth, n) need
   std::array<std::uint8_t, mig_max_slices> twins{};     // equal items right after item depth
+  int best_kept = -1;
   int best_score = -1;
 
-  constexpr void prepare() noexcept {
-    need[n] = 0;
-    for (std::size_t i = n; i > 0; --i) {
-      need[i - 1] = static_cast<std::uint8_t>(need[i] + g->profiles[want[i - 1]].memory_slices);
-      twins[i - 1] = static_cast<std::uint8_t>(i < n && want[i] == want[i - 1] ? twins[i] + 1 : 0);
+  [[nodiscard]] constexpr bool found() const noexcept { return best_score >= 0; }
+
+  // Sorts the items into search order (most memory first: fewest ways to place; then the
+  // profile index), applying the same permutation to `order` (what fit maps the starts
+  // back with).
+  constexpr void sort(std::array<std::uint8_t, mig_max_slices>& order) noexcept {
+    const auto key = [&](std::size_t i) { return (mig_max_slices - g->profiles[items[i]].memory_slices) * 256 + items[i]; };
+    for (std::size_t i = 1; i < n; ++i) {
+      for (std::size_t j = i; j > 0 && key(j) < key(j - 1); --j) {
+        std::swap(items[j], items[j - 1]);
+        std::swap(order[j], order[j - 1]);
+      }
     }
   }
 
-  constexpr void run(std::size_t depth, mig_slice_mask used) noexcept {
+  constexpr void run(mig_slice_mask used) noexcept {
+    need[n] = 0;
+    for (std::size_t i = n; i > 0; --i) {
+      need[i - 1] = static_cast<std::uint8_t>(need[i] + g->profiles[items[i - 1]].memory_slices);
+      twins[i - 1] = static_cast<std::uint8_t>(i < n && items[i] == items[i - 1] ? twins[i] + 1 : 0);
+    }
+    step(0, used, 0);
+  }
+
+ private:
+  constexpr void finish(mig_slice_mask used, int kept) noexcept {
+    const int score = (*g->options)[used] * 256 + (*g->reach)[used];
+    const bool better = Keep ? kept > best_kept || (kept == best_kept && score > best_score) : score > best_score;
+    if (better) {
+      best_kept = kept;
+      best_score = score;
+      best = cur;
+    }
+  }
+
+  constexpr void step(std::size_t depth, mig_slice_mask used, int kept) noexcept {
     // Prune: the rest cannot fit in what is left free.
     if (std::popcount(static_cast<unsigned>(g->all_slices() & ~used)) < need[depth]) return;
-    if (depth == n) {
-      const int score = (*g->options)[used] * 256 + (*g->reach)[used];
-      if (score > best_score) {
-        best_score = score;
-        best = cur;
-      }
-      return;
-    }
-    const mig_profile& p = g->profiles[want[depth]];
+    if (depth == n) return finish(used, kept);
+    const mig_profile& p = g->profiles[items[depth]];
     unsigned starts = p.start_slots;
-    // Equal profiles are interchangeable: take their starts in increasing order only.
-    if (depth > 0 && want[depth - 1] == want[depth]) starts &= ~((2U << cur[depth - 1]) - 1U);
+    if (depth > 0 && items[depth - 1] == items[depth]) starts &= ~((2U << cur[depth - 1]) - 1U);
     while (starts != 0) {
       const int s = std::countr_zero(starts);
       starts &= starts - 1;
@@ -332,7 +401,9 @@ struct mig_search {
       const mig_slice_mask m = p.occupancy(s);
       if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
       cur[depth] = static_cast<std::uint8_t>(s);
-      run(depth + 1, static_cast<mig_slice_mask>(used | m));
+      int k = kept;
+      if constexpr (Keep) k += keep->contains({items[depth], static_cast<std::uint8_t>(s)}) ? 1 : 0;
+      step(depth + 1, static_cast<mig_slice_mask>(used | m), k);
     }
   }
 };
@@ -349,6 +420,53 @@ struct mig_search {
   }
   return true;
 }
+
+// Adds `more` (known profiles) to the usage u, stopping at the first instance that breaks a
+// rule independent of where instances go: more than one +me, more than a profile's
+// max_instances. Fills status (fits when none is broken) and culprit; returns the memory
+// slices the instances added need.
+constexpr unsigned mig_count_rules(const mig_geometry& g, mig_usage& u, std::span<const mig_profile_index> more,
+                                   mig_fit_result& r) noexcept {
+  unsigned memory = 0;
+  for (mig_profile_index w : more) {
+    const mig_profile& p = g.profiles[w];
+    if (p.media_extensions && ++u.media > 1) r.status = mig_fit_status::too_many_media;
+    else if (++u.count[w] > p.max_instances) r.status = mig_fit_status::too_many_of_profile;
+    else {
+      u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+      memory += p.memory_slices;
+      continue;
+    }
+    r.culprit = w;
+    return memory;
+  }
+  r.status = mig_fit_status::fits;
+  return memory;
+}
+
+// The rules of mig_fit that do not need the search: a valid layout, known profiles, counts,
+// memory, compute. Leaves u as `have` plus `want` when they pass (status fits).
+constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want,
+                             mig_usage& u, mig_fit_result& r) noexcept {
+  if (!mig_usage_of(g, have, u)) {
+    r.status = mig_fit_status::invalid_layout;
+    return;
+  }
+  // Every wanted profile must exist before any rule about them is judged: the reasons
+  // below (and mig_explain) read the profiles of all wanted instances.
+  for (mig_profile_index w : want) {
+    if (w >= g.profiles.size()) {
+      r.status = mig_fit_status::unknown_profile;
+      r.culprit = w;
+      return;
+    }
+  }
+  const unsigned memory = mig_count_rules(g, u, want, r);
+  if (!r.fits()) return;
+  const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
+  if (memory > free_slices || want.size() > mig_max_slices) r.status = mig_fit_status::not_enough_memory;
+  else if (u.compute > g.compute_slices) r.status = mig_fit_status::not_enough_compute;
+}
 }  // namespace detail
 
 // Can the wanted instances be added to `have`, and at which start slices? Among all ways to
@@ -361,69 +479,22 @@ struct mig_search {
   mig_fit_result r;
   r.count = static_cast<std::uint8_t>(std::min<std::size_t>(want.size(), mig_max_slices));
   detail::mig_usage u;
-  if (!detail::mig_usage_of(g, have, u)) {
-    r.status = mig_fit_status::invalid_layout;
-    return r;
-  }
-  // Every wanted profile must exist before any rule about them is judged: the reasons
-  // below (and mig_explain) read the profiles of all wanted instances.
-  for (mig_profile_index w : want) {
-    if (w >= g.profiles.size()) {
-      r.status = mig_fit_status::unknown_profile;
-      r.culprit = w;
-      return r;
-    }
-  }
-  unsigned memory = 0;
-  for (mig_profile_index w : want) {
-    const mig_profile& p = g.profiles[w];
-    if (p.media_extensions && ++u.media > 1) {
-      r.status = mig_fit_status::too_many_media;
-      r.culprit = w;
-      return r;
-    }
-    if (++u.count[w] > p.max_instances) {
-      r.status = mig_fit_status::too_many_of_profile;
-      r.culprit = w;
-      return r;
-    }
-    u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
-    memory += p.memory_slices;
-  }
-  const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
-  if (memory > free_slices || want.size() > mig_max_slices) {
-    r.status = mig_fit_status::not_enough_memory;
-    return r;
-  }
-  if (u.compute > g.compute_slices) {
-    r.status = mig_fit_status::not_enough_compute;
-    return r;
-  }
-  // Search order: most memory first (fewest ways to place), then profile index.
-  const std::size_t n = r.count;  // == want.size(), at most mig_max_slices
-  std::array<std::uint8_t, mig_max_slices> order{};
-  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint8_t>(i);
-  const auto key = [&](std::uint8_t i) {
-    return (mig_max_slices - g.profiles[want[i]].memory_slices) * 256 + want[i];
-  };
-  for (std::size_t i = 1; i < n; ++i) {
-    for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) {
-      const std::uint8_t t = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = t;
-    }
-  }
-  detail::mig_search s;
+  detail::mig_fit_rules(g, have, want, u, r);
+  if (!r.fits()) return r;
+  detail::mig_search<false> s;
   s.g = &g;
-  s.n = n;
-  for (std::size_t i = 0; i < s.n; ++i) s.want[i] = want[order[i]];
-  s.prepare();
-  s.run(0, u.slices);
-  if (s.best_score < 0) {
+  s.n = r.count;  // == want.size(), at most mig_max_slices
+  std::array<std::uint8_t, mig_max_slices> order{};  // search position -> position asked
+  for (std::size_t i = 0; i < s.n; ++i) {
+    s.items[i] = want[i];
+    order[i] = static_cast<std::uint8_t>(i);
+  }
+  s.sort(order);
+  s.run(u.slices);
+  if (!s.found()) {
     r.status = mig_fit_status::no_arrangement;
     return r;
   }
-  r.status = mig_fit_status::fits;
   r.options = static_cast<std::uint16_t>(s.best_score / 256);
   for (std::size_t i = 0; i < s.n; ++i) r.starts[order[i]] = s.best[i];
   return r;
@@ -512,6 +583,11 @@ struct mig_search {
 
 enum class mig_op_kind : std::uint8_t { destroy, create };
 
+template <>
+struct enum_names<mig_op_kind> {
+  static constexpr enum_entry<mig_op_kind> entries[] = {{mig_op_kind::destroy, "destroy"}, {mig_op_kind::create, "create"}};
+};
+
 struct mig_operation {
   mig_op_kind kind = mig_op_kind::create;
   mig_instance instance{};
@@ -522,6 +598,12 @@ struct mig_operation {
 enum class mig_repartition_mode : std::uint8_t {
   move,  // every existing instance survives: one in the way is destroyed and re-created elsewhere
   drop,  // an instance in the way is destroyed for good
+};
+
+template <>
+struct enum_names<mig_repartition_mode> {
+  static constexpr enum_entry<mig_repartition_mode> entries[] = {{mig_repartition_mode::move, "move"},
+                                                                 {mig_repartition_mode::drop, "drop"}};
 };
 
 // A plan from the current layout to one that holds the wanted instances: all destroys (by
@@ -535,43 +617,6 @@ struct mig_plan {
 };
 
 namespace detail {
-// Searches every placement of a multiset on an empty GPU, ranking by (instances of `have`
-// kept in place, options left, lowest starts).
-struct mig_move_search {
-  const mig_geometry* g = nullptr;
-  const mig_layout* have = nullptr;
-  std::array<mig_profile_index, mig_max_slices> items{};
-  std::size_t n = 0;
-  std::array<std::uint8_t, mig_max_slices> cur{};
-  std::array<std::uint8_t, mig_max_slices> best{};
-  int best_kept = -1;
-  int best_options = -1;
-
-  constexpr void run(std::size_t depth, mig_slice_mask used, int kept) noexcept {
-    if (depth == n) {
-      const int options = (*g->options)[used] * 256 + (*g->reach)[used];
-      if (kept > best_kept || (kept == best_kept && options > best_options)) {
-        best_kept = kept;
-        best_options = options;
-        best = cur;
-      }
-      return;
-    }
-    const mig_profile& p = g->profiles[items[depth]];
-    unsigned starts = p.start_slots;
-    if (depth > 0 && items[depth - 1] == items[depth]) starts &= ~((2U << cur[depth - 1]) - 1U);
-    while (starts != 0) {
-      const int s = std::countr_zero(starts);
-      starts &= starts - 1;
-      const mig_slice_mask m = p.occupancy(s);
-      if ((m & used) != 0 || (m & ~g->all_slices()) != 0) continue;
-      cur[depth] = static_cast<std::uint8_t>(s);
-      const int k = have->contains({items[depth], static_cast<std::uint8_t>(s)}) ? 1 : 0;
-      run(depth + 1, static_cast<mig_slice_mask>(used | m), kept + k);
-    }
-  }
-};
-
 // The plan from `have` to `target`, keeping the instances of `kept` (a subset of both).
 [[nodiscard]] inline mig_plan mig_make_plan(const mig_layout& have, const mig_layout& kept, const mig_layout& target,
                                             std::span<const mig_profile_index> want) {
@@ -598,60 +643,44 @@ struct mig_move_search {
 }
 }  // namespace detail
 
-// Plans a repartition of `have` so the wanted instances fit, destroying as few existing
-// instances as possible; ties go to the plan with fewest operations, then the target with the
-// most options left, then lowest start slices. Fails with invalid_argument when `have` is
-// invalid or a wanted profile is unknown, and with not_found when no layout can hold them.
-[[nodiscard]] inline expected<mig_plan> mig_plan_repartition(const mig_geometry& g, const mig_layout& have,
-                                                             std::span<const mig_profile_index> want,
-                                                             mig_repartition_mode mode = mig_repartition_mode::move) {
-  if (auto ok = mig_check(g, have); !ok) return unexpected<error>(ok.error().in_field("have"));
-  for (mig_profile_index w : want)
-    if (w >= g.profiles.size()) return make_error(error_code::unknown_name, "want", "no profile #" + std::to_string(w));
-  if (mode == mig_repartition_mode::move) {
-    if (have.size() + want.size() <= mig_max_slices) {
-      detail::mig_move_search s;
-      s.g = &g;
-      s.have = &have;
-      for (const mig_instance& x : have) s.items[s.n++] = x.profile;
-      for (mig_profile_index w : want) s.items[s.n++] = w;
-      // Largest first (fewest placements), equal profiles adjacent for symmetry breaking.
-      const auto before = [&](mig_profile_index a, mig_profile_index b) {
-        const int ma = g.profiles[a].memory_slices;
-        const int mb = g.profiles[b].memory_slices;
-        return ma != mb ? ma > mb : a < b;
-      };
-      for (std::size_t i = 1; i < s.n && i < mig_max_slices; ++i) {
-        for (std::size_t j = i; j > 0 && before(s.items[j], s.items[j - 1]); --j) {
-          const mig_profile_index t = s.items[j];
-          s.items[j] = s.items[j - 1];
-          s.items[j - 1] = t;
-        }
-      }
-      // Count and media rules are checked on the whole multiset first.
-      detail::mig_usage u;
-      bool possible = true;
+namespace detail {
+// move: every existing instance survives. The existing and wanted instances are placed
+// together on the empty GPU by the one search, which ranks first by how many existing
+// instances stay where they are.
+[[nodiscard]] inline expected<mig_plan> mig_plan_move(const mig_geometry& g, const mig_layout& have,
+                                                      std::span<const mig_profile_index> want) {
+  if (have.size() + want.size() <= mig_max_slices) {
+    mig_search<true> s;
+    s.g = &g;
+    s.keep = &have;
+    for (const mig_instance& x : have) s.items[s.n++] = x.profile;
+    for (mig_profile_index w : want) s.items[s.n++] = w;
+    std::array<std::uint8_t, mig_max_slices> order{};  // unused: the plan reads the target
+    s.sort(order);
+    // Count and media rules are checked on the whole multiset first.
+    mig_usage u;
+    mig_fit_result rules;
+    (void)mig_count_rules(g, u, std::span<const mig_profile_index>(s.items.data(), s.n), rules);
+    if (rules.fits() && u.compute <= g.compute_slices) s.run(0);
+    if (s.found()) {
+      mig_layout target;
       for (std::size_t i = 0; i < s.n; ++i) {
-        const mig_profile& p = g.profiles[s.items[i]];
-        possible = possible && ++u.count[s.items[i]] <= p.max_instances && (!p.media_extensions || ++u.media <= 1);
-        u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
+        const bool added = target.add({s.items[i], s.best[i]});
+        GPURENT_ASSERT(added);
       }
-      if (possible && u.compute <= g.compute_slices) s.run(0, 0, 0);
-      if (s.best_kept >= 0) {
-        mig_layout target;
-        for (std::size_t i = 0; i < s.n; ++i) {
-          const bool added = target.add({s.items[i], s.best[i]});
-          GPURENT_ASSERT(added);
-        }
-        mig_layout kept;
-        for (const mig_instance& x : have)
-          if (target.contains(x)) (void)kept.add(x);
-        return detail::mig_make_plan(have, kept, target, want);
-      }
+      mig_layout kept;
+      for (const mig_instance& x : have)
+        if (target.contains(x)) (void)kept.add(x);
+      return mig_make_plan(have, kept, target, want);
     }
-    return make_error(error_code::not_found, "want", "no layout holds the existing instances and the wanted ones together");
   }
-  // drop: keep the largest subset of `have` next to which the wanted instances fit.
+  return make_error(error_code::not_found, "want", "no layout holds the existing instances and the wanted ones together");
+}
+
+// drop: keep the largest subset of `have` next to which the wanted instances fit (mig_fit),
+// then the target with the most options left.
+[[nodiscard]] inline expected<mig_plan> mig_plan_drop(const mig_geometry& g, const mig_layout& have,
+                                                      std::span<const mig_profile_index> want) {
   const std::size_t n = have.size();
   int best_kept = -1;
   int best_options = -1;
@@ -677,7 +706,21 @@ struct mig_move_search {
     }
   }
   if (best_kept < 0) return make_error(error_code::not_found, "want", "the wanted instances do not fit even on an empty GPU");
-  return detail::mig_make_plan(have, best_keep, best_target, want);
+  return mig_make_plan(have, best_keep, best_target, want);
+}
+}  // namespace detail
+
+// Plans a repartition of `have` so the wanted instances fit, destroying as few existing
+// instances as possible; ties go to the plan with fewest operations, then the target with the
+// most options left, then lowest start slices. Fails with invalid_argument when `have` is
+// invalid or a wanted profile is unknown, and with not_found when no layout can hold them.
+[[nodiscard]] inline expected<mig_plan> mig_plan_repartition(const mig_geometry& g, const mig_layout& have,
+                                                             std::span<const mig_profile_index> want,
+                                                             mig_repartition_mode mode = mig_repartition_mode::move) {
+  if (auto ok = mig_check(g, have); !ok) return unexpected<error>(ok.error().in_field("have"));
+  for (mig_profile_index w : want)
+    if (w >= g.profiles.size()) return make_error(error_code::unknown_name, "want", "no profile #" + std::to_string(w));
+  return mode == mig_repartition_mode::move ? detail::mig_plan_move(g, have, want) : detail::mig_plan_drop(g, have, want);
 }
 
 }  // namespace gpurent

@@ -155,13 +155,6 @@ namespace detail::mig_text {
 }
 
 // "3g.40gb@0,4g.40gb@4" (empty for no instances): what parse_mig_layout reads back.
-[[nodiscard]] inline std::string mig_layout_text(const mig_geometry& g, const mig_layout& l) {
-  std::string s;
-  for (const mig_instance& x : l) {
-    if (!s.empty()) s += ',';
-    s += mig_name(g, x);
-  }
-  return s;
-}
+[[nodiscard]] inline std::string mig_layout_text(const mig_geometry& g, const mig_layout& l) { return mig_names(g, l, ","); }
 
 }  // namespace gpurent

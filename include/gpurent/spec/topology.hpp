@@ -32,24 +32,20 @@ enum class nvlink_fabric : std::uint8_t {
   nvswitch,  // NVSwitch chips: every GPU of the domain reaches every other at full speed
 };
 
-[[nodiscard]] constexpr std::string_view to_string(gpu_link l) noexcept {
-  switch (l) {
-    case gpu_link::cross_numa: return "cross_numa";
-    case gpu_link::same_numa: return "same_numa";
-    case gpu_link::same_pcie_switch: return "same_pcie_switch";
-    case gpu_link::nvlink: return "nvlink";
-  }
-  return "unknown";
-}
-[[nodiscard]] constexpr std::string_view to_string(nvlink_fabric f) noexcept {
-  switch (f) {
-    case nvlink_fabric::none: return "none";
-    case nvlink_fabric::bridge: return "bridge";
-    case nvlink_fabric::mesh: return "mesh";
-    case nvlink_fabric::nvswitch: return "nvswitch";
-  }
-  return "unknown";
-}
+template <>
+struct enum_names<gpu_link> {
+  static constexpr enum_entry<gpu_link> entries[] = {{gpu_link::cross_numa, "cross_numa"},
+                                                     {gpu_link::same_numa, "same_numa"},
+                                                     {gpu_link::same_pcie_switch, "same_pcie_switch"},
+                                                     {gpu_link::nvlink, "nvlink"}};
+};
+template <>
+struct enum_names<nvlink_fabric> {
+  static constexpr enum_entry<nvlink_fabric> entries[] = {{nvlink_fabric::none, "none"},
+                                                          {nvlink_fabric::bridge, "bridge"},
+                                                          {nvlink_fabric::mesh, "mesh"},
+                                                          {nvlink_fabric::nvswitch, "nvswitch"}};
+};
 
 inline constexpr std::int32_t no_domain = -1;
 inline constexpr std::size_t max_gpus_per_server = 16;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The FGD paper's replay protocol (../shared/protocols/fgd-replay.md): a seeded arrival
-// sequence inflated to `tune` x cluster GPU capacity, a seeded fixed node order for ties,
-// every task tried once, and the allocation curve read at 90..130% arrival.
+// A reference protocol, not part of the matcher: the FGD paper's trace replay
+// (../shared/protocols/fgd-replay.md). A seeded arrival sequence inflated to `tune` x
+// cluster GPU capacity, a seeded fixed node order for ties, every task tried once, and the
+// allocation curve read at 90..130% arrival. It drives any matcher with the matcher's
+// interface (`ReplayMatcher`): `replay<P>` runs the matcher, `replay_with<M>` another one,
+// such as the full-scan reference (reference/full_scan.hpp) the benchmarks compare with.
 //
 // Randomness, all from std::mt19937_64 (its output is fixed by the standard) and our own
 // Fisher-Yates and rejection sampling (std::shuffle and the distributions are not):
@@ -12,16 +15,19 @@
 
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
@@ -116,12 +122,51 @@ inline void fisher_yates(std::vector<std::uint32_t>& v, std::mt19937_64& rng) no
   return v;
 }
 
-// One replay of `w` with policy P.
-template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
-[[nodiscard]] replay_result replay(const replay_workload& w, const replay_options& o) {
+// What the replay drives: a matcher over an inventory, built from the inventory and the
+// policy context, with a settable node order (matcher<P, Cs>, full_scan_matcher<P, Cs>).
+template <class M>
+concept ReplayMatcher = PlacementPolicy<typename M::policy_type> && std::constructible_from<M, inventory&, const policy_context&> &&
+                        requires(M& m, std::vector<node_index> order, const placement_request& r) {
+                          m.set_node_order(std::move(order));
+                          { m.place(r) } -> std::same_as<std::optional<placement>>;
+                        };
+
+namespace detail {
+// The replay's counters, and its allocation curve: alloc_pct[i] is read when the arrived
+// GPU demand first reaches replay_points[i] % of the capacity.
+class replay_recorder {
+ public:
+  replay_recorder(const inventory& inv, replay_result& res) noexcept
+      : inv_(inv), res_(res), cap_(static_cast<double>(inv.gpu_capacity_milli())) {}
+
+  void record(const placement_request& r, bool placed) noexcept {
+    arrived_milli_ += r.gpu_request_milli();
+    ++(placed ? res_.placed : res_.failed);
+    const double arrived_pct = 100.0 * static_cast<double>(arrived_milli_) / cap_;
+    while (point_ < replay_points.size() && arrived_pct >= replay_points[point_]) res_.alloc_pct[point_++] = allocated_pct();
+  }
+  // Points not reached (inflation stops just short of the target) read the final state.
+  void finish() noexcept {
+    while (point_ < replay_points.size()) res_.alloc_pct[point_++] = allocated_pct();
+  }
+
+ private:
+  [[nodiscard]] double allocated_pct() const noexcept { return 100.0 * static_cast<double>(inv_.gpu_allocated_milli()) / cap_; }
+
+  const inventory& inv_;
+  replay_result& res_;
+  double cap_;
+  std::int64_t arrived_milli_ = 0;
+  std::size_t point_ = 0;
+};
+}  // namespace detail
+
+// One replay of `w` with matcher M (its policy names the result).
+template <ReplayMatcher M>
+[[nodiscard]] replay_result replay_with(const replay_workload& w, const replay_options& o) {
+  using P = typename M::policy_type;
   inventory inv = w.cluster;
-  const policy_context ctx{&w.shapes, o.seed};
-  matcher<P, Cs> m(inv, ctx);
+  M m(inv, policy_context{&w.shapes, o.seed});
   m.set_node_order(replay_node_order(inv.size(), o.seed));
   const std::vector<std::uint32_t> seq = arrival_sequence(w.tasks, inv.gpu_capacity_milli(), o.tune, o.seed);
 
@@ -136,28 +181,22 @@ template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
     res.arrivals = seq;
     res.placements.reserve(seq.size());
   }
-  const auto cap = static_cast<double>(inv.gpu_capacity_milli());
-  std::int64_t arrived_milli = 0;
-  std::size_t point = 0;
+  detail::replay_recorder rec(inv, res);
   for (std::size_t i = 0; i < seq.size(); ++i) {
     const placement_request& r = w.tasks[seq[i]];
-    arrived_milli += r.gpu_request_milli();
-    auto p = m.place(r);
-    if (p) {
-      ++res.placed;
-    } else {
-      ++res.failed;
-    }
+    const auto p = m.place(r);
+    rec.record(r, p.has_value());
     if (o.keep_placements) res.placements.push_back(p ? *p : placement{});
-    const double arrived_pct = 100.0 * static_cast<double>(arrived_milli) / cap;
-    while (point < replay_points.size() && arrived_pct >= replay_points[point]) {
-      res.alloc_pct[point++] = 100.0 * static_cast<double>(inv.gpu_allocated_milli()) / cap;
-    }
     if (o.progress && (i & 1023U) == 0) o.progress(i, seq.size());
   }
-  // Points not reached (inflation stops just short of the target) read the final state.
-  while (point < replay_points.size()) res.alloc_pct[point++] = 100.0 * static_cast<double>(inv.gpu_allocated_milli()) / cap;
+  rec.finish();
   return res;
+}
+
+// One replay of `w` with the matcher and policy P.
+template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
+[[nodiscard]] replay_result replay(const replay_workload& w, const replay_options& o) {
+  return replay_with<matcher<P, Cs>>(w, o);
 }
 
 // Mean and sample standard deviation over seeds.

@@ -16,9 +16,25 @@
 //                            the profile's memory slices
 //     gi_error=4             nvmlDeviceGetGpuInstances returns this code (4 = no permission)
 //     nvlink=18 nvlink_active=18     NVLink links and how many are up (0: no NVLink)
+//   the live state (GPU i's UUID is GPU-00000000-0000-0000-0000-0000000000ii):
+//     util=87 | util=0,0,90      GPU utilization; a list answers its next value on each call
+//                            (per GPU, cycling), so a watch sees a load start. Like NVML, a
+//                            GPU with MIG enabled answers NOT_SUPPORTED.
+//     memutil=12             memory utilization
+//     used_mib=2048          memory used (free is the rest)
+//     power_mw=412345 temp=54
+//     ecc=1,0 ecc_agg=3,1    ECC errors corrected,uncorrected (volatile, aggregate)
+//     retired=2,1            pages retired (multiple single-bit, double-bit)
+//     remapped=4,0,1,0       rows remapped correctable,uncorrectable,pending,failed (like
+//                            NVML, NOT_SUPPORTED while MIG is enabled)
+//     unsupported=power,temp functions that answer NOT_SUPPORTED: uuid util power temp ecc
+//                            retired remapped
+//   With MIG on, each GPU instance is also a MIG device (UUID MIG-<id>, its slices' memory).
 //
-// Built twice: gpurent_fake_nvml (complete) and gpurent_fake_nvml_partial
-// (GPURENT_FAKE_NVML_PARTIAL: lacks nvmlGpuInstanceGetInfo, for the missing-symbol path).
+// Built three times: gpurent_fake_nvml (complete), gpurent_fake_nvml_partial
+// (GPURENT_FAKE_NVML_PARTIAL: lacks nvmlGpuInstanceGetInfo, for the missing-symbol path) and
+// gpurent_fake_nvml_minimal (GPURENT_FAKE_NVML_MINIMAL: an old NVML, without any live-state
+// function but the deprecated nvmlDeviceGetTemperature).
 
 #include <cstdint>
 #include <cstdlib>
@@ -42,6 +58,7 @@ struct fake_gi {
 struct fake_gpu {
   unsigned index = 0;
   unsigned bus = 0;
+  unsigned util_calls = 0;  // how many times its utilization was read
 };
 
 struct profile_kind {
@@ -78,15 +95,37 @@ struct config {
   int gi_error = 0;
   unsigned nvlink = 18;
   unsigned nvlink_active = 18;
+  std::vector<unsigned> util{87};
+  unsigned memutil = 12;
+  unsigned long long used_mib = 2048;
+  unsigned power_mw = 412345;
+  unsigned temp = 54;
+  std::vector<unsigned> ecc{0, 0};
+  std::vector<unsigned> ecc_agg{0, 0};
+  std::vector<unsigned> retired{0, 0};
+  std::vector<unsigned> remapped{0, 0, 0, 0};
+  std::string unsupported;  // ",power,temp,"
 };
 
 config cfg;
 bool initialized = false;
 fake_gpu gpus[8];
 
-unsigned long long number(std::string_view s) {
-  return std::strtoull(std::string(s).c_str(), nullptr, 0);
+unsigned long long number(std::string_view s) { return std::strtoull(std::string(s).c_str(), nullptr, 0); }
+
+// "1,0" -> {1, 0}, at least `n` values (missing ones 0).
+std::vector<unsigned> numbers(std::string_view s, std::size_t n) {
+  std::vector<unsigned> out;
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    out.push_back(static_cast<unsigned>(number(s.substr(0, comma))));
+    s = comma == std::string_view::npos ? std::string_view() : s.substr(comma + 1);
+  }
+  if (out.size() < n) out.resize(n, 0);
+  return out;
 }
+
+bool unsupported(std::string_view what) { return cfg.unsupported.find("," + std::string(what) + ",") != std::string::npos; }
 
 unsigned memory_slices_of(unsigned profile_id) {
   for (const profile_kind& k : kinds)
@@ -127,30 +166,74 @@ void configure() {
     if (eq == std::string_view::npos) continue;
     const std::string_view k = kv.substr(0, eq);
     const std::string_view v = kv.substr(eq + 1);
-    if (k == "init") cfg.init = static_cast<int>(number(v));
-    else if (k == "count") cfg.count = static_cast<unsigned>(number(v));
-    else if (k == "name") cfg.name = std::string(v);
-    else if (k == "vendor") cfg.vendor = static_cast<unsigned>(number(v));
-    else if (k == "device") cfg.device = static_cast<unsigned>(number(v));
-    else if (k == "memory_mib") cfg.memory_mib = number(v);
-    else if (k == "domain") cfg.domain = static_cast<unsigned>(number(v));
-    else if (k == "bus") cfg.bus = static_cast<unsigned>(number(v));
-    else if (k == "mig") cfg.mig = std::string(v);
-    else if (k == "pending") cfg.pending = std::string(v);
-    else if (k == "gi") parse_gis(v);
-    else if (k == "gi_error") cfg.gi_error = static_cast<int>(number(v));
-    else if (k == "nvlink") cfg.nvlink = cfg.nvlink_active = static_cast<unsigned>(number(v));
-    else if (k == "nvlink_active") cfg.nvlink_active = static_cast<unsigned>(number(v));
+    if (k == "init")
+      cfg.init = static_cast<int>(number(v));
+    else if (k == "count")
+      cfg.count = static_cast<unsigned>(number(v));
+    else if (k == "name")
+      cfg.name = std::string(v);
+    else if (k == "vendor")
+      cfg.vendor = static_cast<unsigned>(number(v));
+    else if (k == "device")
+      cfg.device = static_cast<unsigned>(number(v));
+    else if (k == "memory_mib")
+      cfg.memory_mib = number(v);
+    else if (k == "domain")
+      cfg.domain = static_cast<unsigned>(number(v));
+    else if (k == "bus")
+      cfg.bus = static_cast<unsigned>(number(v));
+    else if (k == "mig")
+      cfg.mig = std::string(v);
+    else if (k == "pending")
+      cfg.pending = std::string(v);
+    else if (k == "gi")
+      parse_gis(v);
+    else if (k == "gi_error")
+      cfg.gi_error = static_cast<int>(number(v));
+    else if (k == "nvlink")
+      cfg.nvlink = cfg.nvlink_active = static_cast<unsigned>(number(v));
+    else if (k == "nvlink_active")
+      cfg.nvlink_active = static_cast<unsigned>(number(v));
+    else if (k == "util")
+      cfg.util = numbers(v, 1);
+    else if (k == "memutil")
+      cfg.memutil = static_cast<unsigned>(number(v));
+    else if (k == "used_mib")
+      cfg.used_mib = number(v);
+    else if (k == "power_mw")
+      cfg.power_mw = static_cast<unsigned>(number(v));
+    else if (k == "temp")
+      cfg.temp = static_cast<unsigned>(number(v));
+    else if (k == "ecc")
+      cfg.ecc = numbers(v, 2);
+    else if (k == "ecc_agg")
+      cfg.ecc_agg = numbers(v, 2);
+    else if (k == "retired")
+      cfg.retired = numbers(v, 2);
+    else if (k == "remapped")
+      cfg.remapped = numbers(v, 4);
+    else if (k == "unsupported")
+      cfg.unsupported = "," + std::string(v) + ",";
   }
   if (cfg.count > 8) cfg.count = 8;
   for (unsigned i = 0; i < cfg.count; ++i) gpus[i] = fake_gpu{i, cfg.bus + i};
 }
 
-const fake_gpu* gpu(nvmlDevice_t d) {
-  for (const fake_gpu& g : gpus)
+fake_gpu* gpu(nvmlDevice_t d) {
+  for (fake_gpu& g : gpus)
     if (reinterpret_cast<const nvmlDevice_st*>(&g) == d) return &g;
   return nullptr;
 }
+
+// A MIG device handle is its GPU instance's address.
+const fake_gi* mig(nvmlDevice_t d) {
+  if (cfg.mig != "1") return nullptr;
+  for (const fake_gi& g : cfg.gis)
+    if (reinterpret_cast<const nvmlDevice_st*>(&g) == d) return &g;
+  return nullptr;
+}
+
+constexpr unsigned long long mib_bytes = 1024ULL * 1024ULL;
 
 }  // namespace
 
@@ -214,10 +297,16 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* p) {
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
+  if (const fake_gi* g = mig(d)) {  // a MIG device: its memory slices' share, nothing used
+    m->total = cfg.memory_mib / 8 * g->size * mib_bytes;
+    m->used = 0;
+    m->free = m->total;
+    return NVML_SUCCESS;
+  }
   if (gpu(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  m->total = cfg.memory_mib * 1024ULL * 1024ULL;
-  m->used = 0;
-  m->free = m->total;
+  m->total = cfg.memory_mib * mib_bytes;
+  m->used = cfg.used_mib * mib_bytes;
+  m->free = m->total - m->used;
   return NVML_SUCCESS;
 }
 
@@ -276,6 +365,110 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, nvmlEna
   if (cfg.nvlink == 0) return NVML_ERROR_NOT_SUPPORTED;
   if (link >= cfg.nvlink) return NVML_ERROR_INVALID_ARGUMENT;
   *active = link < cfg.nvlink_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+  return NVML_SUCCESS;
+}
+
+#if !defined(GPURENT_FAKE_NVML_MINIMAL)
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned int length) {
+  std::string u;
+  if (const fake_gi* g = mig(d))
+    u = "MIG-" + std::to_string(g->id);
+  else if (const fake_gpu* f = gpu(d))
+    u = "GPU-00000000-0000-0000-0000-0000000000" + std::string(1, "0123456789abcdef"[f->index / 16]) + "0123456789abcdef"[f->index % 16];
+  else
+    return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("uuid")) return NVML_ERROR_NOT_SUPPORTED;
+  if (length <= u.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::memcpy(uuid, u.c_str(), u.size() + 1);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
+  if (mig(d) != nullptr) return NVML_ERROR_NOT_SUPPORTED;
+  fake_gpu* g = gpu(d);
+  if (g == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("util") || cfg.mig == "1") return NVML_ERROR_NOT_SUPPORTED;
+  u->gpu = cfg.util[g->util_calls++ % cfg.util.size()];
+  u->memory = cfg.memutil;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int* mw) {
+  if (gpu(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("power")) return NVML_ERROR_NOT_SUPPORTED;
+  *mw = cfg.power_mw;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t d, nvmlTemperature_v1_t* t) {
+  if (gpu(d) == nullptr || t->version != nvmlTemperature_v1 || t->sensorType != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("temp")) return NVML_ERROR_NOT_SUPPORTED;
+  t->temperature = static_cast<int>(cfg.temp);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long* n) {
+  if (gpu(d) == nullptr || type < 0 || type > 1 || counter < 0 || counter > 1) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("ecc")) return NVML_ERROR_NOT_SUPPORTED;
+  *n = (counter == NVML_VOLATILE_ECC ? cfg.ecc : cfg.ecc_agg)[static_cast<std::size_t>(type)];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int* count, unsigned long long* addresses) {
+  if (gpu(d) == nullptr || cause < 0 || cause > 1) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("retired")) return NVML_ERROR_NOT_SUPPORTED;
+  const unsigned have = cfg.retired[static_cast<std::size_t>(cause)];
+  if (*count < have) {
+    *count = have;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  for (unsigned i = 0; i < have; ++i) addresses[i] = 0x1000ULL * (i + 1);
+  *count = have;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int* corr, unsigned int* unc, unsigned int* pending, unsigned int* failed) {
+  if (gpu(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("remapped") || cfg.mig == "1") return NVML_ERROR_NOT_SUPPORTED;
+  *corr = cfg.remapped[0];
+  *unc = cfg.remapped[1];
+  *pending = cfg.remapped[2];
+  *failed = cfg.remapped[3];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int* count) {
+  if (gpu(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *count = cfg.mig == "1" ? static_cast<unsigned>(cfg.gis.size()) : 0U;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t* out) {
+  if (gpu(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (cfg.mig != "1" || index >= cfg.gis.size()) return NVML_ERROR_NOT_FOUND;
+  *out = reinterpret_cast<nvmlDevice_t>(&cfg.gis[index]);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int* id) {
+  const fake_gi* g = mig(d);
+  if (g == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *id = g->id;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int* id) {
+  if (mig(d) == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *id = 0;
+  return NVML_SUCCESS;
+}
+#endif
+
+// The deprecated temperature call, which every NVML still exports.
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* c) {
+  if (gpu(d) == nullptr || sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  if (unsupported("temp")) return NVML_ERROR_NOT_SUPPORTED;
+  *c = cfg.temp;
   return NVML_SUCCESS;
 }
 

@@ -38,6 +38,13 @@ std::string fake_path(const char* built) {
 }
 const std::string fake_nvml = fake_path(GPURENT_FAKE_NVML_PATH);
 const std::string fake_nvml_partial = fake_path(GPURENT_FAKE_NVML_PARTIAL_PATH);
+const std::string fake_nvml_minimal = fake_path(GPURENT_FAKE_NVML_MINIMAL_PATH);
+
+// The message of a reading that is not there ("" when it is).
+template <class T>
+std::string why_not(const nvml_reading<T>& r) {
+  return r ? std::string() : r.error().message;
+}
 
 }  // namespace
 
@@ -59,8 +66,10 @@ TEST_CASE("the default library is libnvidia-ml.so.1 unless GPURENT_NVML_LIBRARY 
   CHECK(nvml_default_library() == "libnvidia-ml.so.1");
   ::setenv("GPURENT_NVML_LIBRARY", "/x/libfake.so", 1);
   CHECK(nvml_default_library() == "/x/libfake.so");
-  if (was != nullptr) ::setenv("GPURENT_NVML_LIBRARY", saved.c_str(), 1);
-  else ::unsetenv("GPURENT_NVML_LIBRARY");
+  if (was != nullptr)
+    ::setenv("GPURENT_NVML_LIBRARY", saved.c_str(), 1);
+  else
+    ::unsetenv("GPURENT_NVML_LIBRARY");
 }
 
 TEST_CASE("a library without a needed symbol is unsupported, naming the symbol") {
@@ -172,6 +181,93 @@ TEST_CASE("GPU instances NVML may not list, or that break the geometry, give a l
     CHECK(gpus[0].mapping.layout->size() == 1);
     CHECK(gpus[0].mapping.geometry->profiles[(*gpus[0].mapping.layout)[0].profile].name == "7g.141gb");
   }
+}
+
+TEST_CASE("the live state of an H200 without MIG: UUID, utilization, memory, power, temperature, health") {
+  fake_config f("mig=0;util=87;memutil=12;used_mib=2048;power_mw=412345;temp=54;ecc=1,0;ecc_agg=3,1;retired=2,1;remapped=4,0,1,0");
+  const auto devs = nvml_devices(fake_nvml);
+  REQUIRE(devs.has_value());
+  const gpu_telemetry& t = (*devs)[0].telemetry;
+  CHECK(t.uuid == std::string("GPU-00000000-0000-0000-0000-000000000000"));
+  REQUIRE(t.utilization.has_value());
+  CHECK(t.utilization->gpu == percent(87));
+  CHECK(t.utilization->memory == percent(12));
+  REQUIRE(t.memory.has_value());
+  CHECK(t.memory->total == mib(143771));
+  CHECK(t.memory->used == mib(2048));
+  CHECK(t.memory->free == mib(143771 - 2048));
+  CHECK(t.power == milliwatts(412345));
+  CHECK(t.temperature_c == 54);
+  CHECK(t.health.ecc_volatile == ecc_errors{1, 0});
+  CHECK(t.health.ecc_aggregate == ecc_errors{3, 1});
+  CHECK(t.health.retired == retired_pages{2, 1});
+  CHECK(t.health.remapped == remapped_rows{4, 0, true, false});
+  CHECK(t.mig_devices.empty());  // MIG off: no MIG devices
+}
+
+TEST_CASE("with MIG on: no GPU utilization (NVML gives none), each MIG device with its UUID, ids and memory") {
+  fake_config f("");  // MIG on, GPU instances 3g@4 (id 1), 2g@0 (id 2), 1g@2 (id 3)
+  auto lib = nvml_library::open(fake_nvml);
+  REQUIRE(lib.has_value());
+  const auto t = lib->telemetry(0);
+  REQUIRE(t.has_value());
+  CHECK(why_not(t->utilization) == "not available on this GPU (nvmlDeviceGetUtilizationRates: Not Supported (NVML return 3))");
+  CHECK(why_not(t->health.remapped).find("not available on this GPU (nvmlDeviceGetRemappedRows") == 0);
+  CHECK(t->power.has_value());
+  REQUIRE(t->mig_devices.size() == 3);
+  const mig_device_telemetry& m = t->mig_devices[0];  // NVML's order: the fake's first instance, 3g@4
+  CHECK(m.index == 0);
+  CHECK(m.uuid == std::string("MIG-1"));
+  CHECK(m.gpu_instance_id == 1U);
+  CHECK(m.compute_instance_id == 0U);
+  REQUIRE(m.memory.has_value());
+  CHECK(m.memory->total == mib(143771 / 8 * 4));
+  CHECK(why_not(m.utilization).find("not available on this GPU") == 0);
+  CHECK(lib->telemetry(7).error().message.find("device 7: nvmlDeviceGetHandleByIndex_v2 failed") == 0);
+}
+
+TEST_CASE("readings the GPU does not support say so, and the others are still read") {
+  fake_config f("mig=0;unsupported=uuid,util,power,temp,ecc,retired,remapped");
+  const auto devs = nvml_devices(fake_nvml);
+  REQUIRE(devs.has_value());  // the probe itself does not fail
+  const gpu_telemetry& t = (*devs)[0].telemetry;
+  for (const std::string& why : {why_not(t.uuid), why_not(t.utilization), why_not(t.power), why_not(t.temperature_c), why_not(t.health.ecc_volatile),
+                                 why_not(t.health.ecc_aggregate), why_not(t.health.retired), why_not(t.health.remapped)}) {
+    CAPTURE(why);
+    CHECK(why.find("not available on this GPU (nvmlDevice") == 0);
+    CHECK(why.find("Not Supported") != std::string::npos);
+  }
+  CHECK(t.memory.has_value());
+  CHECK(t.power.error().code == error_code::unsupported);
+}
+
+TEST_CASE("an NVML without the live-state functions: each reading is not available, naming the function") {
+  fake_config f("mig=0;temp=61");
+  auto lib = nvml_library::open(fake_nvml_minimal);
+  REQUIRE(lib.has_value());  // they are optional: the probe still opens NVML
+  const auto devs = lib->devices();
+  REQUIRE(devs.has_value());
+  const gpu_telemetry& t = (*devs)[0].telemetry;
+  CHECK(why_not(t.uuid) == "not available: this NVML has no nvmlDeviceGetUUID");
+  CHECK(why_not(t.utilization) == "not available: this NVML has no nvmlDeviceGetUtilizationRates");
+  CHECK(why_not(t.power) == "not available: this NVML has no nvmlDeviceGetPowerUsage");
+  CHECK(why_not(t.health.ecc_volatile) == "not available: this NVML has no nvmlDeviceGetTotalEccErrors");
+  CHECK(why_not(t.health.retired) == "not available: this NVML has no nvmlDeviceGetRetiredPages");
+  CHECK(why_not(t.health.remapped) == "not available: this NVML has no nvmlDeviceGetRemappedRows");
+  CHECK(t.temperature_c == 61);  // through the deprecated nvmlDeviceGetTemperature
+  CHECK(t.memory.has_value());   // nvmlDeviceGetMemoryInfo is one of the required functions
+  CHECK(t.mig_devices.empty());
+  CHECK((*devs)[0].name == "NVIDIA H200");  // identity as before
+}
+
+TEST_CASE("utilization read again answers the GPU's next value: a watch sees a load start") {
+  fake_config f("mig=0;count=2;util=0,0,90");
+  auto lib = nvml_library::open(fake_nvml);
+  REQUIRE(lib.has_value());
+  std::vector<milli_percent> seen;
+  for (int i = 0; i < 4; ++i) seen.push_back(lib->telemetry(0)->utilization->gpu);
+  CHECK(seen == std::vector<milli_percent>{percent(0), percent(0), percent(90), percent(0)});
+  CHECK(lib->telemetry(1)->utilization->gpu == percent(0));  // each GPU has its own sequence
 }
 
 }  // namespace test_probe_nvml

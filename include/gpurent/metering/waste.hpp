@@ -54,6 +54,16 @@ struct utilization_tag {};
 using milli_percent = detail::quantity<utilization_tag, std::int32_t>;
 [[nodiscard]] constexpr milli_percent percent(std::int32_t whole) noexcept { return milli_percent(whole * 1000); }
 inline constexpr milli_percent fully_busy = percent(100);
+// "87", "2.5", "4.999": a percentage as a decimal without trailing zeros.
+[[nodiscard]] inline std::string format_percent(milli_percent p) {
+  std::string s = std::to_string(p.count() / 1000);
+  if (const auto frac = p.count() % 1000; frac != 0) {
+    std::string f = std::to_string(1000 + frac).substr(1);
+    f.erase(f.find_last_not_of('0') + 1);
+    s += "." + f;
+  }
+  return s;
+}
 
 // Utilization from `at` until the next sample (idle_rules say how long at most).
 struct utilization_sample {
@@ -76,7 +86,8 @@ struct idle_rules {
   std::optional<seconds> last_hold;
 
   [[nodiscard]] expected<void> check() const {
-    if (threshold < milli_percent(0) || threshold > fully_busy) return make_error(error_code::invalid_argument, "threshold", "a percentage is 0..100");
+    if (threshold < milli_percent(0) || threshold > fully_busy)
+      return make_error(error_code::invalid_argument, "threshold", "a percentage is 0..100");
     if (min_idle < seconds{0}) return make_error(error_code::invalid_argument, "min_idle", "must not be negative");
     if (max_gap <= seconds{0}) return make_error(error_code::invalid_argument, "max_gap", "must be positive");
     if (last_hold && *last_hold < seconds{0}) return make_error(error_code::invalid_argument, "last_hold", "must not be negative");
@@ -115,14 +126,14 @@ namespace detail {
 }
 
 // `at + d`, but never past `cap` (and without overflow for d = seconds::max()).
-[[nodiscard]] constexpr instant hold_until(instant at, seconds d, instant cap) noexcept {
-  return (at >= cap || d >= cap - at) ? cap : at + d;
-}
+[[nodiscard]] constexpr instant hold_until(instant at, seconds d, instant cap) noexcept { return (at >= cap || d >= cap - at) ? cap : at + d; }
 
 // Appends [b, e) to sorted `set`, joining it to the last interval when they touch.
 inline void append_joined(std::vector<interval>& set, instant b, instant e) {
-  if (!set.empty() && set.back().end() == b) set.back() = *interval::make(set.back().begin(), e);
-  else set.push_back(*interval::make(b, e));
+  if (!set.empty() && set.back().end() == b)
+    set.back() = *interval::make(set.back().begin(), e);
+  else
+    set.push_back(*interval::make(b, e));
 }
 
 }  // namespace detail
@@ -172,7 +183,7 @@ inline void append_joined(std::vector<interval>& set, instant b, instant e) {
 // `min_idle`. Samples may come in any order; before the first sample nothing is known (not
 // idle); each holds until the next, the last until the window's end (no gap rule).
 [[nodiscard]] inline expected<std::vector<interval>> idle_periods(std::vector<utilization_sample> samples, int threshold_percent, seconds min_idle,
-                                                                 const interval& window) {
+                                                                  const interval& window) {
   if (threshold_percent < 0 || threshold_percent > 100) return make_error(error_code::invalid_argument, "threshold", "a percentage is 0..100");
   const idle_rules rules{percent(threshold_percent), min_idle, seconds::max(), seconds::max()};
   GPURENT_TRY(report, analyze_utilization(std::move(samples), rules, window));
@@ -196,8 +207,10 @@ inline void append_joined(std::vector<interval>& set, instant b, instant e) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     if (auto x = a[i].intersect(b[j])) out.push_back(*x);
-    if (a[i].end() < b[j].end()) ++i;
-    else ++j;
+    if (a[i].end() < b[j].end())
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -228,7 +241,7 @@ using gpu_reports = std::map<std::string, utilization_report, std::less<>>;
 
 // When every GPU of `gpus` was observed, and when all of them were idle (none: both empty).
 [[nodiscard]] inline std::pair<std::vector<interval>, std::vector<interval>> joint_activity(std::span<const std::string_view> gpus,
-                                                                                         const gpu_reports& reports) {
+                                                                                            const gpu_reports& reports) {
   std::pair<std::vector<interval>, std::vector<interval>> out;
   for (std::size_t k = 0; k < gpus.size(); ++k) {
     const auto it = reports.find(gpus[k]);

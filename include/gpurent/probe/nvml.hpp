@@ -2,8 +2,11 @@
 #pragma once
 // NVML, loaded at run time: dlopen("libnvidia-ml.so.1"), no NVML headers and no link-time
 // dependency. Reads each GPU's name, PCI address and id, memory, MIG mode, the existing GPU
-// instances with their placements, and NVLink state. A missing library, a missing symbol or
-// an NVML error is an `expected` error with the reason.
+// instances with their placements, and NVLink state; and its live state (gpu_telemetry):
+// UUID, utilization, memory used, power, temperature, ECC counts, retired pages, remapped
+// rows, and each MIG device. A missing library, a missing required symbol or an NVML error is
+// an `expected` error with the reason. The live-state functions are optional: one this NVML
+// lacks, or that the GPU does not support, makes that reading "not available", nothing more.
 //
 // Only the few NVML declarations used are repeated below (namespace nvml_abi). Their
 // layouts follow NVIDIA's nvml.h (NVML 11-13); the static_asserts pin the sizes and offsets
@@ -107,11 +110,32 @@ struct nvmlGpuInstanceInfo_t {
   nvmlGpuInstancePlacement_t placement;
 };
 
+inline constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
+inline constexpr int NVML_TEMPERATURE_GPU = 0;              // nvmlTemperatureSensors_t
+inline constexpr int NVML_MEMORY_ERROR_TYPE_CORRECTED = 0;  // nvmlMemoryErrorType_t
+inline constexpr int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
+inline constexpr int NVML_VOLATILE_ECC = 0;  // nvmlEccCounterType_t
+inline constexpr int NVML_AGGREGATE_ECC = 1;
+inline constexpr int NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0;  // nvmlPageRetirementCause_t
+inline constexpr int NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1;
+
+struct nvmlUtilization_t {
+  unsigned int gpu;     // percent of the last sample period a kernel ran
+  unsigned int memory;  // percent of it device memory was read or written
+};
+
+struct nvmlTemperature_v1_t {  // nvmlDeviceGetTemperatureV (NVML 12.6+)
+  unsigned int version;        // nvmlTemperature_v1: sizeof | 1 << 24
+  int sensorType;
+  int temperature;
+};
+inline constexpr unsigned nvmlTemperature_v1 = static_cast<unsigned>(sizeof(nvmlTemperature_v1_t)) | (1U << 24U);
+
+static_assert(sizeof(nvmlUtilization_t) == 8 && sizeof(nvmlTemperature_v1_t) == 12);
 static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, pciDeviceId) == 28 && offsetof(nvmlPciInfo_t, busId) == 36);
 static_assert(sizeof(nvmlMemory_t) == 24);
 static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48 && offsetof(nvmlGpuInstanceProfileInfo_t, memorySizeMB) == 40);
-static_assert(sizeof(void*) != 8 ||
-              (sizeof(nvmlGpuInstanceInfo_t) == 24 && offsetof(nvmlGpuInstanceInfo_t, placement) == 16));
+static_assert(sizeof(void*) != 8 || (sizeof(nvmlGpuInstanceInfo_t) == 24 && offsetof(nvmlGpuInstanceInfo_t, placement) == 16));
 
 using nvmlInit_v2_fn = nvmlReturn_t (*)();
 using nvmlShutdown_fn = nvmlReturn_t (*)();
@@ -126,6 +150,19 @@ using nvmlDeviceGetGpuInstanceProfileInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, un
 using nvmlDeviceGetGpuInstances_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*, unsigned int*);
 using nvmlGpuInstanceGetInfo_fn = nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t*);
 using nvmlDeviceGetNvLinkState_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlEnableState_t*);
+// The live state (optional: absent in an old NVML, each reading is then "not available").
+using nvmlDeviceGetUUID_fn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
+using nvmlDeviceGetUtilizationRates_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
+using nvmlDeviceGetPowerUsage_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetTemperatureV_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
+using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*);  // deprecated in NVML 13
+using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned long long*);
+using nvmlDeviceGetRetiredPages_fn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned int*, unsigned long long*);
+using nvmlDeviceGetRemappedRows_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*);
+using nvmlDeviceGetMaxMigDeviceCount_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetMigDeviceHandleByIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t*);
+using nvmlDeviceGetGpuInstanceId_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetComputeInstanceId_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 
 }  // namespace nvml_abi
 
@@ -152,6 +189,19 @@ struct nvml_functions {
   nvml_abi::nvmlDeviceGetGpuInstances_fn gi_list = nullptr;
   nvml_abi::nvmlGpuInstanceGetInfo_fn gi_info = nullptr;
   nvml_abi::nvmlDeviceGetNvLinkState_fn nvlink = nullptr;
+  // optional
+  nvml_abi::nvmlDeviceGetUUID_fn uuid = nullptr;
+  nvml_abi::nvmlDeviceGetUtilizationRates_fn utilization = nullptr;
+  nvml_abi::nvmlDeviceGetPowerUsage_fn power = nullptr;
+  nvml_abi::nvmlDeviceGetTemperatureV_fn temperature_v = nullptr;
+  nvml_abi::nvmlDeviceGetTemperature_fn temperature = nullptr;
+  nvml_abi::nvmlDeviceGetTotalEccErrors_fn ecc = nullptr;
+  nvml_abi::nvmlDeviceGetRetiredPages_fn retired = nullptr;
+  nvml_abi::nvmlDeviceGetRemappedRows_fn remapped = nullptr;
+  nvml_abi::nvmlDeviceGetMaxMigDeviceCount_fn mig_count = nullptr;
+  nvml_abi::nvmlDeviceGetMigDeviceHandleByIndex_fn mig_handle = nullptr;
+  nvml_abi::nvmlDeviceGetGpuInstanceId_fn gi_id = nullptr;
+  nvml_abi::nvmlDeviceGetComputeInstanceId_fn ci_id = nullptr;
 };
 
 // Closes the library (after nvmlShutdown when init succeeded).
@@ -184,6 +234,22 @@ template <class F>
   return true;
 }
 
+// The optional functions: each one this NVML lacks stays null.
+inline void nvml_resolve_optional(void* handle, nvml_functions& f) {
+  (void)nvml_resolve(handle, "nvmlDeviceGetUUID", f.uuid);
+  (void)nvml_resolve(handle, "nvmlDeviceGetUtilizationRates", f.utilization);
+  (void)nvml_resolve(handle, "nvmlDeviceGetPowerUsage", f.power);
+  (void)nvml_resolve(handle, "nvmlDeviceGetTemperatureV", f.temperature_v);
+  (void)nvml_resolve(handle, "nvmlDeviceGetTemperature", f.temperature);
+  (void)nvml_resolve(handle, "nvmlDeviceGetTotalEccErrors", f.ecc);
+  (void)nvml_resolve(handle, "nvmlDeviceGetRetiredPages", f.retired);
+  (void)nvml_resolve(handle, "nvmlDeviceGetRemappedRows", f.remapped);
+  (void)nvml_resolve(handle, "nvmlDeviceGetMaxMigDeviceCount", f.mig_count);
+  (void)nvml_resolve(handle, "nvmlDeviceGetMigDeviceHandleByIndex", f.mig_handle);
+  (void)nvml_resolve(handle, "nvmlDeviceGetGpuInstanceId", f.gi_id);
+  (void)nvml_resolve(handle, "nvmlDeviceGetComputeInstanceId", f.ci_id);
+}
+
 }  // namespace detail
 
 // An opened and initialized NVML. Move-only; shuts NVML down and closes the library when
@@ -197,8 +263,7 @@ class nvml_library {
     auto s = std::make_unique<detail::nvml_state>();
     s->path = path;
     s->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (s->handle == nullptr)
-      return make_error(error_code::not_found, "nvml", "cannot load " + path + ": " + detail::dl_error_text());
+    if (s->handle == nullptr) return make_error(error_code::not_found, "nvml", "cannot load " + path + ": " + detail::dl_error_text());
     auto& f = s->fn;
     struct entry {
       const char* symbol;
@@ -214,14 +279,14 @@ class nvml_library {
         {"nvmlDeviceGetPciInfo_v3", detail::nvml_resolve(s->handle, "nvmlDeviceGetPciInfo_v3", f.pci)},
         {"nvmlDeviceGetMemoryInfo", detail::nvml_resolve(s->handle, "nvmlDeviceGetMemoryInfo", f.memory)},
         {"nvmlDeviceGetMigMode", detail::nvml_resolve(s->handle, "nvmlDeviceGetMigMode", f.mig_mode)},
-        {"nvmlDeviceGetGpuInstanceProfileInfo",
-         detail::nvml_resolve(s->handle, "nvmlDeviceGetGpuInstanceProfileInfo", f.gi_profile)},
+        {"nvmlDeviceGetGpuInstanceProfileInfo", detail::nvml_resolve(s->handle, "nvmlDeviceGetGpuInstanceProfileInfo", f.gi_profile)},
         {"nvmlDeviceGetGpuInstances", detail::nvml_resolve(s->handle, "nvmlDeviceGetGpuInstances", f.gi_list)},
         {"nvmlGpuInstanceGetInfo", detail::nvml_resolve(s->handle, "nvmlGpuInstanceGetInfo", f.gi_info)},
         {"nvmlDeviceGetNvLinkState", detail::nvml_resolve(s->handle, "nvmlDeviceGetNvLinkState", f.nvlink)},
     };
     for (const entry& e : entries)
       if (!e.ok) return make_error(error_code::unsupported, "nvml", path + " has no symbol " + e.symbol + " (NVML too old?)");
+    detail::nvml_resolve_optional(s->handle, f);
     nvml_library lib(std::move(s));
     if (const auto r = lib.s_->fn.init(); r != nvml_abi::NVML_SUCCESS) return unexpected<error>(lib.failure(r, "nvmlInit_v2"));
     lib.s_->initialized = true;
@@ -267,11 +332,22 @@ class nvml_library {
     }
     if (d.mig_current == mig_mode::enabled) {
       auto gis = gpu_instances(h);
-      if (!gis) d.gpu_instances_error = at + gis.error().message;
-      else d.gpu_instances = std::move(*gis);
+      if (!gis)
+        d.gpu_instances_error = at + gis.error().message;
+      else
+        d.gpu_instances = std::move(*gis);
     }
     d.nvlink = nvlink(h);
+    d.telemetry = telemetry_of(h);
     return d;
+  }
+
+  // The live state of the GPU at NVML index `index`; readings NVML cannot give say why.
+  [[nodiscard]] expected<gpu_telemetry> telemetry(std::uint32_t index) const {
+    nvml_abi::nvmlDevice_t h = nullptr;
+    if (const auto r = s_->fn.handle(index, &h); r != nvml_abi::NVML_SUCCESS)
+      return unexpected<error>(failure(r, "device " + std::to_string(index) + ": nvmlDeviceGetHandleByIndex_v2"));
+    return telemetry_of(h);
   }
 
   // Every GPU NVML sees, by index.
@@ -300,8 +376,7 @@ class nvml_library {
   [[nodiscard]] error failure(nvml_abi::nvmlReturn_t r, const std::string& call) const {
     using namespace nvml_abi;
     error_code c = error_code::io_error;
-    if (r == NVML_ERROR_DRIVER_NOT_LOADED || r == NVML_ERROR_LIBRARY_NOT_FOUND || r == NVML_ERROR_NOT_FOUND ||
-        r == NVML_ERROR_GPU_IS_LOST)
+    if (r == NVML_ERROR_DRIVER_NOT_LOADED || r == NVML_ERROR_LIBRARY_NOT_FOUND || r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_GPU_IS_LOST)
       c = error_code::not_found;
     else if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND || r == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
       c = error_code::unsupported;
@@ -330,15 +405,137 @@ class nvml_library {
       }
       for (unsigned i = 0; i < n && i < list.size(); ++i) {
         nvmlGpuInstanceInfo_t gi{};
-        if (const auto r3 = f.gi_info(list[i], &gi); r3 != NVML_SUCCESS)
-          return unexpected<error>(failure(r3, "nvmlGpuInstanceGetInfo"));
+        if (const auto r3 = f.gi_info(list[i], &gi); r3 != NVML_SUCCESS) return unexpected<error>(failure(r3, "nvmlGpuInstanceGetInfo"));
         const nvml_gpu_instance x{gi.id, gi.profileId, gi.placement.start, gi.placement.size};
         if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
       }
     }
-    std::sort(out.begin(), out.end(), [](const nvml_gpu_instance& a, const nvml_gpu_instance& b) {
-      return a.start != b.start ? a.start < b.start : a.id < b.id;
-    });
+    std::sort(out.begin(), out.end(),
+              [](const nvml_gpu_instance& a, const nvml_gpu_instance& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
+    return out;
+  }
+
+  // ---- the live state --------------------------------------------------------------------------
+
+  [[nodiscard]] gpu_telemetry telemetry_of(nvml_abi::nvmlDevice_t h) const {
+    gpu_telemetry t;
+    t.uuid = uuid_of(h);
+    t.utilization = utilization_of(h);
+    t.memory = memory_of(h);
+    t.power = power_of(h);
+    t.temperature_c = temperature_of(h);
+    t.health.ecc_volatile = ecc_of(h, nvml_abi::NVML_VOLATILE_ECC);
+    t.health.ecc_aggregate = ecc_of(h, nvml_abi::NVML_AGGREGATE_ECC);
+    t.health.retired = retired_of(h);
+    t.health.remapped = remapped_of(h);
+    t.mig_devices = mig_devices_of(h);
+    return t;
+  }
+
+  // Calls an optional function: "not available" when this NVML lacks it or the GPU does not
+  // support it, NVML's error otherwise.
+  template <class F, class... A>
+  [[nodiscard]] expected<void> ask(F fn, const char* name, A... args) const {
+    if (fn == nullptr) return missing(name);
+    return answer(fn(args...), name);
+  }
+  [[nodiscard]] static unexpected<error> missing(const char* name) {
+    return make_error(error_code::unsupported, "nvml", std::string("not available: this NVML has no ") + name);
+  }
+  [[nodiscard]] expected<void> answer(nvml_abi::nvmlReturn_t r, const char* name) const {
+    using namespace nvml_abi;
+    if (r == NVML_SUCCESS) return {};
+    if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+      return make_error(error_code::unsupported, "nvml", std::string("not available on this GPU (") + name + ": " + error_text(r) + ")");
+    if (r == NVML_ERROR_NO_PERMISSION)
+      return make_error(error_code::unsupported, "nvml", std::string("not available without permission (") + name + ": " + error_text(r) + ")");
+    return unexpected<error>(failure(r, name));
+  }
+
+  [[nodiscard]] nvml_reading<std::string> uuid_of(nvml_abi::nvmlDevice_t h) const {
+    char buf[nvml_abi::NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+    GPURENT_TRY(ask(s_->fn.uuid, "nvmlDeviceGetUUID", h, static_cast<char*>(buf), static_cast<unsigned>(sizeof buf)));
+    return std::string(buf, std::find(std::begin(buf), std::end(buf), '\0'));
+  }
+  [[nodiscard]] nvml_reading<utilization_rates> utilization_of(nvml_abi::nvmlDevice_t h) const {
+    nvml_abi::nvmlUtilization_t u{};
+    GPURENT_TRY(ask(s_->fn.utilization, "nvmlDeviceGetUtilizationRates", h, &u));
+    if (u.gpu > 100 || u.memory > 100) return make_error(error_code::io_error, "nvml", "nvmlDeviceGetUtilizationRates: a percentage above 100");
+    return utilization_rates{percent(static_cast<std::int32_t>(u.gpu)), percent(static_cast<std::int32_t>(u.memory))};
+  }
+  [[nodiscard]] nvml_reading<memory_use> memory_of(nvml_abi::nvmlDevice_t h) const {
+    nvml_abi::nvmlMemory_t m{};
+    GPURENT_TRY(ask(s_->fn.memory, "nvmlDeviceGetMemoryInfo", h, &m));
+    const auto b = [](unsigned long long v) { return bytes(static_cast<std::int64_t>(v)); };
+    return memory_use{b(m.total), b(m.used), b(m.free)};
+  }
+  [[nodiscard]] nvml_reading<milliwatts> power_of(nvml_abi::nvmlDevice_t h) const {
+    unsigned mw = 0;
+    GPURENT_TRY(ask(s_->fn.power, "nvmlDeviceGetPowerUsage", h, &mw));
+    return milliwatts(mw);
+  }
+  // nvmlDeviceGetTemperatureV where NVML has it (12.6+), else the deprecated nvmlDeviceGetTemperature.
+  [[nodiscard]] nvml_reading<std::int32_t> temperature_of(nvml_abi::nvmlDevice_t h) const {
+    if (s_->fn.temperature_v != nullptr) {
+      nvml_abi::nvmlTemperature_v1_t t{nvml_abi::nvmlTemperature_v1, nvml_abi::NVML_TEMPERATURE_GPU, 0};
+      GPURENT_TRY(ask(s_->fn.temperature_v, "nvmlDeviceGetTemperatureV", h, &t));
+      return std::int32_t{t.temperature};
+    }
+    unsigned c = 0;
+    GPURENT_TRY(ask(s_->fn.temperature, "nvmlDeviceGetTemperature", h, nvml_abi::NVML_TEMPERATURE_GPU, &c));
+    return static_cast<std::int32_t>(c);
+  }
+  [[nodiscard]] nvml_reading<ecc_errors> ecc_of(nvml_abi::nvmlDevice_t h, int counter) const {
+    unsigned long long corrected = 0, uncorrected = 0;
+    GPURENT_TRY(ask(s_->fn.ecc, "nvmlDeviceGetTotalEccErrors", h, nvml_abi::NVML_MEMORY_ERROR_TYPE_CORRECTED, counter, &corrected));
+    GPURENT_TRY(ask(s_->fn.ecc, "nvmlDeviceGetTotalEccErrors", h, nvml_abi::NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter, &uncorrected));
+    return ecc_errors{corrected, uncorrected};
+  }
+  // The counts only: a size query (no address buffer) answers with the count (SUCCESS when
+  // there are none, INSUFFICIENT_SIZE when there are some).
+  [[nodiscard]] nvml_reading<retired_pages> retired_of(nvml_abi::nvmlDevice_t h) const {
+    using namespace nvml_abi;
+    const char* name = "nvmlDeviceGetRetiredPages";
+    if (s_->fn.retired == nullptr) return missing(name);
+    std::uint32_t counts[2] = {};
+    for (int cause : {NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR}) {
+      unsigned n = 0;
+      const nvmlReturn_t r = s_->fn.retired(h, cause, &n, nullptr);
+      if (r != NVML_ERROR_INSUFFICIENT_SIZE) GPURENT_TRY(answer(r, name));
+      counts[static_cast<std::size_t>(cause)] = n;
+    }
+    return retired_pages{counts[0], counts[1]};
+  }
+  [[nodiscard]] nvml_reading<remapped_rows> remapped_of(nvml_abi::nvmlDevice_t h) const {
+    unsigned corr = 0, unc = 0, pending = 0, failed = 0;
+    GPURENT_TRY(ask(s_->fn.remapped, "nvmlDeviceGetRemappedRows", h, &corr, &unc, &pending, &failed));
+    return remapped_rows{corr, unc, pending != 0, failed != 0};
+  }
+
+  // Every MIG device NVML lists under the GPU (none when MIG is off or this NVML cannot list them).
+  [[nodiscard]] std::vector<mig_device_telemetry> mig_devices_of(nvml_abi::nvmlDevice_t h) const {
+    std::vector<mig_device_telemetry> out;
+    unsigned n = 0;
+    if (!ask(s_->fn.mig_count, "nvmlDeviceGetMaxMigDeviceCount", h, &n) || s_->fn.mig_handle == nullptr) return out;
+    for (unsigned i = 0; i < n; ++i) {
+      nvml_abi::nvmlDevice_t m = nullptr;
+      if (s_->fn.mig_handle(h, i, &m) != nvml_abi::NVML_SUCCESS || m == nullptr) continue;  // no MIG device at this index
+      mig_device_telemetry d;
+      d.index = i;
+      d.uuid = uuid_of(m);
+      unsigned gi = 0, ci = 0;
+      if (auto ok = ask(s_->fn.gi_id, "nvmlDeviceGetGpuInstanceId", m, &gi); ok)
+        d.gpu_instance_id = std::uint32_t{gi};
+      else
+        d.gpu_instance_id = unexpected<error>(std::move(ok.error()));
+      if (auto ok = ask(s_->fn.ci_id, "nvmlDeviceGetComputeInstanceId", m, &ci); ok)
+        d.compute_instance_id = std::uint32_t{ci};
+      else
+        d.compute_instance_id = unexpected<error>(std::move(ok.error()));
+      d.memory = memory_of(m);
+      d.utilization = utilization_of(m);
+      out.push_back(std::move(d));
+    }
     return out;
   }
 

@@ -1,26 +1,123 @@
 // SPDX-License-Identifier: MIT
 // gpurent probe: this machine's GPUs (CUDA runtime + NVML loaded at run time), mapped onto
-// the catalog with their live MIG layout. Exit 3 with a one-line reason and nothing on
-// stdout when there is no GPU, no driver, or the tool was built without the probe.
+// the catalog with their live MIG layout and live state (utilization, memory, power,
+// temperature, ECC health). `--watch 5s --samples N` samples the live state N times and
+// prints it as a Prometheus query_range answer with the DCGM exporter's names, which
+// `gpurent idle` reads. Exit 3 with a one-line reason and nothing on stdout when there is no
+// GPU, no driver, or the tool was built without the probe.
+#include <chrono>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include <gpurent/core/time.hpp>
 
 #include "tool.hpp"
 
 #if defined(GPURENT_HAS_PROBE)
+#include <gpurent/io/prometheus_json.hpp>
 #include <gpurent/probe/format.hpp>
 #include <gpurent/probe/probe.hpp>
+#include <gpurent/probe/telemetry.hpp>
 #endif
 
 namespace {
 using namespace gpurent;
 
 #if defined(GPURENT_HAS_PROBE)
-nlohmann::json optional_error(const std::optional<error>& e) {
-  return e ? nlohmann::json(e->message) : nlohmann::json(nullptr);
+nlohmann::json optional_error(const std::optional<error>& e) { return e ? nlohmann::json(e->message) : nlohmann::json(nullptr); }
+
+// A reading's value as JSON, or null with the reason recorded under `why[name]`.
+template <class T, class F>
+nlohmann::json reading_json(const probe::nvml_reading<T>& r, const char* name, nlohmann::json& why, F&& to_json) {
+  if (r) return to_json(*r);
+  why[name] = r.error().message;
+  return nullptr;
+}
+
+nlohmann::json percent_json(milli_percent p) {
+  if (p.count() % 1000 == 0) return p.count() / 1000;
+  return static_cast<double>(p.count()) / 1000.0;
+}
+
+nlohmann::json ecc_json(const probe::ecc_errors& e) { return {{"corrected", e.corrected}, {"uncorrected", e.uncorrected}}; }
+nlohmann::json rates_json(const probe::utilization_rates& u) { return {{"gpu", percent_json(u.gpu)}, {"memory", percent_json(u.memory)}}; }
+nlohmann::json memory_json(const probe::memory_use& m) {
+  return {{"total_mib", to_mib(m.total)}, {"used_mib", to_mib(m.used)}, {"free_mib", to_mib(m.free)}};
+}
+nlohmann::json id_json(std::uint32_t v) { return v; }
+nlohmann::json text_json(const std::string& v) { return v; }
+
+nlohmann::json mig_devices_json(const std::vector<probe::mig_device_telemetry>& devices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const probe::mig_device_telemetry& m : devices) {
+    nlohmann::json why = nlohmann::json::object();
+    out.push_back({{"index", m.index},
+                   {"uuid", reading_json(m.uuid, "uuid", why, text_json)},
+                   {"gpu_instance_id", reading_json(m.gpu_instance_id, "gpu_instance_id", why, id_json)},
+                   {"compute_instance_id", reading_json(m.compute_instance_id, "compute_instance_id", why, id_json)},
+                   {"memory", reading_json(m.memory, "memory", why, memory_json)},
+                   {"utilization", reading_json(m.utilization, "utilization", why, rates_json)},
+                   {"not_available", why}});
+  }
+  return out;
+}
+
+// The live state: each reading, or null and why under "not_available".
+nlohmann::json telemetry_json(const probe::gpu_telemetry& t) {
+  nlohmann::json why = nlohmann::json::object();
+  const probe::gpu_health& h = t.health;
+  nlohmann::json j{
+      {"uuid", reading_json(t.uuid, "uuid", why, text_json)},
+      {"utilization", reading_json(t.utilization, "utilization", why, rates_json)},
+      {"memory", reading_json(t.memory, "memory", why, memory_json)},
+      {"power_w",
+       reading_json(t.power, "power_w", why, [](probe::milliwatts mw) { return nlohmann::json(static_cast<double>(mw.count()) / 1000.0); })},
+      {"temperature_c", reading_json(t.temperature_c, "temperature_c", why, [](std::int32_t c) { return nlohmann::json(c); })},
+      {"ecc",
+       {{"volatile", reading_json(h.ecc_volatile, "ecc.volatile", why, ecc_json)},
+        {"aggregate", reading_json(h.ecc_aggregate, "ecc.aggregate", why, ecc_json)}}},
+      {"retired_pages", reading_json(h.retired, "retired_pages", why,
+                                     [](const probe::retired_pages& r) {
+                                       return nlohmann::json{{"multiple_single_bit", r.multiple_single_bit}, {"double_bit", r.double_bit}};
+                                     })},
+      {"remapped_rows",
+       reading_json(
+           h.remapped, "remapped_rows", why,
+           [](const probe::remapped_rows& r) {
+             return nlohmann::json{{"correctable", r.correctable}, {"uncorrectable", r.uncorrectable}, {"pending", r.pending}, {"failed", r.failed}};
+           })},
+      {"mig_devices", mig_devices_json(t.mig_devices)}};
+  j["not_available"] = why;
+  return j;
+}
+
+// "now: GPU 87%, memory 12%, 2048 of 143771 MiB used, 412.345 W, 54 C, ECC 0/0": what a
+// person reads in the table; readings NVML did not give are left out.
+std::string telemetry_line(const probe::gpu_telemetry& t) {
+  std::string s = "now:";
+  const auto add = [&](const std::string& part) { s += (s.size() > 4 ? ", " : " ") + part; };
+  if (t.utilization) add("GPU " + format_percent(t.utilization->gpu) + "%, memory " + format_percent(t.utilization->memory) + "%");
+  if (t.memory) add(std::to_string(to_mib(t.memory->used)) + " of " + std::to_string(to_mib(t.memory->total)) + " MiB used");
+  for (const probe::dcgm_value& v : probe::dcgm_values(t)) {
+    if (v.field == "DCGM_FI_DEV_POWER_USAGE") add(v.value + " W");
+    if (v.field == "DCGM_FI_DEV_GPU_TEMP") add(v.value + " C");
+  }
+  if (t.health.ecc_volatile)
+    add(fmt::format("ECC {}/{} (corrected/uncorrected since boot)", t.health.ecc_volatile->corrected, t.health.ecc_volatile->uncorrected));
+  if (t.health.remapped && (t.health.remapped->pending || t.health.remapped->failed))
+    add("row remapping pending or failed: reset or service the GPU");
+  if (!t.mig_devices.empty()) add(std::to_string(t.mig_devices.size()) + " MIG devices");
+  return s;
 }
 
 nlohmann::json gpu_json(const probe::probed_gpu& g) {
@@ -74,38 +171,137 @@ nlohmann::json gpu_json(const probe::probed_gpu& g) {
     j["catalog"] = nullptr;
   }
   j["notes"] = m.notes;
+  j["telemetry"] = g.nvml ? telemetry_json(g.nvml->telemetry) : nlohmann::json(nullptr);
   return j;
 }
 #endif
 
-tool::runner setup_probe(CLI::App& app) {
-  auto format = std::make_shared<tool::output_format>();
-  auto* cmd = app.add_subcommand("probe", "this machine's GPUs (CUDA runtime, NVML) mapped onto the catalog, with live MIG layouts");
-  tool::add_format_option(*cmd, *format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
-  return [format] {
+struct probe_options {
+  tool::output_format format{};
+  std::string watch;  // the sampling interval ("5s"); empty: one reading
+  int samples = 0;
+};
+
 #if defined(GPURENT_HAS_PROBE)
-    const auto m = probe::probe_machine();
-    if (!m) {
-      fmt::print(stderr, "gpurent: {}\n", m.error().message);
-      return tool::exit_not_here;
+int run_probe(tool::output_format format) {
+  const auto m = probe::probe_machine();
+  if (!m) {
+    fmt::print(stderr, "gpurent: {}\n", m.error().message);
+    return tool::exit_not_here;
+  }
+  if (format == tool::output_format::json) {
+    nlohmann::json j;
+    j["cuda"] = {
+        {"runtime", probe::cuda_version_string(m->cuda_version.runtime)},
+        {"driver", m->cuda_version.driver != 0 ? nlohmann::json(probe::cuda_version_string(m->cuda_version.driver)) : nlohmann::json(nullptr)},
+        {"error", optional_error(m->cuda_error)}};
+    j["nvml"] = {{"library", probe::nvml_default_library()}, {"error", optional_error(m->nvml_error)}};
+    j["gpus"] = nlohmann::json::array();
+    for (const probe::probed_gpu& g : m->gpus) j["gpus"].push_back(gpu_json(g));
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    for (const probe::probed_gpu& g : m->gpus) {
+      fmt::print("{}\n", g);
+      if (g.nvml) fmt::print("  {}\n", telemetry_line(g.nvml->telemetry));
     }
-    if (*format == tool::output_format::json) {
-      nlohmann::json j;
-      j["cuda"] = {{"runtime", probe::cuda_version_string(m->cuda_version.runtime)},
-                   {"driver", m->cuda_version.driver != 0 ? nlohmann::json(probe::cuda_version_string(m->cuda_version.driver)) : nlohmann::json(nullptr)},
-                   {"error", optional_error(m->cuda_error)}};
-      j["nvml"] = {{"library", probe::nvml_default_library()}, {"error", optional_error(m->nvml_error)}};
-      j["gpus"] = nlohmann::json::array();
-      for (const probe::probed_gpu& g : m->gpus) j["gpus"].push_back(gpu_json(g));
-      fmt::print("{}\n", j.dump(2));
-    } else {
-      for (const probe::probed_gpu& g : m->gpus) fmt::print("{}\n", g);
-      if (m->cuda_error) fmt::print("CUDA: {}\n", m->cuda_error->message);
-      if (m->nvml_error) fmt::print("NVML: {}\n", m->nvml_error->message);
+    if (m->cuda_error) fmt::print("CUDA: {}\n", m->cuda_error->message);
+    if (m->nvml_error) fmt::print("NVML: {}\n", m->nvml_error->message);
+  }
+  return tool::exit_ok;
+}
+
+// The watch's series, one per (field, GPU, MIG device), in the order they first appear.
+class watch_series {
+ public:
+  void add(instant at, const probe::nvml_device& d, const probe::gpu_telemetry& t, const std::string& host) {
+    const auto labels = probe::dcgm_labels(d, t, host);
+    for (const probe::dcgm_value& v : probe::dcgm_values(t)) put(at, v, d.index, -1, labels);
+    for (const probe::mig_device_telemetry& m : t.mig_devices) {
+      if (!m.gpu_instance_id) continue;  // a MIG device is named by its GPU instance
+      auto mig_labels = labels;
+      mig_labels.emplace_back("GPU_I_ID", std::to_string(*m.gpu_instance_id));
+      for (const probe::dcgm_value& v : probe::dcgm_values(m)) put(at, v, d.index, static_cast<long>(*m.gpu_instance_id), mig_labels);
     }
-    return tool::exit_ok;
+  }
+  [[nodiscard]] const std::vector<io::metric_series>& series() const noexcept { return series_; }
+
+ private:
+  void put(instant at, const probe::dcgm_value& v, std::uint32_t gpu, long gi, const io::metric_labels& labels) {
+    const auto key = std::make_tuple(std::string(v.field), gpu, gi);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      io::metric_series s;
+      s.labels.emplace_back("__name__", std::string(v.field));
+      s.labels.insert(s.labels.end(), labels.begin(), labels.end());
+      series_.push_back(std::move(s));
+      it = index_.emplace(key, series_.size() - 1).first;
+    }
+    series_[it->second].values.emplace_back(at, v.value);
+  }
+  std::map<std::tuple<std::string, std::uint32_t, long>, std::size_t> index_;
+  std::vector<io::metric_series> series_;
+};
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+// Samples every GPU's live state `samples` times, `every` apart, at whole seconds; JSON (a
+// query_range answer) at the end, or a table line per GPU and sample as it is read.
+int run_watch(seconds every, int samples, tool::output_format format) {
+  const auto nothing = [](const std::string& why) {
+    fmt::print(stderr, "gpurent: no GPU to watch: {}\n", why);
+    return tool::exit_not_here;
+  };
+  auto lib = probe::nvml_library::open();
+  if (!lib) return nothing(lib.error().message);
+  const auto devs = lib->devices();
+  if (!devs) return nothing(devs.error().message);
+  if (devs->empty()) return nothing("NVML sees none");
+  const std::string host = host_name();
+  watch_series series;
+  const instant first = std::chrono::ceil<seconds>(std::chrono::system_clock::now());
+  for (int k = 0; k < samples; ++k) {
+    const instant at = first + k * every;
+    std::this_thread::sleep_until(at);
+    for (const probe::nvml_device& d : *devs) {
+      const auto t = lib->telemetry(d.index);
+      if (!t) {  // a GPU lost mid-watch: its time goes unobserved, the others go on
+        fmt::print(stderr, "gpurent: {}: {}\n", format_instant(at), t.error().message);
+        continue;
+      }
+      series.add(at, d, *t, host);
+      if (format == tool::output_format::table) {
+        fmt::print("{}  gpu {} {}  {}\n", format_instant(at), d.index, t->uuid ? *t->uuid : d.name, telemetry_line(*t));
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (format == tool::output_format::json) fmt::print("{}", io::write_query_range_json(series.series()));
+  return tool::exit_ok;
+}
+#endif
+
+tool::runner setup_probe(CLI::App& app) {
+  auto o = std::make_shared<probe_options>();
+  auto* cmd = app.add_subcommand("probe", "this machine's GPUs (CUDA runtime, NVML) mapped onto the catalog, with live MIG layouts and state");
+  tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
+  cmd->add_option("--watch", o->watch, "sample the live state every DURATION (5s, 1min); JSON: a Prometheus query_range answer for gpurent idle");
+  cmd->add_option("--samples", o->samples, "how many samples --watch takes");
+  return [o] {
+    if (o->watch.empty() && o->samples != 0) return tool::fail(error{error_code::invalid_argument, "--samples", "needs --watch", {}});
+    std::optional<seconds> every;
+    if (!o->watch.empty()) {
+      auto d = parse_duration(o->watch);
+      if (!d || *d <= seconds{0}) return tool::fail(error{error_code::invalid_argument, "--watch", d ? "must be positive" : d.error().message, {}});
+      if (o->samples < 1) return tool::fail(error{error_code::invalid_argument, "--samples", "--watch needs --samples N, N >= 1", {}});
+      every = *d;
+    }
+#if defined(GPURENT_HAS_PROBE)
+    return every ? run_watch(*every, o->samples, o->format) : run_probe(o->format);
 #else
-    (void)format;
     fmt::print(stderr, "gpurent: built without CUDA probe support\n");
     return tool::exit_not_here;
 #endif

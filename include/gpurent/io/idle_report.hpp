@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The idle report `gpurent idle` prints (../shared/protocols/cli.md, "gpurent idle"), as JSON,
+// CSV or a table: each GPU's observed and idle seconds and idle periods, the totals and the
+// idle share; with usage, per account, resource and mode the billed seconds that fell in idle
+// periods and their cost under the tariff (metering/waste.hpp, bill_idle).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/money.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/io/csv.hpp>
+#include <gpurent/io/gpu_metrics.hpp>
+#include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/waste.hpp>
+#include <gpurent/tariff/amount.hpp>
+
+namespace gpurent::io {
+
+// What a report shows: the rules, every GPU's report, and the billing when usage was given.
+struct idle_report {
+  idle_rules rules;
+  gpu_reports gpus;
+  std::optional<idle_billing> billing;
+
+  [[nodiscard]] seconds observed_seconds() const noexcept {
+    seconds s{0};
+    for (const auto& [gpu, r] : gpus) s += r.observed_seconds();
+    return s;
+  }
+  [[nodiscard]] seconds idle_seconds() const noexcept {
+    seconds s{0};
+    for (const auto& [gpu, r] : gpus) s += r.idle_seconds();
+    return s;
+  }
+};
+
+// One line of the billed idle time: the whole line as billed, its idle part, its unobserved seconds.
+struct billed_idle_row {
+  std::string_view account, resource, mode;
+  const invoice_line* billed = nullptr;
+  const invoice_line* idle = nullptr;  // null: nothing of the line was idle
+  std::int64_t unobserved_seconds = 0;
+};
+
+// Every billed line, in the invoice's order (account, resource, mode).
+[[nodiscard]] inline std::vector<billed_idle_row> billed_idle_rows(const idle_billing& b) {
+  std::vector<billed_idle_row> out;
+  for (const invoice_account& a : b.billed.accounts) {
+    for (const invoice_line& l : a.lines) {
+      billed_idle_row r{a.account, l.resource, l.mode, &l, find_line(b.idle, a.account, l.resource, l.mode), 0};
+      for (const unobserved_line& u : b.unobserved)
+        if (u.account == a.account && u.resource == l.resource && u.mode == l.mode) r.unobserved_seconds = u.seconds;
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// The sum of every account's total in `inv` (one currency).
+[[nodiscard]] inline expected<money_value> invoice_total(const invoice& inv) {
+  money_value sum(inv.ccy, int128(0));
+  for (const invoice_account& a : inv.accounts) {
+    GPURENT_TRY(s, sum.plus(a.total));
+    sum = *s;
+  }
+  return sum;
+}
+
+namespace detail {
+
+// A share as a JSON number with four decimals (0.2934).
+[[nodiscard]] inline nlohmann::ordered_json share_json(seconds idle, seconds observed) {
+  return static_cast<double>(share_basis_points(idle, observed)) / 10'000.0;
+}
+// A percentage as a JSON number: 5, or 2.5.
+[[nodiscard]] inline nlohmann::ordered_json percent_json(milli_percent p) {
+  if (p.count() % 1000 == 0) return p.count() / 1000;
+  return static_cast<double>(p.count()) / 1000.0;
+}
+
+[[nodiscard]] inline nlohmann::ordered_json gpu_json(const std::string& gpu, const utilization_report& r) {
+  using oj = nlohmann::ordered_json;
+  oj periods = oj::array();
+  for (const interval& p : r.idle)
+    periods.push_back({{"start", format_instant(p.begin())}, {"end", format_instant(p.end())}, {"seconds", p.length().count()}});
+  return {{"gpu", gpu},
+          {"observed_s", r.observed_seconds().count()},
+          {"idle_s", r.idle_seconds().count()},
+          {"idle_share", share_json(r.idle_seconds(), r.observed_seconds())},
+          {"scrape_interval_s", r.scrape_interval.count()},
+          {"periods", std::move(periods)}};
+}
+
+[[nodiscard]] inline nlohmann::ordered_json billed_idle_line_json(const billed_idle_row& r, const currency& ccy) {
+  const money_value zero(ccy, int128(0));
+  return {{"account", r.account},
+          {"resource", r.resource},
+          {"mode", r.mode},
+          {"records", r.billed->records},
+          {"billed_seconds", r.billed->billed_seconds},
+          {"amount", r.billed->amount.to_string()},
+          {"idle_records", r.idle != nullptr ? r.idle->records : 0},
+          {"idle_seconds", r.idle != nullptr ? r.idle->used_seconds : 0},
+          {"idle_billed_seconds", r.idle != nullptr ? r.idle->billed_seconds : 0},
+          {"idle_exact", r.idle != nullptr ? format_exact(r.idle->exact) : std::string("0")},
+          {"idle_amount", (r.idle != nullptr ? r.idle->amount : zero).to_string()},
+          {"unobserved_seconds", r.unobserved_seconds}};
+}
+
+[[nodiscard]] inline expected<nlohmann::ordered_json> billing_json(const idle_billing& b) {
+  using oj = nlohmann::ordered_json;
+  oj lines = oj::array();
+  std::int64_t billed_s = 0, idle_s = 0, unobserved_s = 0;
+  for (const billed_idle_row& r : billed_idle_rows(b)) {
+    lines.push_back(billed_idle_line_json(r, b.billed.ccy));
+    billed_s += r.billed->billed_seconds;
+    idle_s += r.idle != nullptr ? r.idle->used_seconds : 0;
+    unobserved_s += r.unobserved_seconds;
+  }
+  GPURENT_TRY(amount, invoice_total(b.billed));
+  GPURENT_TRY(idle_amount, invoice_total(b.idle));
+  return oj{{"currency", std::string(b.billed.ccy.code)},
+            {"period", b.billed.period},
+            {"timezone", b.billed.timezone},
+            {"lines", std::move(lines)},
+            {"billed_seconds", billed_s},
+            {"idle_seconds", idle_s},
+            {"unobserved_seconds", unobserved_s},
+            {"amount", amount->to_string()},
+            {"idle_amount", idle_amount->to_string()}};
+}
+
+}  // namespace detail
+
+// The JSON of cli.md, with a final newline.
+[[nodiscard]] inline expected<std::string> write_idle_json(const idle_report& r) {
+  nlohmann::ordered_json j;
+  j["threshold"] = detail::percent_json(r.rules.threshold);
+  j["min_idle_s"] = r.rules.min_idle.count();
+  j["max_gap_s"] = r.rules.max_gap.count();
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (const auto& [gpu, rep] : r.gpus) gpus.push_back(detail::gpu_json(gpu, rep));
+  j["gpus"] = std::move(gpus);
+  j["observed_s"] = r.observed_seconds().count();
+  j["idle_s"] = r.idle_seconds().count();
+  j["idle_share"] = detail::share_json(r.idle_seconds(), r.observed_seconds());
+  if (r.billing) {
+    GPURENT_TRY(b, detail::billing_json(*r.billing));
+    j["billed_idle"] = std::move(*b);
+  }
+  return j.dump(2) + "\n";
+}
+
+// "0.2934": a share with four decimals.
+[[nodiscard]] inline std::string format_share(seconds idle, seconds observed) {
+  const std::int64_t bp = share_basis_points(idle, observed);
+  return fmt::format("{}.{:04}", bp / 10'000, bp % 10'000);
+}
+
+// CSV, one row per GPU, idle period, total and billed line; columns
+// kind,gpu,start,end,observed_s,idle_s,idle_share,account,resource,mode,billed_seconds,amount,idle_seconds,idle_amount,unobserved_seconds,currency
+[[nodiscard]] inline std::string write_idle_csv(const idle_report& r) {
+  std::string out =
+      "kind,gpu,start,end,observed_s,idle_s,idle_share,account,resource,mode,billed_seconds,amount,idle_seconds,idle_amount,unobserved_seconds,"
+      "currency\n";
+  const auto n = [](auto v) { return std::to_string(v); };
+  for (const auto& [gpu, rep] : r.gpus) {
+    const std::string obs = n(rep.observed_seconds().count()), idle = n(rep.idle_seconds().count());
+    csv_row(out, {"gpu", gpu, "", "", obs, idle, format_share(rep.idle_seconds(), rep.observed_seconds()), "", "", "", "", "", "", "", "", ""});
+    for (const interval& p : rep.idle)
+      csv_row(out,
+              {"period", gpu, format_instant(p.begin()), format_instant(p.end()), "", n(p.length().count()), "", "", "", "", "", "", "", "", "", ""});
+  }
+  csv_row(out, {"total", "", "", "", n(r.observed_seconds().count()), n(r.idle_seconds().count()),
+                format_share(r.idle_seconds(), r.observed_seconds()), "", "", "", "", "", "", "", "", ""});
+  if (!r.billing) return out;
+  const std::string ccy(r.billing->billed.ccy.code);
+  for (const billed_idle_row& b : billed_idle_rows(*r.billing)) {
+    const std::string idle_s = n(b.idle != nullptr ? b.idle->used_seconds : 0);
+    const std::string idle_amount = b.idle != nullptr ? b.idle->amount.to_string() : money_value(r.billing->billed.ccy, int128(0)).to_string();
+    csv_row(out, {"billed_idle", "", "", "", "", "", "", b.account, b.resource, b.mode, n(b.billed->billed_seconds), b.billed->amount.to_string(),
+                  idle_s, idle_amount, n(b.unobserved_seconds), ccy});
+  }
+  return out;
+}
+
+namespace detail {
+// "7h 0min", "45min", "12s"
+[[nodiscard]] inline std::string hours_text(seconds s) {
+  const auto v = s.count();
+  if (v >= 3600) return fmt::format("{}h {}min", v / 3600, (v % 3600) / 60);
+  if (v >= 60) return fmt::format("{}min", v / 60);
+  return fmt::format("{}s", v);
+}
+}  // namespace detail
+
+// For people: one row per GPU with its idle periods under it, the totals, then the billed lines.
+[[nodiscard]] inline std::string write_idle_table(const idle_report& r) {
+  std::string out = fmt::format("{:<44} {:>12} {:>12} {:>7} {:>7}\n", "gpu", "observed", "idle", "share", "periods");
+  const auto pct = [](seconds i, seconds o) { return fmt::format("{:.2f}%", static_cast<double>(share_basis_points(i, o)) / 100.0); };
+  for (const auto& [gpu, rep] : r.gpus) {
+    out += fmt::format("{:<44} {:>12} {:>12} {:>7} {:>7}\n", gpu, detail::hours_text(rep.observed_seconds()), detail::hours_text(rep.idle_seconds()),
+                       pct(rep.idle_seconds(), rep.observed_seconds()), rep.idle.size());
+    for (const interval& p : rep.idle)
+      out += fmt::format("  idle {} .. {} ({})\n", format_instant(p.begin()), format_instant(p.end()), detail::hours_text(p.length()));
+  }
+  out += fmt::format("{:<44} {:>12} {:>12} {:>7}\n", "total", detail::hours_text(r.observed_seconds()), detail::hours_text(r.idle_seconds()),
+                     pct(r.idle_seconds(), r.observed_seconds()));
+  out += fmt::format("idle: below {}% for more than {}; a sample holds at most {}\n", format_percent(r.rules.threshold),
+                     format_duration(r.rules.min_idle), format_duration(r.rules.max_gap));
+  if (!r.billing) return out;
+  const invoice& inv = r.billing->billed;
+  out += fmt::format("\nbilled idle ({}, {} in {}):\n{:<16} {:<24} {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", inv.ccy.code, inv.period,
+                     inv.timezone, "account", "resource", "mode", "billed", "amount", "idle", "idle amount", "unobserved");
+  for (const billed_idle_row& b : billed_idle_rows(*r.billing)) {
+    const std::string idle_amount = b.idle != nullptr ? b.idle->amount.to_string() : money_value(inv.ccy, int128(0)).to_string();
+    out += fmt::format("{:<16} {:<24} {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", b.account, b.resource, b.mode,
+                       detail::hours_text(seconds(b.billed->billed_seconds)), b.billed->amount.to_string(),
+                       detail::hours_text(seconds(b.idle != nullptr ? b.idle->used_seconds : 0)), idle_amount,
+                       detail::hours_text(seconds(b.unobserved_seconds)));
+  }
+  return out;
+}
+
+}  // namespace gpurent::io

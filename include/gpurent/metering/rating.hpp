@@ -40,8 +40,8 @@ enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
   out.billed = billed;
   using detail::i128;
   // Two int64 factors never overflow 128 bits: these products need no check.
-  out.usage = static_cast<i128>(quantity) * billed;
-  out.used_usage = static_cast<i128>(quantity) * used;
+  out.usage = detail::wide_mul(quantity, billed);
+  out.used_usage = detail::wide_mul(quantity, used);
   if (r.kind != price_kind::unit) {
     out.amount = 0;
     out.waste = 0;
@@ -52,9 +52,9 @@ enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
   if (r.price.is_flat()) {
     // The common case in 64 bits (checked), then one unchecked widening product.
     std::int64_t pb = 0, pe = 0;
-    if (!__builtin_mul_overflow(r.price.base(), billed, &pb) && !__builtin_mul_overflow(r.price.base(), billed - used, &pe)) [[likely]] {
-      out.amount = static_cast<i128>(pb) * quantity;
-      out.waste = static_cast<i128>(pe) * quantity;
+    if (detail::mul_into(r.price.base(), billed, pb) && detail::mul_into(r.price.base(), billed - used, pe)) [[likely]] {
+      out.amount = detail::wide_mul(pb, quantity);
+      out.waste = detail::wide_mul(pe, quantity);
       return rating_status::rated;
     }
     if (!detail::mul_into(r.price.base(), billed, price_seconds) || !detail::mul_into(r.price.base(), billed - used, extra)) {
@@ -101,10 +101,9 @@ struct line_totals {
   }
   // Takes a contribution back out (a duplicate found at merge time).
   [[nodiscard]] bool subtract(const rated_usage& u, detail::i128 rounded, bool with_waste) noexcept {
-    return !__builtin_sub_overflow(records, std::int64_t{1}, &records) && !__builtin_sub_overflow(billed_seconds, u.billed, &billed_seconds) &&
-           !__builtin_sub_overflow(used_seconds, u.used, &used_seconds) && !__builtin_sub_overflow(amount, u.amount, &amount) &&
-           !__builtin_sub_overflow(waste, with_waste ? u.waste : detail::i128{0}, &waste) && !__builtin_sub_overflow(usage, u.usage, &usage) &&
-           !__builtin_sub_overflow(used_usage, u.used_usage, &used_usage) && !__builtin_sub_overflow(rounded_minor, rounded, &rounded_minor);
+    return detail::sub_from(records, std::int64_t{1}) && detail::sub_from(billed_seconds, u.billed) && detail::sub_from(used_seconds, u.used) &&
+           detail::sub_from(amount, u.amount) && detail::sub_from(waste, with_waste ? u.waste : detail::i128{0}) &&
+           detail::sub_from(usage, u.usage) && detail::sub_from(used_usage, u.used_usage) && detail::sub_from(rounded_minor, rounded);
   }
   [[nodiscard]] bool merge(const line_totals& o) noexcept {
     return detail::add_to(records, o.records) && detail::add_to(billed_seconds, o.billed_seconds) &&

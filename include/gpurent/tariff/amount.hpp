@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The fixed-point numbers of the rating hot path: prices, quantities and tier bounds are
-// int64 counts of 10^-9 units ("nano"), products are __int128 with every operation checked
-// (overflow is reported, never wrapped). Whole-line results become core `ratio<>`s, which
-// are rounded once at the tariff's rounding point.
+// int64 counts of 10^-9 units ("nano"), products are 128-bit (core/wide.hpp) with every
+// operation checked (overflow is reported, never wrapped). Whole-line results become core
+// `ratio<>`s, which are rounded once at the tariff's rounding point.
 
 #include <cstdint>
 #include <optional>
@@ -13,25 +13,13 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
+#include <gpurent/core/wide.hpp>
 
 namespace gpurent {
 
 namespace detail {
-__extension__ using i128 = __int128;
-
 // 10^9: one unit in nano units.
 inline constexpr std::int64_t nano_one = 1'000'000'000;
-
-[[nodiscard]] constexpr bool add_to(i128& acc, i128 v) noexcept { return !__builtin_add_overflow(acc, v, &acc); }
-[[nodiscard]] constexpr bool add_to(std::int64_t& acc, std::int64_t v) noexcept { return !__builtin_add_overflow(acc, v, &acc); }
-[[nodiscard]] constexpr bool mul_into(i128 a, i128 b, i128& out) noexcept { return !__builtin_mul_overflow(a, b, &out); }
-
-// Exact conversions between the hot-path integer and the core's checked integer.
-[[nodiscard]] inline int128 to_int128(i128 v) { return int128(v); }
-[[nodiscard]] inline std::optional<i128> to_i128(const int128& v) {
-  if (detail::abs(v) > int128((static_cast<i128>(1) << 126) - 1 + (static_cast<i128>(1) << 126))) return std::nullopt;
-  return v.convert_to<i128>();
-}
 
 [[nodiscard]] inline unexpected<error> overflow_error(std::string what) {
   return make_error(error_code::overflow, {}, "overflow: " + std::move(what) + " does not fit 128 bits");

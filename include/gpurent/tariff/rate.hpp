@@ -94,14 +94,14 @@ struct rate {
   const std::int64_t g = throughput.count();
   std::vector<price_change> changes = r.price.changes();
   std::int64_t base = 0;
-  if (__builtin_mul_overflow(r.price.base(), g, &base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+  if (!detail::mul_into(r.price.base(), g, base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   for (auto& c : changes) {
-    if (__builtin_mul_overflow(c.unit_price, g, &c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+    if (!detail::mul_into(c.unit_price, g, c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   }
   auto s = price_schedule::make(base, std::move(changes), r.price.protection());
   if (!s) return unexpected(s.error());
   r.price = std::move(*s);
-  if (__builtin_mul_overflow(r.price_divisor, std::int64_t{1000}, &r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
+  if (!detail::mul_into(r.price_divisor, std::int64_t{1000}, r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
   r.per = seconds{3600};
   return r;
 }

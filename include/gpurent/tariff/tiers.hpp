@@ -73,8 +73,8 @@ class tier_table {
   }
   // Graduated: the cost of `usage` laid on the steps after `before` (meter.md rule 6).
   [[nodiscard]] bool graduated_part(detail::i128 before, detail::i128 usage, detail::i128& out) const noexcept {
-    detail::i128 a = 0, b = 0, end = 0;
-    if (__builtin_add_overflow(before, usage, &end) || !graduated(before, a) || !graduated(end, b)) return false;
+    detail::i128 a = 0, b = 0, end = before;
+    if (!detail::add_to(end, usage) || !graduated(before, a) || !graduated(end, b)) return false;
     out = b - a;
     return true;
   }

@@ -48,7 +48,7 @@ TEST_CASE("a usage record in one line, labels included") {
   r.account = "acme";
   r.resource = "gpu/H100";
   r.mode = "spot";
-  r.quantity = 500'000'000;
+  r.quantity = nano_quantity(500'000'000);
   r.start = *parse_instant("2026-11-01T00:00:00Z");
   r.end = *parse_instant("2026-11-01T01:00:00Z");
   CHECK(fmt::format("{}", r) == "r1: acme gpu/H100 spot x0.5 [2026-11-01T00:00:00Z, 2026-11-01T01:00:00Z)");

@@ -418,7 +418,7 @@ class simulation {
             j.quantity = j.req.cpu_milli * 1'000'000;
           } else if (j.k == kind::share) {
             j.resource = "share/" + inv_.model(spec.model).name;
-            j.quantity = quantity_of(j.req.gpu_milli);
+            j.quantity = quantity_of(j.req.gpu_milli).raw();
           } else {
             j.resource = "gpu/" + inv_.model(spec.model).name;
             j.quantity = std::int64_t{j.req.num_gpu} * 1'000'000'000;

@@ -75,7 +75,7 @@ TEST_CASE("a compute-unit rate prints its exact per-GPU price, not a rounded one
   rate r;
   r.resource = "gpu/H100-80GB";
   r.mode = "tflops";
-  r.price = price_schedule(2'000'000'000);
+  r.price = price_schedule(nano_price(2'000'000'000));
   auto c = compute_unit_rate(r, gflops{66'913});
   REQUIRE(c);
   CHECK(fmt::format("{}", *c) == "gpu/H100-80GB tflops: 133.826 per 1h, increment 1s");

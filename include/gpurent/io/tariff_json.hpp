@@ -128,14 +128,14 @@ struct json_reader {
       if (!up->is_null()) {
         auto u = nano(s, p, "up_to", true);
         if (!u) return unexpected(u.error());
-        st.up_to = **u;
+        st.up_to = nano_unit_hours(**u);
       }
       auto price = nano(s, p, "unit_price", true);
       if (!price) return unexpected(price.error());
-      st.unit_price = **price;
+      st.unit_price = nano_price(**price);
       auto fee = nano(s, p, "flat_fee", false);
       if (!fee) return unexpected(fee.error());
-      st.flat_fee = fee->value_or(0);
+      st.flat_fee = nano_money(fee->value_or(0));
       out.push_back(st);
     }
     auto t = tier_table::make(mode, std::move(out));
@@ -199,10 +199,10 @@ struct json_reader {
           if (!t) return fail(t.error(), join(ip, "from"));
           auto cpr = nano(c, ip, "unit_price", true);
           if (!cpr) return unexpected(cpr.error());
-          pcs.push_back({*t, **cpr});
+          pcs.push_back({*t, nano_price(**cpr)});
         }
       }
-      auto s = price_schedule::make(**price, std::move(pcs), prot->value_or(seconds{0}));
+      auto s = price_schedule::make(nano_price(**price), std::move(pcs), prot->value_or(seconds{0}));
       if (!s) return fail(s.error(), join(p, s.error().field));
       r.price = std::move(*s);
     } else if (has_tiers) {
@@ -220,7 +220,7 @@ struct json_reader {
       if (!size) return unexpected(size.error());
       auto pr = nano(pk, pp, "price", true);
       if (!pr) return unexpected(pr.error());
-      auto pkg = package_pricing::make(**size, **pr);
+      auto pkg = package_pricing::make(nano_unit_hours(**size), nano_money(**pr));
       if (!pkg) return fail(pkg.error(), join(p, pkg.error().field));
       r.package = *pkg;
     }

@@ -29,7 +29,7 @@ inline constexpr std::array<std::string_view, 7> usage_columns = {"id", "account
 // One parsed row; the views live until the callback returns.
 struct usage_row {
   std::string_view id, account, resource, mode;
-  std::int64_t quantity = 0;  // nano units, > 0
+  nano_quantity quantity;  // > 0
   instant start{}, end{};     // end > start
   std::size_t line = 0;
   std::span<const std::string_view> label_names;
@@ -172,7 +172,7 @@ template <class F>
     if (row.account.empty()) return fail(line_no, "account", "empty account");
     auto q = parse_positive_nano(fields[col[4]]);
     if (!q) return located(line_no, "quantity", q.error());
-    row.quantity = *q;
+    row.quantity = nano_quantity(*q);
     auto s = parse_instant(fields[col[5]]);
     if (!s) return located(line_no, "start", s.error());
     auto e = parse_instant(fields[col[6]]);

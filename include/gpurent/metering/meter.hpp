@@ -64,11 +64,11 @@ class meter {
     return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
   }
   // The same from parsed fields and the index of the rate in the tariff (the readers' path).
-  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_index, std::int64_t quantity,
+  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_index, nano_quantity quantity,
                                    instant start, instant end, std::size_t line) {
     if (id.empty()) return locate(error{error_code::invalid_argument, "id", "a record needs an id", {}}, line);
     if (account.empty()) return locate(error{error_code::invalid_argument, "account", "a record needs an account", {}}, line);
-    if (quantity <= 0) {
+    if (quantity <= nano_quantity{0}) {
       return locate(error{error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}}, line);
     }
     if (end <= start) {
@@ -162,7 +162,7 @@ class meter {
     std::uint32_t account;
     std::uint32_t rate;
     std::uint32_t source;
-    std::int64_t quantity;
+    nano_quantity quantity;
     std::int64_t start;
     std::int64_t end;
     std::size_t line;
@@ -247,8 +247,7 @@ class meter {
     }
     detail::i128 rounded = 0;
     if (t_->rounding().point == rounding_point::record && r.kind == price_kind::unit) {
-      const ratio<> exact(detail::to_int128(u.amount), r.denominator());
-      rounded = round_record(exact);
+      rounded = round_record(exact_amount(u.amount, r.denominator()));
     }
     line_totals& l = lines_[line_index(e.account, e.rate)];
     const bool with_waste = sums_waste(r);
@@ -376,32 +375,33 @@ class meter {
   // Each record's share of a tiered line (graduated: laid after the records before it;
   // volume: at the line's step, the step's flat fee with the first record), rounded alone.
   [[nodiscard]] expected<int128> round_tiered_records(const rate& r, const std::vector<placed>& recs, const line_totals& tot) const {
-    detail::i128 before = 0, before_cost = 0, total_cost = 0;
+    nano_usage before;
+    cost_numerator before_cost, total_cost;
     const bool ok = tiered_cost(r, tot.usage, total_cost);
     if (!ok) return detail::overflow_error("a tiered line");
     const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
-    const std::int64_t vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : 0;
+    const nano_price vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : nano_price{};
     int128 sum = 0;
     bool first = true;
     for (const placed& p : recs) {
       rated_usage u;
       if (rate_usage(r, period_, instant{seconds{p.e->start}}, instant{seconds{p.e->end}}, p.e->quantity, u) != rating_status::rated) continue;
-      detail::i128 part = 0;
+      cost_numerator part;
       if (volume) {
-        if (!detail::mul_into(u.usage, vprice, part)) return detail::overflow_error("a tiered record");
+        if (!mul_into(vprice, u.usage, part)) return detail::overflow_error("a tiered record");
         if (first) {
-          detail::i128 all = 0;
-          if (!detail::mul_into(tot.usage, vprice, all)) return detail::overflow_error("a tiered record");
-          part += total_cost - all;
+          cost_numerator all;
+          if (!mul_into(vprice, tot.usage, all)) return detail::overflow_error("a tiered record");
+          part = part + (total_cost - all);
         }
       } else {
-        detail::i128 upto = 0;
+        cost_numerator upto;
         const bool ok2 = tiered_cost(r, before + u.usage, upto);
         if (!ok2) return detail::overflow_error("a tiered record");
         part = upto - before_cost;
         before_cost = upto;
       }
-      before += u.usage;
+      before = before + u.usage;
       first = false;
       sum += detail::to_int128(round_record(usage_cost(part)));
     }

@@ -18,7 +18,7 @@ struct usage_record {
   std::string account;
   std::string resource;
   std::string mode;
-  std::int64_t quantity = detail::nano_one;  // nano units: GPUs, slices, servers (0.5 allowed)
+  nano_quantity quantity{detail::nano_one};  // GPUs, slices, servers (0.5 allowed)
   instant start{};
   instant end{};
   // Free-form labels (project, job); carried, not priced, not part of a record's identity.
@@ -36,7 +36,7 @@ struct usage_record {
 [[nodiscard]] inline expected<void> validate(const usage_record& r) {
   if (r.id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
   if (r.account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
-  if (r.quantity <= 0) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(r.quantity));
+  if (r.quantity <= nano_quantity{0}) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(r.quantity));
   if (r.end <= r.start) {
     return make_error(error_code::invalid_argument, "end",
                       "end " + format_instant(r.end) + " must be after start " + format_instant(r.start));

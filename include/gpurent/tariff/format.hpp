@@ -41,16 +41,17 @@ namespace detail::tariff_format {
   return s;
 }
 
-// A nano amount (a price, a bound in unit-hours) divided by `divisor`, exactly and shortest:
-// "2.49", "1/1500".
-[[nodiscard]] inline std::string price(std::int64_t nano, std::int64_t divisor = 1) {
-  return format_exact(ratio<>(int128(nano), int128(nano_one) * divisor));
+// A nano amount (a price, a bound in unit-hours, a quantity) divided by `divisor`, exactly
+// and shortest: "2.49", "1/1500".
+template <class Tag>
+[[nodiscard]] std::string nano_text(detail::amount<Tag, std::int64_t> v, std::int64_t divisor = 1) {
+  return format_exact(ratio<>(int128(v.raw()), int128(nano_one) * divisor));
 }
 
 // "2.49", then "1.2 from 2026-11-05T00:00:00Z", ...; "first 1h at the start's price".
 [[nodiscard]] inline std::string schedule(const price_schedule& p, std::int64_t divisor = 1) {
-  std::string s = price(p.base(), divisor);
-  for (const price_change& c : p.changes()) s += ", " + price(c.unit_price, divisor) + " from " + format_instant(c.from);
+  std::string s = nano_text(p.base(), divisor);
+  for (const price_change& c : p.changes()) s += ", " + nano_text(c.unit_price, divisor) + " from " + format_instant(c.from);
   if (p.protection().count() != 0) s += " (first " + format_duration(p.protection()) + " at the price in force at the start)";
   return s;
 }
@@ -61,16 +62,16 @@ namespace detail::tariff_format {
   const char* sep = " ";
   for (const tier_step& step : t.steps()) {
     s += sep;
-    s += step.up_to ? "up to " + price(*step.up_to) : std::string("beyond");
-    s += " at " + price(step.unit_price);
-    if (step.flat_fee != 0) s += " + " + price(step.flat_fee) + " flat";
+    s += step.up_to ? "up to " + nano_text(*step.up_to) : std::string("beyond");
+    s += " at " + nano_text(step.unit_price);
+    if (step.flat_fee != nano_money{}) s += " + " + nano_text(step.flat_fee) + " flat";
     sep = ", ";
   }
   return s;
 }
 
 [[nodiscard]] inline std::string package(const package_pricing& p) {
-  return "packages of " + price(p.size) + " unit-hours at " + price(p.price);
+  return "packages of " + nano_text(p.size) + " unit-hours at " + nano_text(p.price);
 }
 
 [[nodiscard]] inline std::string rate_text(const rate& r) {

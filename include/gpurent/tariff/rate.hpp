@@ -60,7 +60,7 @@ enum class resource_kind : std::uint8_t { server, gpu, mig_slice, fractional_sha
 }
 
 // A fractional share as a rating quantity: 250 milli-GPU is 0.25 GPU, exactly.
-[[nodiscard]] constexpr std::int64_t quantity_of(milli_gpu share) noexcept { return std::int64_t{share.count()} * 1'000'000; }
+[[nodiscard]] constexpr nano_quantity quantity_of(milli_gpu share) noexcept { return nano_quantity(std::int64_t{share.count()} * 1'000'000); }
 
 enum class price_kind : std::uint8_t { unit, tiers, package };
 
@@ -93,10 +93,10 @@ struct rate {
   if (throughput.count() <= 0) return make_error(error_code::invalid_argument, "gflops", "throughput must be positive");
   const std::int64_t g = throughput.count();
   std::vector<price_change> changes = r.price.changes();
-  std::int64_t base = 0;
-  if (!detail::mul_into(r.price.base(), g, base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+  nano_price base;
+  if (!scale_into(r.price.base(), g, base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   for (auto& c : changes) {
-    if (!detail::mul_into(c.unit_price, g, c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+    if (!scale_into(c.unit_price, g, c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   }
   auto s = price_schedule::make(base, std::move(changes), r.price.protection());
   if (!s) return unexpected(s.error());

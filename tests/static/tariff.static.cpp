@@ -61,6 +61,8 @@ static_assert(!std::is_convertible_v<nano_price, std::int64_t> && !std::is_conve
 static_assert(!std::is_constructible_v<nano_price, nano_money> && !std::is_assignable_v<nano_quantity&, nano_unit_hours>);
 static_assert(!std::is_constructible_v<nano_usage, nano_quantity>);
 
+// Only tariff::make builds a tariff, so every tariff has its currency and zone.
+static_assert(!std::is_default_constructible_v<tariff>);
 // The tariff and the meter take the typed values, not raw numbers.
 static_assert(!std::is_constructible_v<price_schedule, std::int64_t> && std::is_constructible_v<price_schedule, nano_price>);
 static_assert(!std::is_assignable_v<std::optional<nano_unit_hours>&, nano_quantity>);

@@ -163,9 +163,10 @@ class price {
 
 // Money whose currency is a run-time value (read from a tariff file). Adding two different
 // currencies is reported: `plus` returns an error, operator+ throws gpurent::exception.
+// There is no default: an amount is always told its currency (a silent USD would print as
+// one).
 class money_value {
  public:
-  money_value() = default;
   money_value(currency c, int128 minor) : ccy_(c), minor_(std::move(minor)) {}
   [[nodiscard]] static expected<money_value> parse(currency c, std::string_view s) {
     auto m = detail::parse_minor(s, c.minor_units, c.code);
@@ -204,8 +205,8 @@ class money_value {
     return make_error(error_code::currency_mismatch, "currency",
                       "cannot combine " + std::string(ccy_.code) + " and " + std::string(b.ccy_.code));
   }
-  currency ccy_{"USD", 2};
-  int128 minor_{0};
+  currency ccy_;
+  int128 minor_;
 };
 
 // Splits `total` minor units into parts proportional to `weights` that sum exactly to

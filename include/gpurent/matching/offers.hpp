@@ -399,11 +399,11 @@ struct plan_invoice_line {
   offer_mode mode = offer_mode::on_demand;
   std::size_t records = 0;
   std::int64_t billed_seconds = 0;
-  money_value amount;
+  money_value amount{currency{"USD", 2}, 0};
 };
 struct plan_invoice {
   std::vector<plan_invoice_line> lines;  // sorted by account, resource, mode (byte order)
-  money_value total;              // the sum of the accounts' totals (no credits)
+  money_value total{currency{"USD", 2}, 0};  // the sum of the accounts' totals (no credits)
 };
 
 // Rules 3 to 8 on a set of records that all lie inside the billing period.
@@ -426,7 +426,7 @@ struct plan_invoice {
     if (o == nullptr)
       return make_error(error_code::unknown_name, "resource",
                         "no rate for " + sorted[i]->resource + " in mode " + std::string(to_string(sorted[i]->mode)));
-    plan_invoice_line line{sorted[i]->account, sorted[i]->resource, sorted[i]->mode, j - i, 0, {}};
+    plan_invoice_line line{sorted[i]->account, sorted[i]->resource, sorted[i]->mode, j - i, 0, out.total};
     for (std::size_t k = i; k < j; ++k) line.billed_seconds += billed_seconds(o->billing, sorted[k]->length()).count();
     try {
       line.amount = round_amount(cat, line_amount(o->billing, cat.scale(), std::span(sorted).subspan(i, j - i)));

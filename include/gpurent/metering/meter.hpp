@@ -311,18 +311,18 @@ class meter {
     inv.records_out_of_period = out_of_period_;
     inv.duplicates_ignored = duplicates_;
     for (std::size_t i = 0; i < ls.size();) {
-      invoice_account acc;
-      acc.account = accounts_[ls[i].account];
+      const money_value zero(c, 0);
+      invoice_account acc{.account = accounts_[ls[i].account], .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
       std::vector<ratio<>> exacts;
       for (; i < ls.size() && accounts_[ls[i].account] == acc.account; ++i) {
         const rate& r = t_->rate_at(ls[i].rate);
         const line_totals& tot = *ls[i].tot;
-        invoice_line l;
-        l.resource = r.resource;
-        l.mode = r.mode;
-        l.records = tot.records;
-        l.billed_seconds = tot.billed_seconds;
-        l.used_seconds = tot.used_seconds;
+        invoice_line l{.resource = r.resource,
+                       .mode = r.mode,
+                       .records = tot.records,
+                       .billed_seconds = tot.billed_seconds,
+                       .used_seconds = tot.used_seconds,
+                       .amount = zero};
         auto exact = line_exact(r, tot);
         if (!exact) return detail::overflow_error("the amount of line " + l.resource + "/" + l.mode);
         auto waste = line_waste(r, tot, *exact);

@@ -21,14 +21,14 @@ namespace gpurent {
 
 struct commitment_option {
   std::int64_t level = 0;    // units committed for every hour of the window
-  money_value cost;          // committed + on-demand overflow over the window
+  money_value cost{currency{"USD", 2}, 0};  // committed + on-demand overflow over the window
   ratio<> utilization;       // committed unit-hours used / committed unit-hours (1 at level 0)
 };
 
 struct commitment_advice {
   commitment_option best;
-  money_value on_demand_cost;  // level 0
-  money_value savings;         // on_demand_cost - best.cost
+  money_value on_demand_cost{currency{"USD", 2}, 0};  // level 0
+  money_value savings{currency{"USD", 2}, 0};         // on_demand_cost - best.cost
   std::vector<commitment_option> curve;  // every level 0..peak, in order
 };
 

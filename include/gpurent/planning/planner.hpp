@@ -55,8 +55,8 @@ struct job_plan {
   std::int64_t count = 0;             // units rented (servers, GPUs, slices, fractions, shared bins)
   std::int32_t gpus = 0;              // whole GPUs a training run or experiment machine uses
   seconds wall{0};                    // expected time from start to finish
-  money_value expected_cost;
-  money_value naive_cost;             // exclusive whole GPUs billed hourly, on demand
+  money_value expected_cost{currency{"USD", 2}, 0};
+  money_value naive_cost{currency{"USD", 2}, 0};  // exclusive whole GPUs billed hourly, on demand
   std::string naive_offer;
   std::string reason;
   granularity_waste waste;            // record seconds: used vs billed
@@ -68,8 +68,8 @@ struct packing_report {
   std::size_t items = 0;      // jobs that could share a GPU
   std::size_t bins = 0;       // rented units holding two or more of them
   bool exact = true;          // subset DP over all partitions (else first-fit-decreasing)
-  money_value cost;           // of the packable jobs as planned
-  money_value lower_bound;    // no plan of them is cheaper
+  money_value cost{currency{"USD", 2}, 0};         // of the packable jobs as planned
+  money_value lower_bound{currency{"USD", 2}, 0};  // no plan of them is cheaper
   double gap = 0;             // (cost - lower_bound) / lower_bound
 };
 
@@ -81,9 +81,9 @@ struct plan_result {
   std::vector<job_plan> jobs;          // in workload order
   std::vector<plan_record> usage;     // what the plan produces, in meter.md's usage format
   std::vector<std::size_t> tariff;     // indices of the offers the usage is rated with, ascending
-  money_value total_cost;              // sum of the jobs' expected costs
-  money_value naive_cost;              // every job naive, rounded once
-  money_value billed_total;            // the usage rated by meter.md's rules (per-line rounding)
+  money_value total_cost{currency{"USD", 2}, 0};    // sum of the jobs' expected costs
+  money_value naive_cost{currency{"USD", 2}, 0};    // every job naive, rounded once
+  money_value billed_total{currency{"USD", 2}, 0};  // the usage rated by meter.md's rules (per-line rounding)
   plan_invoice invoice;
   packing_report packing;
 };

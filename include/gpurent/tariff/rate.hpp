@@ -149,7 +149,6 @@ struct string_hash {
 
 class tariff {
  public:
-  tariff() = default;
   // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
   // credit per account.
   [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
@@ -213,7 +212,8 @@ class tariff {
   [[nodiscard]] interval month(date::year_month ym) const { return month_period(zone_, ym); }
 
  private:
-  currency ccy_{"USD", 2};
+  tariff() = default;  // only make() builds one: a tariff always has its currency and zone
+  currency ccy_{};
   std::string zone_name_ = "UTC";
   const date::time_zone* zone_ = nullptr;
   rounding_rule rounding_{};

@@ -707,7 +707,7 @@ class simulation {
         sum = sum + l.amount;
       }
       if (!(sum == a.total)) return "invoice " + b.name + " account " + a.account + ": lines do not sum to the total";
-      const int128 credit = tariff_->credit_for(a.account);
+      const int128 credit = tariff_->credit_for(a.account).minor_units();
       const int128 applied = a.total.minor_units() < credit ? a.total.minor_units() : credit;
       if (a.credit_applied.minor_units() != applied) return "invoice " + b.name + " account " + a.account + ": wrong credit applied";
       if (!(a.due == a.total - a.credit_applied)) return "invoice " + b.name + " account " + a.account + ": due is not total - credit";

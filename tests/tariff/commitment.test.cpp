@@ -50,17 +50,21 @@ TEST_CASE("dual-rate reservation: holding rate on all reserved capacity plus usa
 }
 
 TEST_CASE("prepaid credits are drawn down and never make a total negative") {
-  credit_balance b(int128(1000));
-  auto d1 = b.draw(int128(600));
-  CHECK(d1.applied == 600);
-  CHECK(d1.due == 0);
-  auto d2 = b.draw(int128(600));
-  CHECK(d2.applied == 400);
-  CHECK(d2.due == 200);
-  auto d3 = b.draw(int128(-5));
-  CHECK(d3.applied == 0);
-  CHECK(d3.due == 0);
-  CHECK(b.remaining() == 0);
+  const auto cents = [](int n) { return money_value(*parse_currency("USD"), n); };
+  credit_balance b(cents(1000));
+  auto d1 = b.draw(cents(600));
+  CHECK(d1.applied == cents(600));
+  CHECK(d1.due == cents(0));
+  auto d2 = b.draw(cents(600));
+  CHECK(d2.applied == cents(400));
+  CHECK(d2.due == cents(200));
+  CHECK(b.remaining() == cents(0));
+  // A refund takes no credit and stays due, negative; the balance does not grow.
+  credit_balance r(cents(50));
+  auto d3 = r.draw(cents(-5));
+  CHECK(d3.applied == cents(0));
+  CHECK(d3.due == cents(-5));
+  CHECK(r.remaining() == cents(50));
   CHECK(usd(subscription_amount(nano_money(*parse_nano("199.99")), units(2))) == "399.98");
 }
 

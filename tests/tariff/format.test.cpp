@@ -94,7 +94,7 @@ TEST_CASE("a tariff prints its setting, rates in order and credits by account") 
   const std::vector<credit_grant> credits = example().credits();
   REQUIRE(credits.size() == 2);
   CHECK(credits[0].account == "acme");
-  CHECK(credits[0].minor == 10000);
+  CHECK(credits[0].amount.minor_units() == 10000);
 }
 
 }  // namespace

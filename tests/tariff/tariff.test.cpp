@@ -213,9 +213,15 @@ TEST_CASE("a tariff: one rate per (resource, mode), one credit per account, a re
   auto zone = tariff::make(*parse_currency("USD"), "Mars/Olympus", {}, {a});
   REQUIRE_FALSE(zone);
   CHECK(zone.error().field == "timezone");
-  auto credits = tariff::make(*parse_currency("USD"), "UTC", {}, {a}, {{"x", int128(1)}, {"x", int128(2)}});
+  const currency usd = *parse_currency("USD");
+  auto credits = tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(usd, 1)}, {"x", money_value(usd, 2)}});
   REQUIRE_FALSE(credits);
   CHECK(credits.error().field == "credits[1].account");
+  auto euros = tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(*parse_currency("EUR"), 1)}});
+  REQUIRE_FALSE(euros);
+  CHECK(euros.error().code == error_code::currency_mismatch);
+  CHECK(euros.error().field == "credits[0].amount");
+  CHECK(tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(usd, 5)}})->credit_for("y") == money_value(usd, 0));
 }
 
 TEST_CASE("nano decimals and exact display") {

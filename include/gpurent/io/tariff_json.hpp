@@ -285,7 +285,7 @@ struct json_reader {
         auto m = money_value::parse(*ccy, **amt);
         if (!m) return fail(m.error(), join(p, "amount"));
         if (m->minor_units() < 0) return fail(error_code::invalid_argument, join(p, "amount"), "a credit must not be negative");
-        credits.push_back({**acc, m->minor_units()});
+        credits.push_back({**acc, *m});
       }
     }
     auto t = tariff::make(*ccy, **zone, rr, std::move(rs), std::move(credits));

@@ -13,6 +13,7 @@
 
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/tariff/amount.hpp>
 
@@ -122,25 +123,29 @@ struct reservation_bill {
   return exact_amount(hold, unit_denominator(per));
 }
 
-// A prepaid balance drawn down by successive invoice totals (minor units).
+// A prepaid balance drawn down by successive invoice totals: the one credit rule (the meter
+// applies an account's credit with it). A total takes min(balance, total); a negative total
+// (a refund) takes nothing and stays due as it is, negative; the balance never grows and
+// never goes below zero.
 class credit_balance {
  public:
-  explicit credit_balance(int128 minor) : left_(std::move(minor)) { GPURENT_ASSERT(left_ >= 0); }
+  explicit credit_balance(money_value left) : left_(std::move(left)) { GPURENT_ASSERT(left_.minor_units() >= 0); }
   struct draw_result {
-    int128 applied;
-    int128 due;
+    money_value applied;
+    money_value due;  // total - applied
   };
-  // Applies min(balance, total) to a total; never makes anything negative.
-  [[nodiscard]] draw_result draw(const int128& total) {
-    const int128 t = total < 0 ? int128(0) : total;
-    const int128 applied = t < left_ ? t : left_;
-    left_ -= applied;
-    return {applied, int128(t - applied)};
+  [[nodiscard]] draw_result draw(const money_value& total) {
+    GPURENT_ASSERT(total.currency_value() == left_.currency_value());
+    const currency& c = left_.currency_value();
+    const int128& t = total.minor_units();
+    const int128 applied = t < 0 ? int128(0) : (t < left_.minor_units() ? t : left_.minor_units());
+    left_ = money_value(c, int128(left_.minor_units() - applied));
+    return {money_value(c, applied), money_value(c, int128(t - applied))};
   }
-  [[nodiscard]] const int128& remaining() const noexcept { return left_; }
+  [[nodiscard]] const money_value& remaining() const noexcept { return left_; }
 
  private:
-  int128 left_;
+  money_value left_;
 };
 
 // A monthly subscription (prepaid month): `fee` per unit per calendar month, for `units`,

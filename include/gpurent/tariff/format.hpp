@@ -157,7 +157,7 @@ struct fmt::formatter<gpurent::tariff> : gpurent::detail::string_view_formatter 
     std::string s = "tariff in " + std::string(t.currency_value().code) + ", zone " + t.zone_name() + ", rounding " + tf::rounding(t.rounding());
     for (const gpurent::rate& r : t.rates()) s += "\n  " + tf::rate_text(r);
     for (const gpurent::credit_grant& c : t.credits())
-      s += "\n  credit " + c.account + ": " + gpurent::money_value(t.currency_value(), c.minor).to_string() + " " +
+      s += "\n  credit " + c.account + ": " + c.amount.to_string() + " " +
            std::string(t.currency_value().code);
     return put(s, ctx);
   }

@@ -19,6 +19,7 @@
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
+#include <gpurent/core/money.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
@@ -133,10 +134,10 @@ struct rounding_rule {
   friend bool operator==(const rounding_rule&, const rounding_rule&) = default;
 };
 
-// A prepaid balance, in minor units of the tariff's currency.
+// A prepaid balance of an account, in the tariff's currency.
 struct credit_grant {
   std::string account;
-  int128 minor{0};
+  money_value amount;
   friend bool operator==(const credit_grant&, const credit_grant&) = default;
 };
 
@@ -150,7 +151,7 @@ struct string_hash {
 class tariff {
  public:
   // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
-  // credit per account.
+  // credit per account, in the tariff's currency and not negative.
   [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
                                              std::vector<credit_grant> credits = {}) {
     tariff t;
@@ -172,8 +173,13 @@ class tariff {
       modes.emplace_back(t.rates_[i].mode, i);
     }
     for (std::size_t i = 0; i < credits.size(); ++i) {
-      if (credits[i].minor < 0) return make_error(error_code::invalid_argument, "credits[" + std::to_string(i) + "].amount", "a credit must not be negative");
-      if (!t.credits_.emplace(credits[i].account, credits[i].minor).second) {
+      const std::string f = "credits[" + std::to_string(i) + "]";
+      if (!(credits[i].amount.currency_value() == ccy)) {
+        return make_error(error_code::currency_mismatch, f + ".amount", "a credit in " + std::string(credits[i].amount.currency_value().code) +
+                                                                            " in a tariff in " + std::string(ccy.code));
+      }
+      if (credits[i].amount.minor_units() < 0) return make_error(error_code::invalid_argument, f + ".amount", "a credit must not be negative");
+      if (!t.credits_.emplace(credits[i].account, credits[i].amount).second) {
         return make_error(error_code::duplicate, "credits[" + std::to_string(i) + "].account", "a second credit for account \"" + credits[i].account + "\"");
       }
     }
@@ -196,16 +202,16 @@ class tariff {
     }
     return std::nullopt;
   }
-  // The prepaid credit of an account, in minor units (0 when none).
-  [[nodiscard]] int128 credit_for(std::string_view account) const {
+  // The prepaid credit of an account (0 when none).
+  [[nodiscard]] money_value credit_for(std::string_view account) const {
     auto it = credits_.find(account);
-    return it == credits_.end() ? int128(0) : it->second;
+    return it == credits_.end() ? money_value(ccy_, 0) : it->second;
   }
   // The prepaid credits, by account (byte order), so that what lists them is deterministic.
   [[nodiscard]] std::vector<credit_grant> credits() const {
     std::vector<credit_grant> v;
     v.reserve(credits_.size());
-    for (const auto& [account, minor] : credits_) v.push_back({account, minor});
+    for (const auto& [account, amount] : credits_) v.push_back({account, amount});
     std::sort(v.begin(), v.end(), [](const credit_grant& a, const credit_grant& b) { return a.account < b.account; });
     return v;
   }
@@ -219,7 +225,7 @@ class tariff {
   rounding_rule rounding_{};
   std::vector<rate> rates_;
   std::unordered_map<std::string, std::vector<std::pair<std::string, std::size_t>>, detail::string_hash, std::equal_to<>> index_;
-  std::unordered_map<std::string, int128, detail::string_hash, std::equal_to<>> credits_;
+  std::unordered_map<std::string, money_value, detail::string_hash, std::equal_to<>> credits_;
 };
 
 }  // namespace gpurent

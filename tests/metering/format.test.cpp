@@ -88,6 +88,11 @@ TEST_CASE("the invoice as a table") {
         "1 record out of period, 1 identical repeat counted once\n");
 }
 
+TEST_CASE("the rating status prints its name") {
+  CHECK(fmt::format("{}", rating_status::out_of_period) == "out_of_period");
+  CHECK(parse_enum<rating_status>("overflow") == rating_status::overflow);
+}
+
 TEST_CASE("an invoice without usage says so") {
   invoice inv;
   inv.period = "2026-11";

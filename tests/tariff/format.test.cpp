@@ -43,6 +43,11 @@ TEST_CASE("enums print their names") {
   CHECK(fmt::format("{}", price_kind::package) == "package");
   CHECK(fmt::format("[{:>6}]", tier_mode::volume) == "[volume]");
   CHECK(fmt::format("[{:>8}]", rounding_point::line) == "[    line]");
+  // One table per enum gives parsing and the list of names too.
+  CHECK(parse_enum<rounding_point>("record") == rounding_point::record);
+  CHECK_FALSE(parse_enum<tier_mode>("Volume"));
+  CHECK(enum_choices<price_kind>() == "unit, tiers or package");
+  CHECK(parse_enum<resource_kind>("fractional_share") == resource_kind::fractional_share);
 }
 
 TEST_CASE("billing rules and rounding rules") {

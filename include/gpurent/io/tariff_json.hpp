@@ -109,10 +109,8 @@ struct json_reader {
     if (auto k = only_keys(o, path, {"mode", "steps"}); !k) return unexpected(k.error());
     auto m = text(o, path, "mode", true);
     if (!m) return unexpected(m.error());
-    tier_mode mode{};
-    if (**m == "graduated") mode = tier_mode::graduated;
-    else if (**m == "volume") mode = tier_mode::volume;
-    else return fail(error_code::invalid_argument, join(path, "mode"), "unknown tier mode \"" + **m + "\" (expected graduated or volume)");
+    auto mode = parse_enum<tier_mode>(**m);
+    if (!mode) return fail(error_code::invalid_argument, join(path, "mode"), "unknown tier mode \"" + **m + "\" (expected " + enum_choices<tier_mode>() + ")");
     auto steps = array(o, path, "steps", true);
     if (!steps) return unexpected(steps.error());
     std::vector<tier_step> out;
@@ -138,7 +136,7 @@ struct json_reader {
       st.flat_fee = nano_money(fee->value_or(0));
       out.push_back(st);
     }
-    auto t = tier_table::make(mode, std::move(out));
+    auto t = tier_table::make(*mode, std::move(out));
     if (!t) return fail(t.error(), join(path, t.error().field));
     return t;
   }
@@ -250,8 +248,8 @@ struct json_reader {
     auto point = text(j, "", "rounding_point", false);
     if (!point) return unexpected(point.error());
     if (*point) {
-      auto pt = parse_rounding_point(**point);
-      if (!pt) return fail(error_code::invalid_argument, "rounding_point", "unknown rounding point \"" + **point + "\" (expected record, line or invoice)");
+      auto pt = parse_enum<rounding_point>(**point);
+      if (!pt) return fail(error_code::invalid_argument, "rounding_point", "unknown rounding point \"" + **point + "\" (expected " + enum_choices<rounding_point>() + ")");
       rr.point = *pt;
     }
     auto forgive = flag(j, "", "forgive_below_minor_unit");

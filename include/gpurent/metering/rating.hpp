@@ -28,6 +28,12 @@ struct rated_usage {
 
 enum class rating_status : std::uint8_t { rated, out_of_period, overflow };
 
+template <>
+struct enum_names<rating_status> {
+  static constexpr enum_entry<rating_status> entries[] = {
+      {rating_status::rated, "rated"}, {rating_status::out_of_period, "out_of_period"}, {rating_status::overflow, "overflow"}};
+};
+
 // Rates [start, end) x quantity under `r` within `period` (meter.md rules 2 to 5).
 [[nodiscard]] inline rating_status rate_usage(const rate& r, const interval& period, instant start, instant end, nano_quantity quantity,
                                               rated_usage& out) noexcept {

@@ -20,10 +20,6 @@
 
 namespace gpurent {
 
-[[nodiscard]] constexpr std::string_view to_string(price_kind k) noexcept {
-  return k == price_kind::unit ? "unit" : (k == price_kind::tiers ? "tiers" : "package");
-}
-
 namespace detail::tariff_format {
 
 // "increment 1s, minimum 1m"; the minimum only when there is one.
@@ -86,26 +82,6 @@ template <class Tag>
 
 }  // namespace detail::tariff_format
 }  // namespace gpurent
-
-template <>
-struct fmt::formatter<gpurent::resource_kind> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::resource_kind k, format_context& ctx) const { return put(std::string(gpurent::to_string(k)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::rounding_point> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::rounding_point p, format_context& ctx) const { return put(std::string(gpurent::to_string(p)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::tier_mode> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::tier_mode m, format_context& ctx) const { return put(std::string(gpurent::to_string(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::price_kind> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::price_kind k, format_context& ctx) const { return put(std::string(gpurent::to_string(k)), ctx); }
-};
 
 // "increment 1s, minimum 1m"
 template <>

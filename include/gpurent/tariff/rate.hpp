@@ -46,24 +46,24 @@ enum class resource_kind : std::uint8_t { server, gpu, mig_slice, fractional_sha
   return resource_kind::other;
 }
 
-[[nodiscard]] constexpr std::string_view to_string(resource_kind k) noexcept {
-  switch (k) {
-    case resource_kind::server: return "server";
-    case resource_kind::gpu: return "gpu";
-    case resource_kind::mig_slice: return "mig_slice";
-    case resource_kind::fractional_share: return "fractional_share";
-    case resource_kind::compute_unit: return "compute_unit";
-    case resource_kind::storage: return "storage";
-    case resource_kind::network: return "network";
-    case resource_kind::other: return "other";
-  }
-  return "other";
-}
+template <>
+struct enum_names<resource_kind> {
+  static constexpr enum_entry<resource_kind> entries[] = {
+      {resource_kind::server, "server"},         {resource_kind::gpu, "gpu"},
+      {resource_kind::mig_slice, "mig_slice"},   {resource_kind::fractional_share, "fractional_share"},
+      {resource_kind::compute_unit, "compute_unit"}, {resource_kind::storage, "storage"},
+      {resource_kind::network, "network"},       {resource_kind::other, "other"}};
+};
 
 // A fractional share as a rating quantity: 250 milli-GPU is 0.25 GPU, exactly.
 [[nodiscard]] constexpr nano_quantity quantity_of(milli_gpu share) noexcept { return nano_quantity(std::int64_t{share.count()} * 1'000'000); }
 
 enum class price_kind : std::uint8_t { unit, tiers, package };
+
+template <>
+struct enum_names<price_kind> {
+  static constexpr enum_entry<price_kind> entries[] = {{price_kind::unit, "unit"}, {price_kind::tiers, "tiers"}, {price_kind::package, "package"}};
+};
 
 // The price of one (resource, mode). Unit prices are per `per` of one unit of quantity
 // (optionally changing over time); tier and package prices are per unit-hour.
@@ -112,15 +112,11 @@ struct rate {
 // once and allocates it over the lines by largest remainder.
 enum class rounding_point : std::uint8_t { record, line, invoice };
 
-[[nodiscard]] constexpr std::string_view to_string(rounding_point p) noexcept {
-  return p == rounding_point::record ? "record" : (p == rounding_point::line ? "line" : "invoice");
-}
-[[nodiscard]] constexpr std::optional<rounding_point> parse_rounding_point(std::string_view s) noexcept {
-  if (s == "record") return rounding_point::record;
-  if (s == "line") return rounding_point::line;
-  if (s == "invoice") return rounding_point::invoice;
-  return std::nullopt;
-}
+template <>
+struct enum_names<rounding_point> {
+  static constexpr enum_entry<rounding_point> entries[] = {
+      {rounding_point::record, "record"}, {rounding_point::line, "line"}, {rounding_point::invoice, "invoice"}};
+};
 
 struct rounding_rule {
   rounding_mode mode = rounding_mode::half_even;

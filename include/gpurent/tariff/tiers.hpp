@@ -18,7 +18,10 @@ namespace gpurent {
 
 enum class tier_mode : std::uint8_t { graduated, volume };
 
-[[nodiscard]] constexpr std::string_view to_string(tier_mode m) noexcept { return m == tier_mode::graduated ? "graduated" : "volume"; }
+template <>
+struct enum_names<tier_mode> {
+  static constexpr enum_entry<tier_mode> entries[] = {{tier_mode::graduated, "graduated"}, {tier_mode::volume, "volume"}};
+};
 
 // One step: usage up to `up_to` unit-hours (cumulative; nothing = no bound), at `unit_price`
 // per unit-hour, plus `flat_fee` once when usage reaches the step.

@@ -59,10 +59,16 @@ class meter {
   [[nodiscard]] std::size_t distinct_records() const noexcept { return entries_.size(); }
   [[nodiscard]] std::int64_t records_out_of_period() const noexcept { return out_of_period_; }
 
+  // The index of the tariff's rate for (resource, mode), or an error naming both.
+  [[nodiscard]] expected<std::size_t> rate_index(std::string_view resource, std::string_view mode) const {
+    if (auto ri = t_->find(resource, mode)) return *ri;
+    return unexpected(error{error_code::unknown_name, "resource",
+                            "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}});
+  }
   // Adds one record; `line` is where it came from (0: not from a file).
   [[nodiscard]] expected<void> add(const usage_record& r, std::size_t line = 0) {
-    auto ri = t_->find(r.resource, r.mode);
-    if (!ri) return locate(no_rate(r.resource, r.mode), line);
+    auto ri = rate_index(r.resource, r.mode);
+    if (!ri) return locate(ri.error(), line);
     return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
   }
   // The same from parsed fields and the index of the rate in the tariff (the readers' path).
@@ -477,10 +483,6 @@ class meter {
   [[nodiscard]] unexpected<error> locate(error e, std::size_t line) const {
     if (line != 0 || !sources_[source_].empty()) e.where = where(source_, line);
     return unexpected<error>(std::move(e));
-  }
-  [[nodiscard]] error no_rate(std::string_view resource, std::string_view mode) const {
-    return error{error_code::unknown_name, "resource",
-                 "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}};
   }
   [[nodiscard]] error conflict(std::string_view id, const entry& first, const entry& now, bool same_account) const {
     return error{error_code::duplicate, "id",

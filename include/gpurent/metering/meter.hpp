@@ -72,18 +72,11 @@ class meter {
     return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
   }
   // The same from parsed fields and the index of the rate in the tariff (the readers' path).
-  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_index, nano_quantity quantity,
-                                   instant start, instant end, std::size_t line) {
-    if (id.empty()) return locate(error{error_code::invalid_argument, "id", "a record needs an id", {}}, line);
-    if (account.empty()) return locate(error{error_code::invalid_argument, "account", "a record needs an account", {}}, line);
-    if (quantity <= nano_quantity{0}) {
-      return locate(error{error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}}, line);
-    }
-    if (end <= start) {
-      return locate(error{error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}}, line);
-    }
+  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity, instant start,
+                                   instant end, std::size_t line) {
+    if (auto v = validate_usage(id, account, quantity, start, end); !v) return locate(v.error(), line);
     const std::uint32_t acc = intern(account);
-    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_index), source_,
+    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_pos), source_,
             quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line};
     if (const std::size_t at = find_id(id, e.hash); at != npos) {
       if (differing(entries_[at], e, entries_[at].account == e.account).empty()) {

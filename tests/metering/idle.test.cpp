@@ -7,8 +7,8 @@
 
 #include <doctest/doctest.h>
 
-#include <gpurent/metering/waste.hpp>
 #include <gpurent/io/tariff_json.hpp>
+#include <gpurent/metering/waste.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_metering_idle {
@@ -123,7 +123,7 @@ TEST_CASE("bad rules and samples are errors naming the field") {
 TEST_CASE("interval sets: intersection, the parts of a record inside idle periods") {
   const std::vector<interval> a{span(0, 10), span(20, 30)}, b{span(5, 25)};
   CHECK(intersect_sets(a, b) == std::vector<interval>{span(5, 10), span(20, 25)});
-  usage_record r{"r1", "acme", "gpu/H100", "on_demand", detail::nano_one, at_min(8), at_min(28), {{"gpu", "GPU-a"}}};
+  usage_record r{"r1", "acme", "gpu/H100", "on_demand", nano_quantity(detail::nano_one), at_min(8), at_min(28), {{"gpu", "GPU-a"}}};
   const auto parts = usage_within(r, a);
   REQUIRE(parts.size() == 2);
   CHECK(parts[0].id == "r1#idle1");
@@ -148,17 +148,17 @@ TEST_CASE("the cost of idle time, through the meter, by hand") {
   // 2.40 an hour per GPU, by the second; spot 1.20 an hour, by the minute, at least 10 minutes.
   const auto t = io::parse_tariff_json(R"({"currency": "USD", "timezone": "UTC", "rates": [
       {"resource": "gpu/H100", "mode": "on_demand", "unit_price": "2.40", "per": "1h"},
-      {"resource": "gpu/H100", "mode": "spot", "unit_price": "1.20", "per": "1h", "increment": "60s", "minimum": "600s"}]})", "t.json");
+      {"resource": "gpu/H100", "mode": "spot", "unit_price": "1.20", "per": "1h", "increment": "60s", "minimum": "600s"}]})",
+                                       "t.json");
   REQUIRE(t);
   const auto rec = [](const char* id, const char* account, const char* mode, int gpus, int from, int to, const char* gpu) {
-    return usage_record{id, account, "gpu/H100", mode, gpus * detail::nano_one, at_min(from), at_min(to), {{"gpu", gpu}}};
+    return usage_record{id, account, "gpu/H100", mode, nano_quantity(gpus * detail::nano_one), at_min(from), at_min(to), {{"gpu", gpu}}};
   };
-  const std::vector<usage_record> records{
-      rec("r1", "acme", "on_demand", 1, 30, 120, "GPU-a"),        // idle 01:00-02:00: 3600 s, 2.40
-      rec("r2", "acme", "on_demand", 2, 120, 180, "GPU-a"),       // idle 02:00-02:30 on 2 GPUs: 1800 s, 2.40
-      rec("r3", "acme", "on_demand", 1, 60, 90, "GPU-a;GPU-b"),   // GPU-b busy: not idle
-      rec("r4", "beta", "spot", 1, 230, 300, "GPU-b"),            // idle 03:50-04:00: 600 s, 0.20; 04:00-05:00 unobserved
-      rec("r5", "beta", "spot", 1, 180, 185, "GPU-c")};           // no samples: 300 s unobserved
+  const std::vector<usage_record> records{rec("r1", "acme", "on_demand", 1, 30, 120, "GPU-a"),       // idle 01:00-02:00: 3600 s, 2.40
+                                          rec("r2", "acme", "on_demand", 2, 120, 180, "GPU-a"),      // idle 02:00-02:30 on 2 GPUs: 1800 s, 2.40
+                                          rec("r3", "acme", "on_demand", 1, 60, 90, "GPU-a;GPU-b"),  // GPU-b busy: not idle
+                                          rec("r4", "beta", "spot", 1, 230, 300, "GPU-b"),   // idle 03:50-04:00: 600 s, 0.20; 04:00-05:00 unobserved
+                                          rec("r5", "beta", "spot", 1, 180, 185, "GPU-c")};  // no samples: 300 s unobserved
   const std::vector<std::size_t> lines{2, 3, 4, 5, 6};
   const auto bill = bill_idle(*t, "2026-11", records, lines, "u.csv", reports);
   REQUIRE(bill);

@@ -2,15 +2,19 @@
 // `gpurent probe` as protocols/cli.md fixes it: with no GPU, exit 3 with a one-line reason on
 // stderr and nothing on stdout; with a GPU (here: the fake NVML), JSON on stdout. Runs the
 // built tool.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
+
+#include <gpurent/io/prometheus_json.hpp>
 
 #ifdef GPURENT_TOOL_PATH
 #include "support/tool.hpp"
@@ -29,9 +33,7 @@ std::string fake_nvml() {
 #endif
 
 // Runs the tool with `env` (VAR=value ...) in front of it.
-gpurent::test::tool_result run_tool(const std::string& env, const std::string& args) {
-  return gpurent::test::run_tool(args, env);
-}
+gpurent::test::tool_result run_tool(const std::string& env, const std::string& args) { return gpurent::test::run_tool(args, env); }
 
 }  // namespace
 
@@ -85,6 +87,48 @@ TEST_CASE("gpurent probe through a fake NVML: the H200, its model and live MIG l
   REQUIRE(t.status == 0);
   CHECK(t.out.find("00fe:3b:00.0  NVIDIA H200 -> H200-SXM-141GB (pci_device_id)") != std::string::npos);
   CHECK(t.out.find("MIG enabled: 2g.35gb@0 1g.18gb@2 3g.71gb@4") != std::string::npos);
+  CHECK(g["telemetry"]["mig_devices"].size() == 3);
+  CHECK(g["telemetry"]["utilization"].is_null());  // not given with MIG on, and the reason said
+  CHECK(g["telemetry"]["not_available"]["utilization"].get<std::string>().find("not available on this GPU") == 0);
+}
+
+TEST_CASE("gpurent probe --watch: samples as a query_range answer that gpurent idle reads") {
+  const std::string env = std::string("GPURENT_NVML_LIBRARY=") + fake_nvml() + " GPURENT_FAKE_NVML='mig=0;count=2;util=0,0,90'";
+  const auto o = run_tool(env, "probe --watch 1s --samples 3");
+  REQUIRE_MESSAGE(o.status == 0, o.err);
+  gpurent::io::gpu_utilization_set set;
+  const auto n = gpurent::io::read_query_range_json(o.out, "watch.json", gpurent::io::default_utilization_metric, set);
+  REQUIRE_MESSAGE(n, (n ? std::string() : n.error().describe()));
+  CHECK(*n == 2);  // one series per GPU
+  const auto gpus = set.take();
+  REQUIRE(gpus.size() == 2);
+  CHECK(gpus[0].gpu == "GPU-00000000-0000-0000-0000-000000000000");
+  REQUIRE(gpus[0].samples.size() == 3);
+  CHECK(gpus[0].samples[2].at - gpus[0].samples[0].at == gpurent::seconds(2));  // 1 s apart, on whole seconds
+  // The fake answers 0, 0, 90, 0, ... per GPU; the probe read one value when it listed the GPUs.
+  CHECK(gpus[0].samples[1].busy == gpurent::percent(90));
+  const auto j = nlohmann::json::parse(o.out);
+  std::vector<std::string> names;
+  for (const auto& s : j["data"]["result"]) names.push_back(s["metric"]["__name__"]);
+  for (const char* field : {"DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_TEMP"})
+    CHECK(std::find(names.begin(), names.end(), field) != names.end());
+
+  const auto dir = gpurent::test::scratch_dir("watch");
+  gpurent::test::write_file(dir / "watch.json", o.out);
+  const auto idle = run_tool("", "idle --metrics " + (dir / "watch.json").string() + " --min-idle 0s");
+  REQUIRE_MESSAGE(idle.status == 0, idle.err);
+  const auto r = nlohmann::json::parse(idle.out);
+  CHECK(r["observed_s"] == 6);  // 2 GPUs x 3 samples x 1 s
+  CHECK(r["idle_s"] == 4);      // 0, 90, 0: two idle seconds per GPU
+}
+
+TEST_CASE("gpurent probe --watch: bad intervals and counts exit 2") {
+  for (const char* args : {"probe --samples 3", "probe --watch 0s --samples 3", "probe --watch 1s", "probe --watch soon --samples 1"}) {
+    CAPTURE(args);
+    const auto o = run_tool("", args);
+    CHECK(o.status == 2);
+    CHECK(o.out.empty());
+  }
 }
 #endif
 

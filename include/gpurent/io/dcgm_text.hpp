@@ -151,7 +151,6 @@ namespace detail {
 
 // One sample of the metric asked for, to `out`.
 [[nodiscard]] inline expected<void> take_exposition_sample(const exposition_sample& s, bool seconds_timestamps, gpu_utilization_set& out) {
-  if (dcgm_blank(s.value)) return {};
   const std::string gpu = gpu_series_name(s.labels);
   if (gpu.empty()) return make_error(error_code::invalid_argument, "labels", "name no GPU (needs a UUID label, or Hostname and gpu)");
   if (s.timestamp.empty())
@@ -187,7 +186,7 @@ namespace detail {
     }
     auto s = parse_exposition_line(line.substr(i));
     if (!s) return unexpected(error{s.error().code, {}, s.error().message, where()});
-    if (s->name != metric) continue;
+    if (s->name != metric || detail::dcgm_blank(s->value)) continue;
     if (auto ok = detail::take_exposition_sample(*s, openmetrics, out); !ok)
       return unexpected(error{ok.error().code, ok.error().field, ok.error().message, where()});
     ++taken;

@@ -26,6 +26,22 @@ gpurent_ensure_packages() {
   fi
 }
 
+# gpurent_try_packages PACKAGE...: installs what is missing when it can (as root, with
+# apt-get); returns 1 instead of exiting when it cannot, for optional checks that then skip
+# (scripts/check-prometheus).
+gpurent_try_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null || return 1
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null 2>&1 || true
+  timeout 300 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1
+}
+
 # gpurent_configure BUILD_DIR [cmake args...]
 gpurent_configure() {
   local dir="$1"; shift

@@ -14,12 +14,15 @@
 #include <gpurent/io/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
+#include "support/plan.hpp"
+
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_planning_planner {
 
 using namespace gpurent;
 
 namespace {
+using gpurent::test::find_job;
 instant at(const char* s) { return *parse_instant(s); }
 
 std::string slurp(const std::string& path) {
@@ -72,12 +75,6 @@ std::string rate(const offer_catalog& cat, const std::vector<rec>& recs) {
   return total;
 }
 
-const job_plan& find_job(const plan_result& p, const std::string& name) {
-  for (const job_plan& j : p.jobs)
-    if (j.name == name) return j;
-  FAIL("no job " << name);
-  return p.jobs.front();
-}
 }  // namespace
 
 TEST_CASE("offers price through the tariff: increments and minimums (meter.md rules 3, 4, 7)") {

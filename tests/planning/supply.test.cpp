@@ -16,10 +16,13 @@
 #include <gpurent/planning/ledger.hpp>
 #include <gpurent/planning/planner.hpp>
 
+#include "support/plan.hpp"
+
 namespace test_planning_supply {
 using namespace gpurent;
 
 namespace {
+using gpurent::test::find_job;
 instant at(const char* s) { return *parse_instant(s); }
 
 // The most units of offer `o` the plan's records hold at once (a fraction offer's records
@@ -38,12 +41,6 @@ std::int64_t peak_units(const plan_result& p, const offer& o) {
   return peak;
 }
 
-const job_plan& find_job(const plan_result& p, const std::string& name) {
-  for (const job_plan& j : p.jobs)
-    if (j.name == name) return j;
-  FAIL("no job " << name);
-  return p.jobs.front();
-}
 }  // namespace
 
 TEST_CASE("usage_profile: peaks, additions and the instants where use changes") {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/io/csv.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/tariff/amount.hpp>
 
@@ -80,30 +81,6 @@ struct invoice_format_options {
   return invoice_to_json(inv, opt).dump(2) + "\n";
 }
 
-namespace detail {
-inline void csv_field(std::string& out, std::string_view v) {
-  if (v.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += v;
-    return;
-  }
-  out += '"';
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-inline void csv_row(std::string& out, std::initializer_list<std::string_view> fields) {
-  bool first = true;
-  for (auto f : fields) {
-    if (!first) out += ',';
-    first = false;
-    csv_field(out, f);
-  }
-  out += '\n';
-}
-}  // namespace detail
-
 // CSV: one row per line, then per account its total, credit_applied and due; last the
 // count of records out of period. Columns: kind,account,resource,mode,records,
 // billed_seconds,amount,currency.
@@ -123,9 +100,9 @@ inline void csv_row(std::string& out, std::initializer_list<std::string_view> fi
       billed += l.billed_seconds;
       if (opt.detail) {
         const std::string u = std::to_string(l.used_seconds), ex = format_exact(l.exact), ro = format_exact(l.rounding), w = format_exact(l.waste);
-        detail::csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy, u, ex, ro, w});
+        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy, u, ex, ro, w});
       } else {
-        detail::csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy});
+        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy});
       }
     }
     const std::string tail = opt.detail ? ",,,," : "";
@@ -134,7 +111,7 @@ inline void csv_row(std::string& out, std::initializer_list<std::string_view> fi
     for (auto [kind, amount] : {std::pair<std::string_view, std::string_view>{"total", total}, {"credit_applied", applied}, {"due", due}}) {
       const bool is_total = kind == "total";
       std::string row;
-      detail::csv_row(row, {kind, a.account, "", "", is_total ? std::string_view(r) : "", is_total ? std::string_view(b) : "", amount, ccy});
+      csv_row(row, {kind, a.account, "", "", is_total ? std::string_view(r) : "", is_total ? std::string_view(b) : "", amount, ccy});
       row.pop_back();
       out += row + tail + "\n";
     }

@@ -44,13 +44,10 @@ nlohmann::json reading_json(const probe::nvml_reading<T>& r, const char* name, n
   return nullptr;
 }
 
-nlohmann::json percent_json(milli_percent p) {
-  if (p.count() % 1000 == 0) return p.count() / 1000;
-  return static_cast<double>(p.count()) / 1000.0;
-}
-
 nlohmann::json ecc_json(const probe::ecc_errors& e) { return {{"corrected", e.corrected}, {"uncorrected", e.uncorrected}}; }
-nlohmann::json rates_json(const probe::utilization_rates& u) { return {{"gpu", percent_json(u.gpu)}, {"memory", percent_json(u.memory)}}; }
+nlohmann::json rates_json(const probe::utilization_rates& u) {
+  return {{"gpu", io::percent_json<nlohmann::json>(u.gpu)}, {"memory", io::percent_json<nlohmann::json>(u.memory)}};
+}
 nlohmann::json memory_json(const probe::memory_use& m) {
   return {{"total_mib", to_mib(m.total)}, {"used_mib", to_mib(m.used)}, {"free_mib", to_mib(m.free)}};
 }

@@ -141,6 +141,13 @@ struct decimal_text {
   return instant(seconds(secs));
 }
 
+// A percentage as a JSON number: 5, or 2.5 (Json: nlohmann::json or nlohmann::ordered_json).
+template <class Json>
+[[nodiscard]] Json percent_json(milli_percent p) {
+  if (p.count() % 1000 == 0) return Json(p.count() / 1000);
+  return Json(static_cast<double>(p.count()) / 1000.0);
+}
+
 // One GPU's utilization samples, gathered from every series and file that names it.
 struct gpu_utilization {
   std::string gpu;

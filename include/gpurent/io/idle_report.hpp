@@ -82,11 +82,6 @@ namespace detail {
 [[nodiscard]] inline nlohmann::ordered_json share_json(seconds idle, seconds observed) {
   return static_cast<double>(share_basis_points(idle, observed)) / 10'000.0;
 }
-// A percentage as a JSON number: 5, or 2.5.
-[[nodiscard]] inline nlohmann::ordered_json percent_json(milli_percent p) {
-  if (p.count() % 1000 == 0) return p.count() / 1000;
-  return static_cast<double>(p.count()) / 1000.0;
-}
 
 [[nodiscard]] inline nlohmann::ordered_json gpu_json(const std::string& gpu, const utilization_report& r) {
   using oj = nlohmann::ordered_json;
@@ -145,7 +140,7 @@ namespace detail {
 // The JSON of cli.md, with a final newline.
 [[nodiscard]] inline expected<std::string> write_idle_json(const idle_report& r) {
   nlohmann::ordered_json j;
-  j["threshold"] = detail::percent_json(r.rules.threshold);
+  j["threshold"] = percent_json<nlohmann::ordered_json>(r.rules.threshold);
   j["min_idle_s"] = r.rules.min_idle.count();
   j["max_gap_s"] = r.rules.max_gap.count();
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();

@@ -174,7 +174,9 @@ TEST_CASE("gpurent idle: bad input and usage exit 2 with the reason on stderr, n
       {"idle" + m + " --usage " + data_dir + "idle_usage.csv", "field '--tariff': --usage, --tariff and --period go together"},
       {"idle" + m + " --usage " + data_dir + "idle_tariff.json --tariff " + data_dir + "idle_tariff.json --period 2026-11", "idle_tariff.json:1"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& c : cases) {
+    const std::string& args = c.first;
+    const std::string& message = c.second;
     CAPTURE(args);
     const auto o = test::run_tool(args);
     CHECK(o.status == 2);

@@ -170,6 +170,39 @@ TEST_CASE("files streamed in small blocks: 1 to 4 threads give the same invoice 
   }
 }
 
+TEST_CASE("line blocks: whole lines, any block size; byte ranges that tile a file read each line once") {
+  std::mt19937_64 rng(11);
+  const fs::path path = gpurent::test::scratch_dir("scale") / "lines.txt";
+  for (int iter = 0; iter < 200; ++iter) {
+    CAPTURE(iter);
+    std::string text;
+    const int lines = static_cast<int>(rng() % 30);
+    for (int i = 0; i < lines; ++i) {
+      text.append(rng() % (iter % 3 == 0 ? 200 : 20), static_cast<char>('a' + i % 26));
+      if (i + 1 < lines || rng() % 2) text += '\n';
+    }
+    gpurent::test::write_file(path, text);
+    std::vector<std::uint64_t> cuts{0, text.size()};
+    for (std::uint64_t k = rng() % 5; k > 0; --k) cuts.push_back(rng() % (text.size() + 1));
+    std::ranges::sort(cuts);
+    std::string again;
+    for (std::size_t p = 0; p + 1 < cuts.size(); ++p) {
+      auto b = io::line_blocks::open(path.string(), 64, cuts[p], p + 2 == cuts.size() ? UINT64_MAX : cuts[p + 1]);
+      REQUIRE(b);
+      std::string block;
+      while (true) {
+        auto more = b->take(block);
+        REQUIRE(more);
+        if (!*more) break;
+        CHECK((block.back() == '\n' || again.size() + block.size() == text.size()));
+        again += block;
+      }
+    }
+    CHECK(again == text);
+  }
+  CHECK_FALSE(io::line_blocks::open("/nonexistent/x.csv"));
+}
+
 TEST_CASE("files on threads: the first error is the one a single thread reports") {
   const tariff t = make();
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {

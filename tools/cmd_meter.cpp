@@ -20,6 +20,7 @@
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/shard.hpp>
 
+#include "meter_common.hpp"
 #include "tool.hpp"
 
 namespace {
@@ -41,35 +42,6 @@ struct meter_options {
   tool::output_format format_merge{};
 };
 
-// The tariff, with the rounding point the command line may override.
-expected<tariff> load_tariff(const std::string& path, const std::string& point) {
-  GPURENT_TRY(t, io::load_tariff_json(path));
-  if (point.empty()) return t;
-  auto p = parse_enum<rounding_point>(point);
-  if (!p) {
-    return unexpected(error{error_code::invalid_argument,
-                            "--rounding-point",
-                            "unknown rounding point \"" + point + "\" (expected " + enum_choices<rounding_point>() + ")",
-                            {}});
-  }
-  auto rr = t->rounding();
-  rr.point = *p;
-  t->set_rounding(rr);
-  return t;
-}
-
-int print_invoice(const invoice& inv, tool::output_format format, bool detail) {
-  const io::invoice_format_options fo{detail};
-  std::string out;
-  switch (format) {
-    case tool::output_format::csv: out = io::write_invoice_csv(inv, fo); break;
-    case tool::output_format::table: out = fmt::format("{}", inv); break;  // every line's exact amount and rounding, always
-    default: out = io::write_invoice_json(inv, fo); break;
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? tool::exit_ok : tool::exit_invalid;
-}
-
 expected<void> write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (f) f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -84,7 +56,7 @@ int run_meter(const meter_options& o) {
                                                              : !o.period.empty();
     if (!given) return tool::fail(error{error_code::invalid_argument, name, std::string(name) + " is required", {}});
   }
-  auto t = load_tariff(o.tariff_path, o.rounding_point);
+  auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
   if (!t) return tool::fail(t.error());
   auto m = meter::for_month(*t, o.period);
   if (!m) return tool::fail(m.error().in_field("--period"));
@@ -103,11 +75,11 @@ int run_meter(const meter_options& o) {
     if (!bytes) return tool::fail(bytes.error());
     if (auto w = write_bytes(o.partial_out, *bytes); !w) return tool::fail(w.error());
   }
-  return print_invoice(*inv, o.format, o.detail);
+  return tool::print_invoice(*inv, o.format, o.detail);
 }
 
 int run_merge(const meter_options& o) {
-  auto t = load_tariff(o.tariff_path, o.rounding_point);
+  auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
   if (!t) return tool::fail(t.error());
   auto all = meter::for_month(*t, o.period);
   if (!all) return tool::fail(all.error().in_field("--period"));
@@ -121,7 +93,7 @@ int run_merge(const meter_options& o) {
   }
   auto inv = all->finish();
   if (!inv) return tool::fail(inv.error());
-  return print_invoice(*inv, o.format_merge, o.detail_merge);
+  return tool::print_invoice(*inv, o.format_merge, o.detail_merge);
 }
 
 void add_merge(CLI::App& cmd, meter_options& o) {

@@ -35,6 +35,7 @@
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/shard.hpp>
 
+#include "../meter_common.hpp"
 #include "../tool.hpp"
 
 namespace {
@@ -241,23 +242,10 @@ void add_records(std::string_view in, const std::vector<std::string>& files, met
 
 // Setup on every rank: the tariff and the meter (their errors come before any file's).
 std::optional<meter> setup(const options& o, failure& f) {
-  auto t = io::load_tariff_json(o.tariff_path);
+  auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
   if (!t) {
     f.note(0, t.error());
     return std::nullopt;
-  }
-  if (!o.rounding_point.empty()) {
-    auto p = parse_enum<rounding_point>(o.rounding_point);
-    if (!p) {
-      f.note(0, error{error_code::invalid_argument,
-                      "--rounding-point",
-                      "unknown rounding point \"" + o.rounding_point + "\" (expected " + enum_choices<rounding_point>() + ")",
-                      {}});
-      return std::nullopt;
-    }
-    auto rr = t->rounding();
-    rr.point = *p;
-    t->set_rounding(rr);
   }
   static std::optional<tariff> kept;  // the meter points at its tariff: keep it for the whole run
   kept = std::move(*t);
@@ -316,14 +304,7 @@ int reduce_and_print(const options& o, const meter& m, const meter& blank, const
     }
     auto inv = status == tool::exit_ok ? meter::finish_shards(parts) : expected<invoice>(unexpected(error{}));
     if (status == tool::exit_ok && !inv) status = tool::fail(inv.error());
-    if (status == tool::exit_ok) {
-      const io::invoice_format_options fo{o.detail};
-      const std::string out = o.format == tool::output_format::csv     ? io::write_invoice_csv(*inv, fo)
-                              : o.format == tool::output_format::table ? fmt::format("{}", *inv)
-                                                                       : io::write_invoice_json(*inv, fo);
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      if (std::fflush(stdout) != 0) status = tool::exit_invalid;
-    }
+    if (status == tool::exit_ok) status = tool::print_invoice(*inv, o.format, o.detail);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return status;

@@ -2,14 +2,22 @@
 // Rating speed against its physical limit, in one run: the library's checked rating of flat
 // per-second records (clipping, minimum, increment, exact amount, line aggregation) versus a
 // plain __int128 loop doing the same arithmetic without checks; graduated tiers per record;
-// the whole meter (dedup by id included).
+// the whole meter (dedup by id included); end to end on a usage file (scripts/gen-usage's, or one
+// of the same shape written here) against a plain line- and field-splitting loop over it.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <gpurent/io/line_blocks.hpp>
+#include <gpurent/io/meter_files.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
@@ -168,7 +176,8 @@ void meter_add_and_finish(benchmark::State& state) {
     m->reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& x = recs[i];
-      if (!m->add(ids[i], accounts[x.line], 0, nano_quantity(x.quantity), instant{seconds{x.start}}, instant{seconds{x.end}}, i + 2)) state.SkipWithError("add");
+      if (!m->add(ids[i], accounts[x.line], 0, nano_quantity(x.quantity), instant{seconds{x.start}}, instant{seconds{x.end}}, i + 2))
+        state.SkipWithError("add");
     }
     auto inv = m->finish();
     benchmark::DoNotOptimize(inv);
@@ -176,6 +185,101 @@ void meter_add_and_finish(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
 }
 BENCHMARK(meter_add_and_finish)->Unit(benchmark::kMillisecond);
+
+// A usage file of scripts/gen-usage's shape: GPURENT_BENCH_USAGE and GPURENT_BENCH_TARIFF when
+// set (scripts/gen-usage --records N --tariff T --usage U), else 2^20 rows written here.
+struct usage_file {
+  std::string usage, tariff_json;
+};
+const usage_file& the_usage() {
+  static const usage_file f = [] {
+    const char* u = std::getenv("GPURENT_BENCH_USAGE");
+    const char* t = std::getenv("GPURENT_BENCH_TARIFF");
+    if (u != nullptr && t != nullptr) return usage_file{u, *io::read_file(t)};
+    const std::string tariff = R"({"currency": "USD", "timezone": "America/New_York", "rounding": "half_even", "rates": [
+      {"resource": "gpu/H100-80GB", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "60s", "minimum": "60s"},
+      {"resource": "gpu/H100-80GB", "mode": "spot", "unit_price": "1.10", "per": "1h", "increment": "1s",
+       "price_changes": [{"from": "2026-11-10T06:00:00Z", "unit_price": "0.87"}, {"from": "2026-11-20T06:00:00Z", "unit_price": "1.05"}]},
+      {"resource": "gpu/A100-80GB", "mode": "on_demand", "unit_price": "1.29", "per": "1h", "increment": "1s"},
+      {"resource": "mig/H100-80GB/3g.40gb", "mode": "on_demand", "per": "1h", "increment": "1s",
+       "tiers": {"mode": "graduated", "steps": [{"up_to": "100", "unit_price": "1.20"}, {"up_to": null, "unit_price": "0.95"}]}}]})";
+    const char* rates[] = {"gpu/H100-80GB,on_demand", "gpu/H100-80GB,spot", "gpu/A100-80GB,on_demand", "mig/H100-80GB/3g.40gb,on_demand"};
+    const char* quantities[] = {"1", "2", "4", "8", "0.5", "0.25"};
+    const std::string path = (std::filesystem::temp_directory_path() / "gpurent-bench-usage.csv").string();
+    std::ofstream out(path, std::ios::binary);
+    out << "id,account,resource,mode,quantity,start,end\n";
+    std::mt19937_64 rng(1);
+    const instant base = *parse_instant("2026-10-30T00:00:00Z");
+    std::vector<std::string> kept;
+    for (int i = 0; i < (1 << 20); ++i) {
+      if (!kept.empty() && rng() % 100 == 0) {  // about 1% identical repeats
+        out << kept[rng() % kept.size()];
+        continue;
+      }
+      const instant start = base + seconds{static_cast<std::int64_t>(rng() % (33 * 86400))};
+      char row[160];
+      std::snprintf(row, sizeof row, "r%07d,acct-%04d,%s,%s,%s,%s\n", i, static_cast<int>(rng() % 1000), rates[rng() % 4], quantities[rng() % 6],
+                    format_instant(start).c_str(), format_instant(start + seconds{1 + static_cast<std::int64_t>(rng() % (6 * 3600))}).c_str());
+      out << row;
+      if (kept.size() < 10000) kept.emplace_back(row);
+    }
+    return usage_file{path, tariff};
+  }();
+  return f;
+}
+
+// The physical limit of reading the file: every line found, every field's end found (the
+// lengths summed so nothing is optimised away), in the same 4 MiB blocks.
+void usage_file_split_only(benchmark::State& state) {
+  const std::string& path = the_usage().usage;
+  std::int64_t rows = 0;
+  for (auto _ : state) {
+    auto blocks = io::line_blocks::open(path);
+    std::string block;
+    std::size_t sum = 0;
+    rows = 0;
+    while (*blocks->take(block)) {
+      const char* p = block.data();
+      const char* const end = p + block.size();
+      while (p < end) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+        if (nl == nullptr) nl = end;
+        for (const char* f = p; f < nl;) {
+          const char* c = static_cast<const char*>(std::memchr(f, ',', static_cast<std::size_t>(nl - f)));
+          if (c == nullptr) c = nl;
+          sum += static_cast<std::size_t>(c - f);
+          f = c + 1;
+        }
+        ++rows;
+        p = nl + 1;
+      }
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * rows);
+}
+BENCHMARK(usage_file_split_only)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// gpurent meter end to end on the same file: streamed, parsed, checked, deduplicated, rated,
+// the invoice; Arg = threads (--jobs).
+void usage_file_metered(benchmark::State& state) {
+  const usage_file& f = the_usage();
+  static const tariff t = *io::parse_tariff_json(f.tariff_json);
+  const meter blank = *meter::for_month(t, "2026-11");
+  const std::vector<std::string> files{f.usage};
+  std::int64_t rows = 0;
+  for (auto _ : state) {
+    auto shards =
+        io::meter_usage_files(blank, files, {.shard = {}, .jobs = static_cast<unsigned>(state.range(0)), .block_bytes = io::default_block_bytes});
+    if (!shards) state.SkipWithError(shards.error().describe().c_str());
+    auto inv = meter::finish_shards(*shards);
+    benchmark::DoNotOptimize(inv);
+    rows = 0;
+    for (const meter& m : *shards) rows += static_cast<std::int64_t>(m.distinct_records()) + m.duplicates_ignored();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * rows);
+}
+BENCHMARK(usage_file_metered)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -1,72 +1,127 @@
 // SPDX-License-Identifier: MIT
-// gpurent meter: a usage CSV under a tariff JSON, for one calendar month, to an invoice
-// (../shared/protocols/meter.md). The whole output is built before anything is printed,
-// so an error leaves stdout empty.
+// gpurent meter: usage CSVs under a tariff JSON, for one calendar month, to an invoice
+// (../shared/protocols/meter.md), on every core, optionally one shard of the ids, optionally
+// writing the meter's partial result; `gpurent meter merge` prints the invoice of partial
+// results (cli.md). The whole output is built before anything is printed, so an error leaves
+// stdout empty.
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include <gpurent/io/file.hpp>
 #include <gpurent/io/invoice_json.hpp>
+#include <gpurent/io/meter_files.hpp>
+#include <gpurent/io/meter_partial.hpp>
 #include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
 #include <gpurent/metering/format.hpp>
 #include <gpurent/metering/meter.hpp>
+#include <gpurent/metering/shard.hpp>
 
+#include "meter_common.hpp"
 #include "tool.hpp"
 
 namespace {
 using namespace gpurent;
 
+struct meter_options {
+  std::string tariff_path;
+  std::vector<std::string> usage_paths;
+  std::string period;
+  std::string rounding_point;
+  std::string shard;
+  unsigned jobs = io::machine_cores();
+  std::string partial_out;
+  bool detail = false;
+  tool::output_format format{};
+  // meter merge
+  std::vector<std::string> partials;
+  bool detail_merge = false;
+  tool::output_format format_merge{};
+};
+
+expected<void> write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (f) f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f) return unexpected(error{error_code::io_error, "--partial-out", "cannot write \"" + path + "\"", path});
+  return {};
+}
+
+int run_meter(const meter_options& o) {
+  for (const char* name : {"--tariff", "--usage", "--period"}) {
+    const bool given = std::string_view(name) == "--tariff"  ? !o.tariff_path.empty()
+                       : std::string_view(name) == "--usage" ? !o.usage_paths.empty()
+                                                             : !o.period.empty();
+    if (!given) return tool::fail(error{error_code::invalid_argument, name, std::string(name) + " is required", {}});
+  }
+  auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
+  if (!t) return tool::fail(t.error());
+  auto m = meter::for_month(*t, o.period);
+  if (!m) return tool::fail(m.error().in_field("--period"));
+  io::meter_run_options run{.shard = {}, .jobs = o.jobs, .block_bytes = io::default_block_bytes};
+  if (!o.shard.empty()) {
+    auto s = parse_shard(o.shard);
+    if (!s) return tool::fail(s.error());
+    run.shard = *s;
+  }
+  auto shards = io::meter_usage_files(*m, o.usage_paths, run);
+  if (!shards) return tool::fail(shards.error());
+  auto inv = meter::finish_shards(*shards);
+  if (!inv) return tool::fail(inv.error());
+  if (!o.partial_out.empty()) {
+    auto bytes = io::write_partial(*shards);
+    if (!bytes) return tool::fail(bytes.error());
+    if (auto w = write_bytes(o.partial_out, *bytes); !w) return tool::fail(w.error());
+  }
+  return tool::print_invoice(*inv, o.format, o.detail);
+}
+
+int run_merge(const meter_options& o) {
+  auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
+  if (!t) return tool::fail(t.error());
+  auto all = meter::for_month(*t, o.period);
+  if (!all) return tool::fail(all.error().in_field("--period"));
+  const meter blank = *all;
+  for (const std::string& p : o.partials) {
+    auto bytes = io::read_file(p);
+    if (!bytes) return tool::fail(bytes.error());
+    auto part = io::read_partial(blank, *bytes, p);
+    if (!part) return tool::fail(part.error());
+    if (auto r = all->merge(*part); !r) return tool::fail(r.error());
+  }
+  auto inv = all->finish();
+  if (!inv) return tool::fail(inv.error());
+  return tool::print_invoice(*inv, o.format_merge, o.detail_merge);
+}
+
+void add_merge(CLI::App& cmd, meter_options& o) {
+  auto* merge = cmd.add_subcommand("merge", "print the invoice of partial results (--partial-out), as one run over all their records");
+  merge->add_option("--tariff", o.tariff_path, "tariff JSON file the partials were made under")->required();
+  merge->add_option("--period", o.period, "calendar month in the tariff's time zone, YYYY-MM")->required();
+  merge->add_option("--rounding-point", o.rounding_point, "the rounding point the partials were made with, if overridden");
+  merge->add_option("partials", o.partials, "partial result files")->required();
+  merge->add_flag("--detail", o.detail_merge, "add exact amounts, every rounding and waste to the output");
+  tool::add_format_option(*merge, o.format_merge,
+                          {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
+}
+
 tool::runner setup_meter(CLI::App& app) {
-  struct options {
-    std::string tariff_path;
-    std::string usage_path;
-    std::string period;
-    std::string rounding_point;
-    bool detail = false;
-    tool::output_format format{};
-  };
-  auto o = std::make_shared<options>();
-  auto* cmd = app.add_subcommand("meter", "rate a usage CSV under a tariff for one calendar month (protocols/meter.md)");
-  cmd->add_option("--tariff", o->tariff_path, "tariff JSON file")->required();
-  cmd->add_option("--usage", o->usage_path, "usage CSV file (id,account,resource,mode,quantity,start,end)")->required();
-  cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM")->required();
+  auto o = std::make_shared<meter_options>();
+  auto* cmd = app.add_subcommand("meter", "rate usage CSVs under a tariff for one calendar month (protocols/meter.md)");
+  cmd->add_option("--tariff", o->tariff_path, "tariff JSON file");
+  cmd->add_option("--usage", o->usage_paths, "usage CSV files (id,account,resource,mode,quantity,start,end), rated as one stream");
+  cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM");
   cmd->add_option("--rounding-point", o->rounding_point, "override the tariff's rounding point: record, line (default) or invoice");
+  cmd->add_option("--shard", o->shard, "rate only the records whose id is in shard K of N (FNV-1a 64 of the id, mod N)");
+  cmd->add_option("--jobs", o->jobs, "threads (default: this machine's cores); the output is the same for any number")->check(CLI::Range(1U, 4096U));
+  cmd->add_option("--partial-out", o->partial_out, "also write the meter's partial result to this file (for `gpurent meter merge`)");
   cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
   tool::add_format_option(*cmd, o->format,
                           {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
-  return [o] {
-    auto t = io::load_tariff_json(o->tariff_path);
-    if (!t) return tool::fail(t.error());
-    if (!o->rounding_point.empty()) {
-      auto p = parse_enum<rounding_point>(o->rounding_point);
-      if (!p) {
-        return tool::fail(error{error_code::invalid_argument, "--rounding-point",
-                                "unknown rounding point \"" + o->rounding_point + "\" (expected " + enum_choices<rounding_point>() + ")", {}});
-      }
-      auto rr = t->rounding();
-      rr.point = *p;
-      t->set_rounding(rr);
-    }
-    auto m = meter::for_month(*t, o->period);
-    if (!m) return tool::fail(m.error().in_field("--period"));
-    auto text = io::read_file(o->usage_path);
-    if (!text) return tool::fail(text.error());
-    m->reserve(text->size() / 64);
-    if (auto r = io::meter_usage_csv(*m, *text, o->usage_path); !r) return tool::fail(r.error());
-    auto inv = m->finish();
-    if (!inv) return tool::fail(inv.error());
-    const io::invoice_format_options fo{o->detail};
-    std::string out;
-    switch (o->format) {
-      case tool::output_format::csv: out = io::write_invoice_csv(*inv, fo); break;
-      case tool::output_format::table: out = fmt::format("{}", *inv); break;  // every line's exact amount and rounding, always
-      default: out = io::write_invoice_json(*inv, fo); break;
-    }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return std::fflush(stdout) == 0 ? tool::exit_ok : tool::exit_invalid;
-  };
+  add_merge(*cmd, *o);
+  return [o, cmd] { return cmd->get_subcommand("merge")->parsed() ? run_merge(*o) : run_meter(*o); };
 }
 GPURENT_TOOL_COMMAND("meter", &setup_meter);
 }  // namespace

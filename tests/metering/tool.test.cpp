@@ -5,12 +5,12 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -97,16 +97,24 @@ TEST_CASE("gpurent meter: invalid tariffs") {
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":2.49,"per":"1h"})"), header), "t.json", "rates[0].unit_price");
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "USX", "timezone": "UTC")"), header),
           "t.json", "currency");
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "USD", "timezone": "Europe/Nowhere")"), header),
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})", R"("currency": "USD", "timezone": "Europe/Nowhere")"),
+                header),
           "t.json", "timezone");
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"})",
                                  R"("currency": "USD", "timezone": "UTC", "rounding": "bankers")"),
                 header),
           "t.json", "rounding");
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"graduated","steps":[{"up_to":"5","unit_price":"1"},{"up_to":"9","unit_price":"1"}]}})"), header),
-          "t.json", "rates[0].tiers.steps[1].up_to");
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"},{"up_to":null,"unit_price":"1"}]}})"), header),
-          "t.json", "rates[0].tiers.steps[0].up_to");
+  invalid(
+      meter(
+          tariff_with_rate(
+              R"({"resource":"g","mode":"m","tiers":{"mode":"graduated","steps":[{"up_to":"5","unit_price":"1"},{"up_to":"9","unit_price":"1"}]}})"),
+          header),
+      "t.json", "rates[0].tiers.steps[1].up_to");
+  invalid(
+      meter(tariff_with_rate(
+                R"({"resource":"g","mode":"m","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"},{"up_to":null,"unit_price":"1"}]}})"),
+            header),
+      "t.json", "rates[0].tiers.steps[0].up_to");
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"}]},
                                    "price_changes":[{"from":"2026-11-10T06:00:00Z","unit_price":"0.87"}]})"),
                 header),
@@ -120,12 +128,17 @@ TEST_CASE("gpurent meter: invalid tariffs") {
                 header),
           "t.json", "credits[0].amount");
   // Mixed price models in one rate.
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"}]}})"), header),
+  invalid(meter(tariff_with_rate(
+                    R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","tiers":{"mode":"volume","steps":[{"up_to":null,"unit_price":"1"}]}})"),
+                header),
           "t.json", "rates[0].tiers");
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","increment":"0s"})"), header), "t.json", "rates[0].increment");
+  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h","increment":"0s"})"), header), "t.json",
+          "rates[0].increment");
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1 h"})"), header), "t.json", "rates[0].per");
-  invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"},{"resource":"g","mode":"m","unit_price":"2","per":"1h"})"), header),
-          "t.json", "rates[1]");
+  invalid(
+      meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_price":"1","per":"1h"},{"resource":"g","mode":"m","unit_price":"2","per":"1h"})"),
+            header),
+      "t.json", "rates[1]");
   invalid(meter(tariff_with_rate(R"({"resource":"g","mode":"m","unit_prize":"1","per":"1h"})"), header), "t.json", "rates[0].unit_prize");
   auto broken = meter("{\n \"currency\": \"USD\",\n \"rates\": [ \n", header);
   CHECK(broken.status == 2);
@@ -166,6 +179,45 @@ TEST_CASE("gpurent meter: invalid arguments and files") {
   auto fmt = meter(good_tariff, header, "--period 2026-11 --format xml");
   CHECK(fmt.status == 2);
   CHECK(fmt.out.empty());
+}
+
+TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merge give the one run's invoice") {
+  const fs::path d = scratch();
+  write(d / "t.json", good_tariff);
+  std::string a = header, b = header;
+  for (int i = 0; i < 40; ++i) {
+    const std::string row = "r" + std::to_string(i) + (i % 2 ? ",acme" : ",beta") + ",gpu/H100,on_demand," + std::to_string(1 + i % 3) +
+                            ",2026-11-0" + std::to_string(1 + i % 9) + "T10:00:00Z,2026-11-0" + std::to_string(1 + i % 9) + "T1" +
+                            std::to_string(1 + i % 8) + ":00:00Z\n";
+    (i % 3 ? a : b) += row;
+    if (i % 5 == 0) b += row;  // an identical repeat in the other file
+  }
+  write(d / "a.csv", a);
+  write(d / "b.csv", b);
+  const auto run = [&](const std::string& args) { return gpurent::test::run_tool("meter --tariff t.json --period 2026-11 " + args, {}, d); };
+  const result one = run("--usage a.csv b.csv --jobs 1");
+  REQUIRE(one.status == 0);
+  CHECK(run("--usage a.csv b.csv --jobs 3").out == one.out);
+  CHECK(run("--usage a.csv b.csv").out == one.out);  // every core
+  for (int k = 0; k < 3; ++k)
+    REQUIRE(run("--usage a.csv b.csv --jobs 2 --shard " + std::to_string(k) + "/3 --partial-out p" + std::to_string(k)).status == 0);
+  const result merged = gpurent::test::run_tool("meter merge --tariff t.json --period 2026-11 p2 p0 p1", {}, d);
+  CAPTURE(merged.err);
+  REQUIRE(merged.status == 0);
+  CHECK(merged.out == one.out);
+  const result csv = gpurent::test::run_tool("meter merge --tariff t.json --period 2026-11 p0 p1 p2 --format csv", {}, d);
+  CHECK(csv.out == run("--usage a.csv b.csv --format csv").out);
+
+  invalid(run("--usage a.csv --shard 3/3"), "gpurent:", "--shard");
+  write(d / "junk", "GPURENTP and then nothing");
+  invalid(gpurent::test::run_tool("meter merge --tariff t.json --period 2026-11 p0 junk", {}, d), "junk", "partial");
+  invalid(gpurent::test::run_tool("meter merge --tariff t.json --period 2026-12 p0", {}, d), "p0", "partial");
+  const result none = run("");
+  CHECK(none.status == 2);
+  CHECK(none.err.find("--usage") != std::string::npos);
+  const result jobs0 = run("--usage a.csv --jobs 0");
+  CHECK(jobs0.status == 2);
+  CHECK(jobs0.out.empty());
 }
 
 }  // namespace test_metering_tool

@@ -24,6 +24,9 @@ class csv_lines {
   explicit csv_lines(std::string_view text) noexcept : text_(text) {
     if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
   }
+  // The lines of a later piece of a text, after its first `lines_before` lines (a stream read
+  // in blocks of whole lines): numbered from lines_before + 1, no byte-order mark skipped.
+  csv_lines(std::string_view piece, std::size_t lines_before) noexcept : text_(piece), number_(lines_before) {}
   // The next line into `out`; false at the end of the text.
   [[nodiscard]] bool next(std::string_view& out) noexcept {
     if (pos_ >= text_.size()) return false;

@@ -33,16 +33,16 @@ inline constexpr std::array<std::string_view, 7> usage_columns = {"id", "account
 struct usage_row {
   std::string_view id, account, resource, mode;
   nano_quantity quantity;  // > 0
-  instant start{}, end{};     // end > start
+  instant start{}, end{};  // end > start
   std::size_t line = 0;
   std::span<const std::string_view> label_names;
   std::span<const std::string_view> label_values;
 };
 
-
 namespace detail {
 // An error at `file:line` in `field`.
-[[nodiscard]] inline unexpected<error> csv_error(error_code code, std::string_view file, std::size_t line, std::string_view field, std::string message) {
+[[nodiscard]] inline unexpected<error> csv_error(error_code code, std::string_view file, std::size_t line, std::string_view field,
+                                                 std::string message) {
   return unexpected(error{code, std::string(field), std::move(message), std::string(file) + ":" + std::to_string(line)});
 }
 
@@ -120,6 +120,43 @@ struct usage_header {
 }
 }  // namespace detail
 
+// Parses the record lines of a usage CSV after its header, piece by piece (a stream read in
+// blocks of whole lines): one parser per thread, as it holds the scratch space of a row.
+class usage_row_parser {
+ public:
+  // `header` must outlive the parser.
+  usage_row_parser(const detail::usage_header& header, std::string_view file) : header_(&header), file_(file) {
+    row_.label_names = header.label_names;
+  }
+  // Calls on_row(const usage_row&) -> expected<void> for each record line, in order; stops at
+  // the first error (the reader's or the callback's).
+  template <class F>
+  [[nodiscard]] expected<void> rows(csv_lines& lines, F&& on_row) {
+    std::string_view line;
+    while (lines.next(line)) {
+      if (line.empty()) continue;  // a blank line is no record
+      if (!split_csv_line(line, fields_, store_, why_)) return detail::csv_error(error_code::parse_error, file_, lines.number(), "", why_);
+      GPURENT_TRY(detail::read_usage_fields(*header_, fields_, file_, lines.number(), row_, label_values_));
+      GPURENT_TRY(on_row(static_cast<const usage_row&>(row_)));
+    }
+    return {};
+  }
+  // The same over a piece that follows the text's first `lines_before` lines.
+  template <class F>
+  [[nodiscard]] expected<void> rows(std::string_view piece, std::size_t lines_before, F&& on_row) {
+    csv_lines lines(piece, lines_before);
+    return rows(lines, std::forward<F>(on_row));
+  }
+
+ private:
+  const detail::usage_header* header_;
+  std::string_view file_;
+  usage_row row_;
+  std::vector<std::string_view> fields_, label_values_;
+  std::vector<std::string> store_;
+  std::string why_;
+};
+
 // Calls on_row(const usage_row&) -> expected<void> for each record line, in file order;
 // stops at the first error (the reader's or the callback's).
 template <class F>
@@ -127,19 +164,8 @@ template <class F>
   csv_lines lines(text);
   detail::usage_header header;
   GPURENT_TRY(detail::read_usage_header(lines, file, header));
-  std::vector<std::string_view> fields, label_values;
-  std::vector<std::string> store;
-  std::string why;
-  usage_row row;
-  row.label_names = header.label_names;
-  std::string_view line;
-  while (lines.next(line)) {
-    if (line.empty()) continue;  // a blank line is no record
-    if (!split_csv_line(line, fields, store, why)) return detail::csv_error(error_code::parse_error, file, lines.number(), "", why);
-    GPURENT_TRY(detail::read_usage_fields(header, fields, file, lines.number(), row, label_values));
-    GPURENT_TRY(on_row(static_cast<const usage_row&>(row)));
-  }
-  return {};
+  usage_row_parser parser(header, file);
+  return parser.rows(lines, std::forward<F>(on_row));
 }
 
 // A record with the line it came from.
@@ -152,7 +178,8 @@ struct located_record {
 [[nodiscard]] inline expected<std::vector<located_record>> parse_usage_csv(std::string_view text, std::string_view file = "usage.csv") {
   std::vector<located_record> out;
   auto r = read_usage_csv(text, file, [&](const usage_row& row) -> expected<void> {
-    usage_record u{std::string(row.id), std::string(row.account), std::string(row.resource), std::string(row.mode), row.quantity, row.start, row.end, {}};
+    usage_record u{
+        std::string(row.id), std::string(row.account), std::string(row.resource), std::string(row.mode), row.quantity, row.start, row.end, {}};
     for (std::size_t k = 0; k < row.label_names.size(); ++k) u.labels.emplace_back(row.label_names[k], row.label_values[k]);
     out.push_back({std::move(u), row.line});
     return {};
@@ -161,23 +188,36 @@ struct located_record {
   return out;
 }
 
+// The rate of each row in turn, remembered for the next (usage comes in runs of one rate); a
+// row matching no rate is an error naming its line.
+class row_rate {
+ public:
+  [[nodiscard]] expected<std::size_t> of(const meter& m, const usage_row& row, std::string_view file) {
+    if (!have_ || row.resource != resource_ || row.mode != mode_) {
+      auto ri = m.rate_index(row.resource, row.mode);
+      if (!ri) return unexpected(ri.error().at(file, row.line));
+      resource_ = row.resource;
+      mode_ = row.mode;
+      rate_ = *ri;
+      have_ = true;
+    }
+    return rate_;
+  }
+
+ private:
+  std::string resource_, mode_;
+  std::size_t rate_ = 0;
+  bool have_ = false;
+};
+
 // Feeds a CSV text into a meter: each record's rate is looked up (a record matching no
 // rate is an error naming its line), then the meter deduplicates, clips and rates it.
 [[nodiscard]] inline expected<void> meter_usage_csv(meter& m, std::string_view text, std::string_view file = "usage.csv") {
   m.set_source(std::string(file));
-  std::string last_resource, last_mode;
-  std::size_t last_rate = 0;
-  bool have_last = false;
+  row_rate rates;
   return read_usage_csv(text, file, [&](const usage_row& row) -> expected<void> {
-    if (!have_last || row.resource != last_resource || row.mode != last_mode) {
-      auto ri = m.rate_index(row.resource, row.mode);
-      if (!ri) return unexpected(ri.error().at(file, row.line));
-      last_resource = row.resource;
-      last_mode = row.mode;
-      last_rate = *ri;
-      have_last = true;
-    }
-    return m.add(row.id, row.account, last_rate, row.quantity, row.start, row.end, row.line);
+    GPURENT_TRY(ri, rates.of(m, row, file));
+    return m.add(row.id, row.account, *ri, row.quantity, row.start, row.end, row.line);
   });
 }
 

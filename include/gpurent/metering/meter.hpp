@@ -23,6 +23,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/shard.hpp>
 #include <gpurent/metering/usage.hpp>
 #include <gpurent/tariff/commitment.hpp>
 #include <gpurent/tariff/rate.hpp>
@@ -62,8 +63,10 @@ class meter {
   // The index of the tariff's rate for (resource, mode), or an error naming both.
   [[nodiscard]] expected<std::size_t> rate_index(std::string_view resource, std::string_view mode) const {
     if (auto ri = t_->find(resource, mode)) return *ri;
-    return unexpected(error{error_code::unknown_name, "resource",
-                            "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}});
+    return unexpected(error{error_code::unknown_name,
+                            "resource",
+                            "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"",
+                            {}});
   }
   // Adds one record; `line` is where it came from (0: not from a file).
   [[nodiscard]] expected<void> add(const usage_record& r, std::size_t line = 0) {
@@ -76,8 +79,16 @@ class meter {
                                    instant end, std::size_t line) {
     if (auto v = validate_usage(id, account, quantity, start, end); !v) return locate(v.error(), line);
     const std::uint32_t acc = intern(account);
-    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_pos), source_,
-            quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line};
+    entry e{hash_id(id),
+            0,
+            static_cast<std::uint32_t>(id.size()),
+            acc,
+            static_cast<std::uint32_t>(rate_pos),
+            source_,
+            quantity,
+            start.time_since_epoch().count(),
+            end.time_since_epoch().count(),
+            line};
     if (const std::size_t at = find_id(id, e.hash); at != npos) {
       if (differing(entries_[at], e, entries_[at].account == e.account).empty()) {
         ++duplicates_;
@@ -120,13 +131,7 @@ class meter {
       e.source = sources[theirs->source];
       insert(o.id_of(*theirs), e);
     }
-    for (std::size_t k = 0; k < o.lines_.size(); ++k) {
-      if (o.lines_[k] == line_totals{}) continue;
-      const std::size_t key = line_index(intern(o.accounts_[k / n_rates_]), static_cast<std::uint32_t>(k % n_rates_));
-      if (!lines_[key].merge(o.lines_[k])) return detail::overflow_error("line totals");
-    }
-    out_of_period_ += o.out_of_period_;
-    duplicates_ += o.duplicates_;
+    GPURENT_TRY(merge_totals(o));
     for (const entry* theirs : repeats) {
       // Counted by both sides: take one contribution back out.
       auto r = contribute(remap(o, *theirs), -1);
@@ -135,6 +140,49 @@ class meter {
     }
     return {};
   }
+
+  // The invoice of meters that share no record id (the shards of one id partition, as
+  // io::meter_usage_files gives them): their line totals are added, their records are not
+  // copied unless the invoice needs them (record-point rounding of a tiered line).
+  [[nodiscard]] static expected<invoice> finish_shards(std::span<const meter> shards, const carry_book& carry = {}) {
+    GPURENT_ASSERT(!shards.empty());
+    if (shards.size() == 1) return shards.front().finish(carry);
+    const meter& first = shards.front();
+    meter all(*first.t_, first.period_, first.period_name_);
+    for (const meter& m : shards) {
+      if (all.finish_needs_records()) {
+        GPURENT_TRY(all.merge(m));
+      } else {
+        GPURENT_TRY(all.merge_totals(m));
+      }
+    }
+    return all.finish(carry);
+  }
+
+  // What a partial result holds (io/meter_partial.hpp): each distinct record, each line's
+  // totals, the counts.
+  struct record_view {
+    std::string_view id;
+    std::string_view account;
+    std::size_t rate;
+    nano_quantity quantity;
+    instant start, end;
+    std::string_view source;  // the file it came from ("": none)
+    std::size_t line;
+  };
+  [[nodiscard]] record_view record_at(std::size_t k) const noexcept {
+    const entry& e = entries_[k];
+    return {id_of(e), accounts_[e.account], e.rate, e.quantity, instant{seconds{e.start}}, instant{seconds{e.end}}, sources_[e.source], e.line};
+  }
+  // Calls f(account, rate index, totals) for each line with records, in no particular order.
+  template <class F>
+  void for_each_line(F&& f) const {
+    for (std::size_t k = 0; k < lines_.size(); ++k)
+      if (!(lines_[k] == line_totals{})) f(std::string_view(accounts_[k / n_rates_]), k % n_rates_, lines_[k]);
+  }
+  [[nodiscard]] std::int64_t duplicates_ignored() const noexcept { return duplicates_; }
+  // Counts identical repeats that were ignored elsewhere (a partial result's).
+  [[nodiscard]] bool add_duplicates_ignored(std::int64_t n) noexcept { return detail::add_to(duplicates_, n); }
 
   // The invoice: lines rounded at the tariff's rounding point, totals, credits.
   // `carry` holds the remainders of the previous invoice when the tariff carries them.
@@ -163,13 +211,18 @@ class meter {
     std::size_t line;
   };
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return std::hash<std::string_view>{}(id); }
+  // The id's shard hash (metering/shard.hpp); its multiplied high half picks the home slot,
+  // so a shard's ids (which share hash mod N) still spread over the whole table.
+  [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return fnv1a64(id); }
+  [[nodiscard]] static std::size_t home(std::uint64_t h, std::size_t mask) noexcept {
+    return static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+  }
   [[nodiscard]] std::string_view id_of(const entry& e) const noexcept { return {ids_.data() + e.id_offset, e.id_size}; }
   // Open addressing with linear probing over entry indices + 1 (0: empty).
   [[nodiscard]] std::size_t find_id(std::string_view id, std::uint64_t h) const noexcept {
     if (slots_.empty()) return npos;
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = home(h, mask);; i = (i + 1) & mask) {
       const std::uint32_t s = slots_[i];
       if (s == 0) return npos;
       const entry& e = entries_[s - 1];
@@ -184,7 +237,7 @@ class meter {
   }
   void place(std::size_t k) noexcept {
     const std::size_t mask = slots_.size() - 1;
-    std::size_t i = static_cast<std::size_t>(entries_[k].hash) & mask;
+    std::size_t i = home(entries_[k].hash, mask);
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = static_cast<std::uint32_t>(k + 1);
   }
@@ -207,6 +260,25 @@ class meter {
     if (a.quantity != b.quantity) return "quantity";
     if (a.start != b.start) return "start";
     if (a.end != b.end) return "end";
+    return {};
+  }
+  // finish() looks at the records themselves only for record-point rounding of tiered lines.
+  [[nodiscard]] bool finish_needs_records() const noexcept {
+    if (t_->rounding().point != rounding_point::record) return false;
+    return std::ranges::any_of(t_->rates(), [](const rate& r) { return r.kind != price_kind::unit; });
+  }
+  // merge() for a meter known to share no id with this one: totals and counts only.
+  [[nodiscard]] expected<void> merge_totals(const meter& o) {
+    if (o.t_ != t_ || !(o.period_ == period_)) {
+      return make_error(error_code::invalid_argument, "period", "only meters of the same tariff and period merge");
+    }
+    for (std::size_t k = 0; k < o.lines_.size(); ++k) {
+      if (o.lines_[k] == line_totals{}) continue;
+      const std::size_t key = line_index(intern(o.accounts_[k / n_rates_]), static_cast<std::uint32_t>(k % n_rates_));
+      if (!lines_[key].merge(o.lines_[k])) return detail::overflow_error("line totals");
+    }
+    if (!detail::add_to(out_of_period_, o.out_of_period_) || !detail::add_to(duplicates_, o.duplicates_))
+      return detail::overflow_error("record counts");
     return {};
   }
   [[nodiscard]] std::size_t line_index(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
@@ -334,15 +406,10 @@ class meter {
   }
 
   // One account: its lines rounded at the tariff's rounding point, their total, its credit.
-  [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const carry_book& carry,
-                                                         const tiered_records& ordered) const {
+  [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const carry_book& carry, const tiered_records& ordered) const {
     const money_value zero(t_->currency_value(), 0);
-    invoice_account acc{.account = accounts_[ls.front().account],
-                        .lines = {},
-                        .total = zero,
-                        .credit_applied = zero,
-                        .due = zero,
-                        .credit_remaining = zero};
+    invoice_account acc{
+        .account = accounts_[ls.front().account], .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
     for (const pending& p : ls) {
       GPURENT_TRY(l, finish_line(p, acc.account, carry, ordered));
       acc.exact_total += l->exact;
@@ -478,7 +545,8 @@ class meter {
     return unexpected<error>(std::move(e));
   }
   [[nodiscard]] error conflict(std::string_view id, const entry& first, const entry& now, bool same_account) const {
-    return error{error_code::duplicate, "id",
+    return error{error_code::duplicate,
+                 "id",
                  "record \"" + std::string(id) + "\" repeats the id of " + where(first.source, first.line) + " with a different " +
                      std::string(differing(first, now, same_account)),
                  {}};

@@ -5,5 +5,6 @@
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/shard.hpp>
 #include <gpurent/metering/usage.hpp>
 #include <gpurent/metering/waste.hpp>

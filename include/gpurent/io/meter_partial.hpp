@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A meter's state on disk (a "partial result"): versioned, checksummed, deterministic, so
+// meters run anywhere (threads, processes, machines) merge exactly. The format, byte by
+// byte, is in docs/tariff-metering.md ("Partial results"). Reading one back re-rates every
+// record it holds and checks the result against its stored line totals, so a partial that
+// is damaged, of another tariff, period or version is rejected with a message naming the
+// file, never merged.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/metering/meter.hpp>
+#include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/shard.hpp>
+
+namespace gpurent::io {
+
+inline constexpr std::string_view partial_magic = "GPURENTP";
+inline constexpr std::uint32_t partial_version = 1;
+inline constexpr std::size_t partial_header_bytes = 88;  // magic to the counts
+inline constexpr std::size_t partial_line_bytes = 4 + 4 + 3 * 8 + 5 * 16;
+inline constexpr std::size_t partial_min_record_bytes = 4 + 1 + 4 + 4 + 4 + 8 + 8 + 8 + 8;
+
+// The tariff's fingerprint: FNV-1a 64 of its canonical JSON (tariff_to_json, compact).
+[[nodiscard]] inline expected<std::uint64_t> tariff_fingerprint(const tariff& t) {
+  GPURENT_TRY(j, tariff_to_json(t));
+  return fnv1a64(j->dump());
+}
+
+namespace detail {
+inline constexpr std::int64_t two32 = std::int64_t{1} << 32;
+// Little-endian fixed-size integers, whatever the machine's byte order.
+inline void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(static_cast<unsigned char>(v >> (8 * i))));
+}
+inline void put_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(static_cast<unsigned char>(v >> (8 * i))));
+}
+inline void put_i64(std::string& out, std::int64_t v) { put_u64(out, static_cast<std::uint64_t>(v)); }
+inline void put_i128(std::string& out, ::gpurent::detail::i128 v) {
+  const auto lo = static_cast<std::uint64_t>(v);
+  const auto hi = static_cast<std::uint64_t>((v - ::gpurent::detail::i128(lo)) / two32 / two32);
+  put_u64(out, lo);
+  put_u64(out, hi);
+}
+inline void put_text(std::string& out, std::string_view s) {
+  put_u32(out, static_cast<std::uint32_t>(s.size()));
+  out.append(s);
+}
+inline void put_totals(std::string& out, const line_totals& t) {
+  put_i64(out, t.records);
+  put_i64(out, t.billed_seconds);
+  put_i64(out, t.used_seconds);
+  put_i128(out, t.amount.raw());
+  put_i128(out, t.waste.raw());
+  put_i128(out, t.usage.raw());
+  put_i128(out, t.used_usage.raw());
+  put_i128(out, t.rounded_minor);
+}
+
+// Bounds-checked little-endian reads; false past the end.
+struct partial_cursor {
+  std::string_view bytes;
+  std::size_t at = 0;
+  [[nodiscard]] bool u64(std::uint64_t& v) {
+    if (bytes.size() - at < 8) return false;
+    v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    at += 8;
+    return true;
+  }
+  [[nodiscard]] bool u32(std::uint32_t& v) {
+    std::uint64_t w = 0;
+    if (bytes.size() - at < 4) return false;
+    for (int i = 3; i >= 0; --i) w = (w << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    at += 4;
+    v = static_cast<std::uint32_t>(w);
+    return true;
+  }
+  [[nodiscard]] bool i64(std::int64_t& v) {
+    std::uint64_t w = 0;
+    if (!u64(w)) return false;
+    v = static_cast<std::int64_t>(w);
+    return true;
+  }
+  [[nodiscard]] bool i128(::gpurent::detail::i128& v) {
+    std::uint64_t lo = 0, hi = 0;
+    if (!u64(lo) || !u64(hi)) return false;
+    v = ::gpurent::detail::i128(static_cast<std::int64_t>(hi)) * two32 * two32 + ::gpurent::detail::i128(lo);
+    return true;
+  }
+  [[nodiscard]] bool text(std::string_view& s) {
+    std::uint32_t n = 0;
+    if (!u32(n) || bytes.size() - at < n) return false;
+    s = bytes.substr(at, n);
+    at += n;
+    return true;
+  }
+  [[nodiscard]] bool totals(line_totals& t) {
+    ::gpurent::detail::i128 a = 0, w = 0, u = 0, uu = 0;
+    const bool ok =
+        i64(t.records) && i64(t.billed_seconds) && i64(t.used_seconds) && i128(a) && i128(w) && i128(u) && i128(uu) && i128(t.rounded_minor);
+    t.amount = cost_numerator(a);
+    t.waste = cost_numerator(w);
+    t.usage = nano_usage(u);
+    t.used_usage = nano_usage(uu);
+    return ok;
+  }
+};
+
+// The sorted, distinct names `names` holds, and each one's index.
+struct name_table {
+  std::vector<std::string_view> names;
+  void finish() {
+    std::ranges::sort(names);
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  [[nodiscard]] std::uint32_t index(std::string_view n) const {
+    return static_cast<std::uint32_t>(std::ranges::lower_bound(names, n) - names.begin());
+  }
+};
+
+// The lines of all shards, by (account, rate), their totals added.
+using partial_lines = std::map<std::pair<std::string_view, std::size_t>, line_totals>;
+[[nodiscard]] inline expected<partial_lines> merged_lines(std::span<const meter> shards) {
+  partial_lines lines;
+  bool ok = true;
+  for (const meter& m : shards)
+    m.for_each_line([&](std::string_view account, std::size_t rate, const line_totals& t) { ok = ok && lines[{account, rate}].merge(t); });
+  if (!ok) return ::gpurent::detail::overflow_error("line totals");
+  return lines;
+}
+
+// Every record of every shard, sorted by id; an id twice is an error (shards must be disjoint).
+struct record_ref {
+  std::string_view id;
+  std::uint32_t shard;
+  std::size_t k;
+};
+[[nodiscard]] inline expected<std::vector<record_ref>> sorted_records(std::span<const meter> shards) {
+  std::vector<record_ref> refs;
+  for (std::size_t s = 0; s < shards.size(); ++s)
+    for (std::size_t k = 0; k < shards[s].distinct_records(); ++k) refs.push_back({shards[s].record_at(k).id, static_cast<std::uint32_t>(s), k});
+  std::ranges::sort(refs, [](const record_ref& a, const record_ref& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < refs.size(); ++i)
+    if (refs[i].id == refs[i - 1].id)
+      return make_error(error_code::invalid_argument, "id", "record \"" + std::string(refs[i].id) + "\" is in two shards: they must share no id");
+  return refs;
+}
+
+inline void put_header(std::string& out, std::uint64_t fingerprint, const interval& period, const std::array<std::uint64_t, 4>& counts,
+                       std::int64_t out_of_period, std::int64_t duplicates) {
+  out.append(partial_magic);
+  put_u32(out, partial_version);
+  put_u32(out, 0);
+  put_u64(out, fingerprint);
+  put_i64(out, period.begin().time_since_epoch().count());
+  put_i64(out, period.end().time_since_epoch().count());
+  for (const std::uint64_t c : counts) put_u64(out, c);
+  put_i64(out, out_of_period);
+  put_i64(out, duplicates);
+}
+}  // namespace detail
+
+// The partial result of meters that share no record id (one meter, or the shards of
+// io::meter_usage_files): the same records give the same bytes, however they were sharded.
+[[nodiscard]] inline expected<std::string> write_partial(std::span<const meter> shards) {
+  GPURENT_ASSERT(!shards.empty());
+  GPURENT_TRY(fingerprint, tariff_fingerprint(shards.front().tariff_value()));
+  GPURENT_TRY(refs, detail::sorted_records(shards));
+  GPURENT_TRY(lines, detail::merged_lines(shards));
+  detail::name_table accounts, sources;
+  std::int64_t out_of_period = 0, duplicates = 0;
+  for (const meter& m : shards) {
+    out_of_period += m.records_out_of_period();
+    duplicates += m.duplicates_ignored();
+  }
+  for (const auto& r : *refs) {
+    const meter::record_view v = shards[r.shard].record_at(r.k);
+    accounts.names.push_back(v.account);
+    sources.names.push_back(v.source);
+  }
+  for (const auto& [key, t] : *lines) accounts.names.push_back(key.first);
+  accounts.finish();
+  sources.finish();
+  std::string out;
+  detail::put_header(out, *fingerprint, shards.front().period(), {sources.names.size(), accounts.names.size(), lines->size(), refs->size()},
+                     out_of_period, duplicates);
+  for (std::string_view s : sources.names) detail::put_text(out, s);
+  for (std::string_view a : accounts.names) detail::put_text(out, a);
+  for (const auto& [key, t] : *lines) {
+    detail::put_u32(out, accounts.index(key.first));
+    detail::put_u32(out, static_cast<std::uint32_t>(key.second));
+    detail::put_totals(out, t);
+  }
+  for (const auto& r : *refs) {
+    const meter::record_view v = shards[r.shard].record_at(r.k);
+    detail::put_text(out, v.id);
+    detail::put_u32(out, accounts.index(v.account));
+    detail::put_u32(out, static_cast<std::uint32_t>(v.rate));
+    detail::put_u32(out, sources.index(v.source));
+    detail::put_u64(out, v.line);
+    detail::put_i64(out, v.quantity.raw());
+    detail::put_i64(out, v.start.time_since_epoch().count());
+    detail::put_i64(out, v.end.time_since_epoch().count());
+  }
+  detail::put_u64(out, fnv1a64(out));
+  return out;
+}
+
+namespace detail {
+// A partial's header, read and checked against the meter it is for.
+struct partial_header {
+  std::uint64_t sources = 0, accounts = 0, lines = 0, records = 0;
+  std::int64_t out_of_period = 0, duplicates = 0;
+};
+
+[[nodiscard]] inline expected<partial_header> read_partial_header(partial_cursor& c, const meter& blank,
+                                                                  const std::function<unexpected<error>(std::string)>& bad) {
+  if (c.bytes.size() < partial_header_bytes + 8) {
+    return bad("truncated: " + std::to_string(c.bytes.size()) + " bytes, a partial result has at least " + std::to_string(partial_header_bytes + 8));
+  }
+  if (c.bytes.substr(0, 8) != partial_magic) return bad("not a gpurent partial result (it does not start with \"GPURENTP\")");
+  c.at = 8;
+  std::uint32_t version = 0, reserved = 0;
+  (void)c.u32(version);
+  (void)c.u32(reserved);
+  if (version != partial_version) {
+    return bad("partial result format version " + std::to_string(version) + "; this gpurent reads version " + std::to_string(partial_version));
+  }
+  partial_cursor tail{c.bytes, c.bytes.size() - 8};
+  std::uint64_t sum = 0;
+  (void)tail.u64(sum);
+  if (sum != fnv1a64(c.bytes.substr(0, c.bytes.size() - 8)) || reserved != 0) return bad("damaged or truncated: the checksum does not match");
+  std::uint64_t fingerprint = 0;
+  std::int64_t begin = 0, end = 0;
+  (void)c.u64(fingerprint);
+  GPURENT_TRY(mine, tariff_fingerprint(blank.tariff_value()));
+  if (fingerprint != *mine) return bad("made under another tariff (its fingerprint differs from this tariff's)");
+  (void)c.i64(begin);
+  (void)c.i64(end);
+  if (begin != blank.period().begin().time_since_epoch().count() || end != blank.period().end().time_since_epoch().count()) {
+    return bad("of another period: " + format_instant(instant{seconds{begin}}) + " to " + format_instant(instant{seconds{end}}) + ", not " +
+               format_instant(blank.period().begin()) + " to " + format_instant(blank.period().end()));
+  }
+  partial_header h;
+  (void)(c.u64(h.sources) && c.u64(h.accounts) && c.u64(h.lines) && c.u64(h.records) && c.i64(h.out_of_period) && c.i64(h.duplicates));
+  const std::uint64_t room = c.bytes.size() - 8 - c.at;
+  if (h.sources > room / 4 || h.accounts > room / 4 || h.lines > room / partial_line_bytes || h.records > room / partial_min_record_bytes) {
+    return bad("damaged: its counts do not fit its size");
+  }
+  return h;
+}
+
+// The names of a partial's string section, each checked to be in strictly increasing order.
+[[nodiscard]] inline bool read_names(partial_cursor& c, std::uint64_t n, std::vector<std::string_view>& out) {
+  out.clear();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::string_view s;
+    if (!c.text(s) || (!out.empty() && !(out.back() < s))) return false;
+    out.push_back(s);
+  }
+  return true;
+}
+
+// The line section: (account, rate) in increasing order, each within the tables.
+[[nodiscard]] inline bool read_lines(partial_cursor& c, const partial_header& h, std::size_t rates, partial_lines& out,
+                                     std::span<const std::string_view> accounts) {
+  std::pair<std::uint32_t, std::uint32_t> last{0, 0};
+  for (std::uint64_t i = 0; i < h.lines; ++i) {
+    std::uint32_t a = 0, r = 0;
+    line_totals t;
+    if (!c.u32(a) || !c.u32(r) || !c.totals(t) || a >= accounts.size() || r >= rates) return false;
+    if (i > 0 && !(last < std::pair{a, r})) return false;
+    last = {a, r};
+    out.emplace(std::pair{accounts[a], std::size_t{r}}, t);
+  }
+  return true;
+}
+
+// The record section, re-rated into `m` (which checks each record and finds repeats).
+[[nodiscard]] inline expected<void> read_records(partial_cursor& c, const partial_header& h, std::span<const std::string_view> sources,
+                                                 std::span<const std::string_view> accounts, meter& m,
+                                                 const std::function<unexpected<error>(std::string)>& bad) {
+  std::string_view last_id, source;
+  for (std::uint64_t i = 0; i < h.records; ++i) {
+    std::string_view id;
+    std::uint32_t a = 0, r = 0, src = 0;
+    std::uint64_t line = 0;
+    std::int64_t q = 0, start = 0, end = 0;
+    const std::string where = "record " + std::to_string(i + 1);
+    if (!c.text(id) || !c.u32(a) || !c.u32(r) || !c.u32(src) || !c.u64(line) || !c.i64(q) || !c.i64(start) || !c.i64(end))
+      return bad("damaged: " + where + " is cut short");
+    if (a >= accounts.size() || r >= m.tariff_value().rates().size() || src >= sources.size())
+      return bad("damaged: " + where + " names an account, rate or file that is not there");
+    if (i > 0 && !(last_id < id)) return bad("damaged: " + where + " is out of order or repeats an id");
+    last_id = id;
+    if (sources[src] != source || i == 0) m.set_source(std::string(sources[src]));
+    source = sources[src];
+    const auto added = m.add(id, accounts[a], r, nano_quantity(q), instant{seconds{start}}, instant{seconds{end}}, static_cast<std::size_t>(line));
+    if (!added) return bad("damaged: " + where + " (\"" + std::string(id) + "\") is invalid: " + added.error().message);
+  }
+  return {};
+}
+
+// The lines the records rate to must be the lines stored, and the counts the counts stored.
+[[nodiscard]] inline expected<void> check_totals(const meter& m, const partial_header& h, const partial_lines& stored,
+                                                 const std::function<unexpected<error>(std::string)>& bad) {
+  GPURENT_TRY(rated, merged_lines(std::span<const meter>(&m, 1)));
+  if (*rated != stored) return bad("damaged: its line totals are not those of its records");
+  if (m.records_out_of_period() != h.out_of_period) return bad("damaged: its count of records out of period is not that of its records");
+  if (h.duplicates < 0) return bad("damaged: a negative count of repeats");
+  return {};
+}
+}  // namespace detail
+
+// A partial result read back: a copy of `blank` (a meter of the same tariff and period, with
+// no records) holding its records, totals and counts. Every error names `file`.
+[[nodiscard]] inline expected<meter> read_partial(const meter& blank, std::string_view bytes, std::string_view file) {
+  const std::function<unexpected<error>(std::string)> bad = [&](std::string why) {
+    return unexpected(error{error_code::parse_error, "partial", "invalid partial result: " + std::move(why), std::string(file)});
+  };
+  detail::partial_cursor c{bytes, 0};
+  GPURENT_TRY(h, detail::read_partial_header(c, blank, bad));
+  std::vector<std::string_view> sources, accounts;
+  detail::partial_lines lines;
+  if (!detail::read_names(c, h->sources, sources) || !detail::read_names(c, h->accounts, accounts))
+    return bad("damaged: its file or account names are cut short or out of order");
+  if (!detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
+    return bad("damaged: its line totals are cut short or out of order");
+  meter m = blank;
+  GPURENT_TRY(detail::read_records(c, *h, sources, accounts, m, bad));
+  if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last record");
+  GPURENT_TRY(detail::check_totals(m, *h, lines, bad));
+  if (!m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many repeats");
+  return m;
+}
+
+}  // namespace gpurent::io

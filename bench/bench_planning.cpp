@@ -79,7 +79,7 @@ offer_catalog make_offers(std::size_t n) {
       o.fixed_cost = *decimal<9>::parse("450");
       cents = 30;  // power
     }
-    o.pricing.price = *price_schedule::make(cents * 10'000'000, {});  // cents -> nano
+    o.pricing.price = *price_schedule::make(nano_price(cents * 10'000'000), {});  // cents -> nano
     o.pricing.time = *billing_rule::make(seconds(r.in(0, 2) == 0 ? 3600 : 1), minimum);
     out.push_back(std::move(o));
   }

@@ -34,7 +34,7 @@ int main() {
     r.account = i % 3 == 0 ? "acme" : "globex";
     r.resource = "gpu/H100-80GB";
     r.mode = i % 2 == 0 ? "on_demand" : "spot";
-    r.quantity = (1 + i % 4) * detail::nano_one;
+    r.quantity = nano_quantity((1 + i % 4) * detail::nano_one);
     r.start = *parse_instant("2026-11-01T00:00:00Z") + std::chrono::minutes(67 * i);
     r.end = r.start + std::chrono::seconds(95 + 13 * i);
     records.push_back(r);

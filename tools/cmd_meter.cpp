@@ -40,8 +40,11 @@ tool::runner setup_meter(CLI::App& app) {
     auto t = io::load_tariff_json(o->tariff_path);
     if (!t) return tool::fail(t.error());
     if (!o->rounding_point.empty()) {
-      auto p = parse_rounding_point(o->rounding_point);
-      if (!p) return tool::fail(error{error_code::invalid_argument, "--rounding-point", "unknown rounding point \"" + o->rounding_point + "\" (expected record, line or invoice)", {}});
+      auto p = parse_enum<rounding_point>(o->rounding_point);
+      if (!p) {
+        return tool::fail(error{error_code::invalid_argument, "--rounding-point",
+                                "unknown rounding point \"" + o->rounding_point + "\" (expected " + enum_choices<rounding_point>() + ")", {}});
+      }
       auto rr = t->rounding();
       rr.point = *p;
       t->set_rounding(rr);

@@ -39,7 +39,7 @@ struct plan_options_cli {
 // The usage and the tariff the plan was priced with, in meter.md's formats.
 expected<void> emit(const plan_options_cli& o, const plan_result& p) {
   GPURENT_TRY(write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
-  GPURENT_TRY(t, io::tariff_to_json(p.prices));
+  GPURENT_TRY(t, io::tariff_to_json(*p.prices));
   return write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
 }
 

@@ -14,7 +14,8 @@ expect() {  # expect CODE WHAT COMMAND...: the command must exit with CODE
 }
 
 expect 0 "check-layers passes on this checkout" "$root/scripts/check-layers" "$root"
-mkdir -p "$scratch/bad/include/gpurent/core" "$scratch/bad/include/gpurent/planning"
+mkdir -p "$scratch/bad/include/gpurent/core" "$scratch/bad/include/gpurent/planning" "$scratch/bad/docs"
+printf -- '- `gpurent/core/a.hpp`\n- `gpurent/planning/planner.hpp`\n' >"$scratch/bad/docs/architecture.md"
 printf '#pragma once\n// a core header\n#include <gpurent/planning/planner.hpp>\n' >"$scratch/bad/include/gpurent/core/a.hpp"
 printf '#pragma once\n#include <gpurent/core/a.hpp>\n' >"$scratch/bad/include/gpurent/planning/planner.hpp"
 expect 1 "check-layers fails when core includes planning" "$root/scripts/check-layers" "$scratch/bad"
@@ -22,6 +23,12 @@ grep -q "core/a.hpp:3: core includes planning" "$scratch/err" || { echo "FAIL: c
 mkdir -p "$scratch/bad/include/gpurent/cloud"
 printf '#pragma once\n' >"$scratch/bad/include/gpurent/cloud/x.hpp"
 expect 1 "check-layers fails on a folder outside the layer order" "$root/scripts/check-layers" "$scratch/bad"
+rm -r "$scratch/bad/include/gpurent/cloud"
+sed -i 's|planning/planner.hpp|planning/plan.hpp|' "$scratch/bad/docs/architecture.md"
+printf '#pragma once\n' >"$scratch/bad/include/gpurent/core/a.hpp"
+expect 1 "check-layers fails when docs/architecture.md misses a header or names a gone one" "$root/scripts/check-layers" "$scratch/bad"
+grep -q "does not name gpurent/planning/planner.hpp" "$scratch/err" && grep -q "names gpurent/planning/plan.hpp, which is not a header" "$scratch/err" ||
+  { echo "FAIL: check-layers does not name the map's missing and stale headers" >&2; status=1; }
 
 if command -v ctags >/dev/null; then
   fn() {  # fn DIR LINES: a tools/f.cpp whose one function spans LINES lines

@@ -43,7 +43,7 @@ void check_invoice(const tariff& t, const invoice& inv) {
       sum = sum + l.amount;
     }
     FUZZ_CHECK(sum == a.total, "lines do not sum to the total");
-    const int128 credit = t.credit_for(a.account);
+    const int128 credit = t.credit_for(a.account).minor_units();
     FUZZ_CHECK(a.credit_applied.minor_units() == (a.total.minor_units() < credit ? a.total.minor_units() : credit), "wrong credit applied");
     FUZZ_CHECK(a.due == a.total - a.credit_applied, "due != total - credit");
   }
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(whole.has_value());
   meter a = *whole, b = *whole;
   static constexpr std::string_view accounts[] = {"acme", "bolt"};
-  static constexpr std::int64_t quantities[] = {1'000'000'000, 500'000'000, 2'500'000'000};
+  static constexpr nano_quantity quantities[] = {nano_quantity(1'000'000'000), nano_quantity(500'000'000), nano_quantity(2'500'000'000)};
   const instant base = *parse_instant("2026-11-01T03:59:00Z");  // just before the month starts in New York
   std::size_t n = 0;
   for (std::size_t i = 0; i < t->rates().size() && i < 6; ++i) {

@@ -48,7 +48,7 @@ TEST_CASE("a usage record in one line, labels included") {
   r.account = "acme";
   r.resource = "gpu/H100";
   r.mode = "spot";
-  r.quantity = 500'000'000;
+  r.quantity = nano_quantity(500'000'000);
   r.start = *parse_instant("2026-11-01T00:00:00Z");
   r.end = *parse_instant("2026-11-01T01:00:00Z");
   CHECK(fmt::format("{}", r) == "r1: acme gpu/H100 spot x0.5 [2026-11-01T00:00:00Z, 2026-11-01T01:00:00Z)");
@@ -86,6 +86,11 @@ TEST_CASE("the invoice as a table") {
         "beta     total                                             0.62  0.6225\n"
         "beta     due                                               0.62\n"
         "1 record out of period, 1 identical repeat counted once\n");
+}
+
+TEST_CASE("the rating status prints its name") {
+  CHECK(fmt::format("{}", rating_status::out_of_period) == "out_of_period");
+  CHECK(parse_enum<rating_status>("overflow") == rating_status::overflow);
 }
 
 TEST_CASE("an invoice without usage says so") {

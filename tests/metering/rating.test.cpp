@@ -67,13 +67,13 @@ TEST_CASE("a line rated with line_cost and line_denominator is the meter's invoi
       const auto c1 = rec.find(','), c2 = rec.rfind(',');
       const instant start = *parse_instant(rec.substr(0, c1)), end = *parse_instant(rec.substr(c1 + 1, c2 - c1 - 1));
       rated_usage u;
-      const rating_status s = rate_usage(r, m->period(), start, end, *parse_positive_nano(rec.substr(c2 + 1)), u);
+      const rating_status s = rate_usage(r, m->period(), start, end, nano_quantity(*parse_positive_nano(rec.substr(c2 + 1))), u);
       REQUIRE(s != rating_status::overflow);
       if (s == rating_status::rated) REQUIRE(tot.add(u, 0, sums_waste(r)));
     }
-    detail::i128 num = 0;
+    cost_numerator num;
     REQUIRE(line_cost(r, tot, num));
-    CHECK(ratio<>(detail::to_int128(num), line_denominator(r)) == line.exact);
+    CHECK(exact_amount(num, line_denominator(r)) == line.exact);
     CHECK(line.exact != ratio<>{});
     CHECK(tot.records == line.records);
     CHECK(line_waste(r, tot, line.exact) == line.waste);

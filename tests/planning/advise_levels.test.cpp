@@ -169,7 +169,7 @@ TEST_CASE("commitment sizing over a term: the window's exact costs scaled, round
 TEST_CASE("a rate's base price per unit-hour") {
   rate r;
   r.per = seconds(60);
-  r.price = *price_schedule::make(50'000'000, {});  // 0.05 per minute = 3.00 per hour
+  r.price = *price_schedule::make(nano_price(50'000'000), {});  // 0.05 per minute = 3.00 per hour
   CHECK(*base_price_per_hour(r) == ratio<>(3, 1));
   r.kind = price_kind::tiers;
   CHECK_FALSE(base_price_per_hour(r));

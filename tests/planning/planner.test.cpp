@@ -59,7 +59,7 @@ std::string rate(const offer_catalog& cat, const std::vector<rec>& recs) {
     u.account = "acme";
     u.resource = "gpu/H100";
     u.mode = "on_demand";
-    u.quantity = unit_quantity::parse(r.qty)->raw().convert_to<std::int64_t>() * 1'000'000;
+    u.quantity = nano_quantity(unit_quantity::parse(r.qty)->raw().convert_to<std::int64_t>() * 1'000'000);
     u.start = at(r.start);
     u.end = u.start + seconds(r.secs);
     REQUIRE(m->add(u));
@@ -202,7 +202,7 @@ TEST_CASE("the built-in example: each job's choice, checked by hand") {
 
   // Totals: the meter's rating of the emitted usage equals the sum of its rounded lines.
   money_value lines(p->ccy, 0);
-  for (const invoice_account& a : p->billed.accounts)
+  for (const invoice_account& a : p->billed->accounts)
     for (const invoice_line& l : a.lines) lines += l.amount;
   CHECK(lines == p->billed_total);
   money_value jobs(p->ccy, 0);

@@ -29,7 +29,7 @@ std::int64_t peak_units(const plan_result& p, const offer& o) {
   const std::int64_t step_nano = o.unit == offer_unit::fraction ? o.fraction_step.raw().convert_to<std::int64_t>() * 1'000'000 : 1'000'000'000;
   for (const usage_record& r : p.usage) {
     if (r.resource != o.id || r.mode != to_string(o.mode)) continue;
-    const std::int64_t units = r.quantity / step_nano;
+    const std::int64_t units = r.quantity.raw() / step_nano;
     delta[r.start] += units;
     delta[r.end] -= units;
   }

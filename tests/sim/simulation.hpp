@@ -418,7 +418,7 @@ class simulation {
             j.quantity = j.req.cpu_milli * 1'000'000;
           } else if (j.k == kind::share) {
             j.resource = "share/" + inv_.model(spec.model).name;
-            j.quantity = quantity_of(j.req.gpu_milli);
+            j.quantity = quantity_of(j.req.gpu_milli).raw();
           } else {
             j.resource = "gpu/" + inv_.model(spec.model).name;
             j.quantity = std::int64_t{j.req.num_gpu} * 1'000'000'000;
@@ -707,7 +707,7 @@ class simulation {
         sum = sum + l.amount;
       }
       if (!(sum == a.total)) return "invoice " + b.name + " account " + a.account + ": lines do not sum to the total";
-      const int128 credit = tariff_->credit_for(a.account);
+      const int128 credit = tariff_->credit_for(a.account).minor_units();
       const int128 applied = a.total.minor_units() < credit ? a.total.minor_units() : credit;
       if (a.credit_applied.minor_units() != applied) return "invoice " + b.name + " account " + a.account + ": wrong credit applied";
       if (!(a.due == a.total - a.credit_applied)) return "invoice " + b.name + " account " + a.account + ": due is not total - credit";

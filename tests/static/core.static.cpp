@@ -37,6 +37,9 @@ static_assert(!std::is_constructible_v<decimal<2>, double>);
 static_assert(!std::is_convertible_v<int, decimal<2>>);
 static_assert(!std::is_convertible_v<long long, bytes>);
 static_assert(std::is_constructible_v<decimal<2>, int>);
+// A run-time amount is always told its currency: no default that would silently be USD.
+static_assert(!std::is_default_constructible_v<money_value>);
+static_assert(std::is_constructible_v<money_value, currency, int128>);
 // Decimal products carry the sum of the scales.
 static_assert(std::same_as<decltype(std::declval<decimal<2>>() * std::declval<decimal<3>>()), decimal<5>>);
 

@@ -43,6 +43,11 @@ TEST_CASE("enums print their names") {
   CHECK(fmt::format("{}", price_kind::package) == "package");
   CHECK(fmt::format("[{:>6}]", tier_mode::volume) == "[volume]");
   CHECK(fmt::format("[{:>8}]", rounding_point::line) == "[    line]");
+  // One table per enum gives parsing and the list of names too.
+  CHECK(parse_enum<rounding_point>("record") == rounding_point::record);
+  CHECK_FALSE(parse_enum<tier_mode>("Volume"));
+  CHECK(enum_choices<price_kind>() == "unit, tiers or package");
+  CHECK(parse_enum<resource_kind>("fractional_share") == resource_kind::fractional_share);
 }
 
 TEST_CASE("billing rules and rounding rules") {
@@ -75,7 +80,7 @@ TEST_CASE("a compute-unit rate prints its exact per-GPU price, not a rounded one
   rate r;
   r.resource = "gpu/H100-80GB";
   r.mode = "tflops";
-  r.price = price_schedule(2'000'000'000);
+  r.price = price_schedule(nano_price(2'000'000'000));
   auto c = compute_unit_rate(r, gflops{66'913});
   REQUIRE(c);
   CHECK(fmt::format("{}", *c) == "gpu/H100-80GB tflops: 133.826 per 1h, increment 1s");
@@ -94,7 +99,7 @@ TEST_CASE("a tariff prints its setting, rates in order and credits by account") 
   const std::vector<credit_grant> credits = example().credits();
   REQUIRE(credits.size() == 2);
   CHECK(credits[0].account == "acme");
-  CHECK(credits[0].minor == 10000);
+  CHECK(credits[0].amount.minor_units() == 10000);
 }
 
 }  // namespace

@@ -15,18 +15,21 @@
 namespace test_tariff_tariff {
 
 using namespace gpurent;
-using detail::i128;
 
 namespace {
 constexpr std::int64_t N = detail::nano_one;
 
 std::int64_t nano(const char* s) { return *parse_nano(s); }
+nano_price price(const char* s) { return nano_price(nano(s)); }
+constexpr nano_price price(std::int64_t units) { return nano_price(units * N); }
+constexpr nano_unit_hours up_to(std::int64_t units) { return nano_unit_hours(units * N); }
+constexpr nano_money fee(std::int64_t units) { return nano_money(units * N); }
 
 // An exact cost over usage_denominator, rounded to cents half-even, as text.
-std::string cents(i128 num) { return money_value::round(*parse_currency("USD"), usage_cost(num), rounding_mode::half_even).to_string(); }
+std::string cents(cost_numerator num) { return money_value::round(*parse_currency("USD"), usage_cost(num), rounding_mode::half_even).to_string(); }
 
-// Usage of `units` unit-hours in nano unit-seconds.
-i128 unit_hours(std::int64_t units) { return static_cast<i128>(units) * N * 3600; }
+// Usage of `units` unit-hours.
+nano_usage unit_hours(std::int64_t units) { return usage_of(up_to(units)); }
 
 instant at(const char* s) { return *parse_instant(s); }
 }  // namespace
@@ -84,10 +87,10 @@ TEST_CASE("Stripe's tier example: 6 units, volume 39.00, graduated 41.50") {
   // docs.stripe.com/subscriptions/pricing-models/tiered-pricing: tiers 1-5 at 7 USD, 6-10 at
   // 6.5 USD, 11+ at 6 USD; 6 units cost 39 USD volume-based (6 x 6.5) and 41.50 USD graduated
   // (5 x 7 + 1 x 6.5).
-  const std::vector<tier_step> steps = {{5 * N, 7 * N, 0}, {10 * N, nano("6.5"), 0}, {std::nullopt, 6 * N, 0}};
+  const std::vector<tier_step> steps = {{up_to(5), price(7), {}}, {up_to(10), price("6.5"), {}}, {std::nullopt, price(6), {}}};
   const tier_table volume = *tier_table::make(tier_mode::volume, steps);
   const tier_table graduated = *tier_table::make(tier_mode::graduated, steps);
-  i128 v = 0, g = 0;
+  cost_numerator v, g;
   REQUIRE(volume.cost(unit_hours(6), v));
   REQUIRE(graduated.cost(unit_hours(6), g));
   CHECK(cents(v) == "39.00");
@@ -98,8 +101,8 @@ TEST_CASE("Stripe's tier example: 6 units, volume 39.00, graduated 41.50") {
     CHECK(cents(v) == total);
   }
   // Graduated laid record by record adds up to the whole.
-  i128 a = 0, b = 0;
-  REQUIRE(graduated.graduated_part(0, unit_hours(4), a));
+  cost_numerator a, b;
+  REQUIRE(graduated.graduated_part(nano_usage{}, unit_hours(4), a));
   REQUIRE(graduated.graduated_part(unit_hours(4), unit_hours(2), b));
   CHECK(cents(a) == "28.00");
   CHECK(cents(b) == "13.50");
@@ -109,8 +112,8 @@ TEST_CASE("Stripe's tier example: 6 units, volume 39.00, graduated 41.50") {
 TEST_CASE("Orb bulk: 101 units at 0.40 is 40.40") {
   // docs.withorb.com/product-catalog/price-configuration, "Bulk pricing": under 10 units 0.50
   // each; past 10 all units at 0.40, "101 units total would be $40.40".
-  const tier_table bulk = *tier_table::make(tier_mode::volume, {{10 * N, nano("0.50"), 0}, {std::nullopt, nano("0.40"), 0}});
-  i128 c = 0;
+  const tier_table bulk = *tier_table::make(tier_mode::volume, {{up_to(10), price("0.50"), {}}, {std::nullopt, price("0.40"), {}}});
+  cost_numerator c;
   REQUIRE(bulk.cost(unit_hours(101), c));
   CHECK(cents(c) == "40.40");
   REQUIRE(bulk.cost(unit_hours(10), c));
@@ -120,20 +123,20 @@ TEST_CASE("Orb bulk: 101 units at 0.40 is 40.40") {
 TEST_CASE("package: Stripe's 150 minutes at 10 per hour rounded up is 30.00") {
   // docs.stripe.com/products-prices/pricing-models ("transform quantity": divide usage by 60
   // and round up, so 150 minutes bill as 3 hours at 10 USD).
-  const package_pricing p = *package_pricing::make(N, 10 * N);
-  i128 c = 0;
-  REQUIRE(p.cost(static_cast<i128>(N) * 150 * 60, c));
+  const package_pricing p = *package_pricing::make(up_to(1), fee(10));
+  cost_numerator c;
+  REQUIRE(p.cost(nano_quantity(N) * seconds{150 * 60}, c));
   CHECK(cents(c) == "30.00");
-  CHECK(p.packages(static_cast<i128>(N) * 3600) == 1);
-  CHECK_FALSE(package_pricing::make(0, N));
+  CHECK(p.packages(nano_quantity(N) * seconds{3600}) == 1);
+  CHECK_FALSE(package_pricing::make(nano_unit_hours{0}, fee(1)));
 }
 
 TEST_CASE("flat fee per tier") {
   // Graduated: every step the usage enters adds its fee; volume: the chosen step's fee.
-  const std::vector<tier_step> steps = {{10 * N, N, 5 * N}, {std::nullopt, N / 2, 20 * N}};
+  const std::vector<tier_step> steps = {{up_to(10), price(1), fee(5)}, {std::nullopt, price("0.5"), fee(20)}};
   const tier_table g = *tier_table::make(tier_mode::graduated, steps);
   const tier_table v = *tier_table::make(tier_mode::volume, steps);
-  i128 c = 0;
+  cost_numerator c;
   REQUIRE(g.cost(unit_hours(4), c));
   CHECK(cents(c) == "9.00");  // 5 fee + 4 x 1
   REQUIRE(g.cost(unit_hours(12), c));
@@ -144,13 +147,13 @@ TEST_CASE("flat fee per tier") {
 
 TEST_CASE("tier tables are validated") {
   CHECK_FALSE(tier_table::make(tier_mode::graduated, {}));
-  auto not_last = tier_table::make(tier_mode::graduated, {{std::nullopt, N, 0}, {5 * N, N, 0}});
+  auto not_last = tier_table::make(tier_mode::graduated, {{std::nullopt, price(1), {}}, {up_to(5), price(1), {}}});
   REQUIRE_FALSE(not_last);
   CHECK(not_last.error().field == "steps[0].up_to");
-  auto bounded_last = tier_table::make(tier_mode::graduated, {{5 * N, N, 0}});
+  auto bounded_last = tier_table::make(tier_mode::graduated, {{up_to(5), price(1), {}}});
   REQUIRE_FALSE(bounded_last);
   CHECK(bounded_last.error().field == "steps[0].up_to");
-  auto decreasing = tier_table::make(tier_mode::volume, {{5 * N, N, 0}, {5 * N, N, 0}, {std::nullopt, N, 0}});
+  auto decreasing = tier_table::make(tier_mode::volume, {{up_to(5), price(1), {}}, {up_to(5), price(1), {}}, {std::nullopt, price(1), {}}});
   REQUIRE_FALSE(decreasing);
   CHECK(decreasing.error().field == "steps[1].up_to");
 }
@@ -159,36 +162,41 @@ TEST_CASE("spot schedule: an Alibaba spot record across two price periods") {
   // Alibaba Cloud preemptible (spot) instances are billed at the market price of each period
   // the instance runs in (alibabacloud.com/help/en/ecs/user-guide/spot-instances): here 0.80
   // until 10:00 and 0.60 after, for 09:30 to 10:45 -> 0.5 h x 0.80 + 0.75 h x 0.60 = 0.85.
-  const price_schedule s = *price_schedule::make(nano("1.00"), {{at("2026-11-10T10:00:00Z"), nano("0.60")}, {at("2026-11-10T08:00:00Z"), nano("0.80")}});
-  CHECK(s.price_at(at("2026-11-10T07:59:59Z")) == N);
-  CHECK(s.price_at(at("2026-11-10T08:00:00Z")) == nano("0.80"));
-  i128 ps = 0;
+  const price_schedule s = *price_schedule::make(price("1.00"), {{at("2026-11-10T10:00:00Z"), price("0.60")}, {at("2026-11-10T08:00:00Z"), price("0.80")}});
+  CHECK(s.price_at(at("2026-11-10T07:59:59Z")) == price(1));
+  CHECK(s.price_at(at("2026-11-10T08:00:00Z")) == price("0.80"));
+  price_seconds ps;
+  cost_numerator c;
   REQUIRE(s.integrate(at("2026-11-10T09:30:00Z"), at("2026-11-10T09:30:00Z"), at("2026-11-10T10:45:00Z"), ps));
-  CHECK(cents(ps * N) == "0.85");  // x 1 unit, per hour
+  REQUIRE(mul_into(ps, nano_quantity(N), c));
+  CHECK(cents(c) == "0.85");  // x 1 unit, per hour
   // With a one-hour protection period the first hour stays at the purchase price 0.80:
   // 1 h x 0.80 + 0.25 h x 0.60 = 0.95.
-  const price_schedule p = *price_schedule::make(nano("1.00"), s.changes(), seconds{3600});
+  const price_schedule p = *price_schedule::make(price("1.00"), s.changes(), seconds{3600});
   REQUIRE(p.integrate(at("2026-11-10T09:30:00Z"), at("2026-11-10T09:30:00Z"), at("2026-11-10T10:45:00Z"), ps));
-  CHECK(cents(ps * N) == "0.95");
-  CHECK(p.price_for(at("2026-11-10T09:30:00Z"), at("2026-11-10T10:29:59Z")) == nano("0.80"));
-  CHECK(p.price_for(at("2026-11-10T09:30:00Z"), at("2026-11-10T10:30:00Z")) == nano("0.60"));
-  CHECK_FALSE(price_schedule::make(N, {{at("2026-11-10T10:00:00Z"), N}, {at("2026-11-10T10:00:00Z"), 2 * N}}));
-  CHECK_FALSE(price_schedule::make(-1, {}));
+  REQUIRE(mul_into(ps, nano_quantity(N), c));
+  CHECK(cents(c) == "0.95");
+  CHECK(p.price_for(at("2026-11-10T09:30:00Z"), at("2026-11-10T10:29:59Z")) == price("0.80"));
+  CHECK(p.price_for(at("2026-11-10T09:30:00Z"), at("2026-11-10T10:30:00Z")) == price("0.60"));
+  CHECK_FALSE(price_schedule::make(price(1), {{at("2026-11-10T10:00:00Z"), price(1)}, {at("2026-11-10T10:00:00Z"), price(2)}}));
+  CHECK_FALSE(price_schedule::make(nano_price(-1), {}));
 }
 
 TEST_CASE("compute units: a price per TFLOPS-hour becomes an exact price per GPU") {
   rate r;
   r.resource = "compute/H100-80GB";
   r.mode = "on_demand";
-  r.price = price_schedule(nano("0.003"));  // per TFLOPS-hour
+  r.price = price_schedule(price("0.003"));  // per TFLOPS-hour
   auto g = compute_unit_rate(r, gflops(989'400));  // 989.4 TFLOPS dense FP16 (H100 SXM)
   REQUIRE(g);
   // 989.4 x 0.003 = 2.9682 per GPU-hour, exactly.
-  const ratio<> one_hour(int128(g->price.base()) * N * 3600, g->denominator());
+  cost_numerator one;
+  REQUIRE(mul_into(g->price.base() * seconds{3600}, nano_quantity(N), one));
+  const ratio<> one_hour = exact_amount(one, g->denominator());
   CHECK(format_exact(one_hour) == "2.9682");
   CHECK(kind_of_resource("compute/H100-80GB") == resource_kind::compute_unit);
   CHECK(kind_of_resource("mig/H100-80GB/3g.40gb") == resource_kind::mig_slice);
-  CHECK(quantity_of(milli_gpu(250)) == N / 4);
+  CHECK(quantity_of(milli_gpu(250)) == nano_quantity(N / 4));
 }
 
 TEST_CASE("a tariff: one rate per (resource, mode), one credit per account, a real zone") {
@@ -205,9 +213,15 @@ TEST_CASE("a tariff: one rate per (resource, mode), one credit per account, a re
   auto zone = tariff::make(*parse_currency("USD"), "Mars/Olympus", {}, {a});
   REQUIRE_FALSE(zone);
   CHECK(zone.error().field == "timezone");
-  auto credits = tariff::make(*parse_currency("USD"), "UTC", {}, {a}, {{"x", int128(1)}, {"x", int128(2)}});
+  const currency usd = *parse_currency("USD");
+  auto credits = tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(usd, 1)}, {"x", money_value(usd, 2)}});
   REQUIRE_FALSE(credits);
   CHECK(credits.error().field == "credits[1].account");
+  auto euros = tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(*parse_currency("EUR"), 1)}});
+  REQUIRE_FALSE(euros);
+  CHECK(euros.error().code == error_code::currency_mismatch);
+  CHECK(euros.error().field == "credits[0].amount");
+  CHECK(tariff::make(usd, "UTC", {}, {a}, {{"x", money_value(usd, 5)}})->credit_for("y") == money_value(usd, 0));
 }
 
 TEST_CASE("nano decimals and exact display") {

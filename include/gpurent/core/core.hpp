@@ -12,3 +12,4 @@
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/wide.hpp>

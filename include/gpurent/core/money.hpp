@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <compare>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -163,9 +164,10 @@ class price {
 
 // Money whose currency is a run-time value (read from a tariff file). Adding two different
 // currencies is reported: `plus` returns an error, operator+ throws gpurent::exception.
+// There is no default: an amount is always told its currency (a silent USD would print as
+// one).
 class money_value {
  public:
-  money_value() = default;
   money_value(currency c, int128 minor) : ccy_(c), minor_(std::move(minor)) {}
   [[nodiscard]] static expected<money_value> parse(currency c, std::string_view s) {
     auto m = detail::parse_minor(s, c.minor_units, c.code);
@@ -204,9 +206,27 @@ class money_value {
     return make_error(error_code::currency_mismatch, "currency",
                       "cannot combine " + std::string(ccy_.code) + " and " + std::string(b.ccy_.code));
   }
-  currency ccy_{"USD", 2};
-  int128 minor_{0};
+  currency ccy_;
+  int128 minor_;
 };
+
+// The largest remainder method's last step, the one every allocation in gpurent uses:
+// `parts` hold each exact share rounded toward zero and `remainders` what that rounding
+// left out (any ordered type: an integer over a common denominator, a ratio). The units
+// between the parts' sum and `total` go one each to the largest remainders (ties: the lower
+// index); when the parts are over `total`, one each is taken from the smallest (ties: the
+// higher index). At most one unit moves per part.
+template <std::totally_ordered R>
+void distribute_remainder(const int128& total, std::vector<int128>& parts, const std::vector<R>& remainders) {
+  GPURENT_ASSERT(parts.size() == remainders.size());
+  std::vector<std::size_t> order(parts.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return remainders[b] < remainders[a]; });
+  int128 left = total;
+  for (const int128& p : parts) left -= p;
+  for (std::size_t k = 0; k < order.size() && left > 0; ++k, left -= 1) parts[order[k]] += 1;
+  for (std::size_t k = order.size(); k-- > 0 && left < 0; left += 1) parts[order[k]] -= 1;
+}
 
 // Splits `total` minor units into parts proportional to `weights` that sum exactly to
 // total: each part is its exact share rounded toward zero, and the units left over go one
@@ -220,27 +240,19 @@ class money_value {
     sum += weights[i];
   }
   if (sum == 0) return make_error(error_code::invalid_argument, "weights", "weights sum to zero");
-  const bool neg = total < 0;
   const int128 whole = detail::abs(total);
-  std::vector<int128> parts(weights.size());
-  std::vector<std::pair<int128, std::size_t>> rem(weights.size());
-  int128 given = 0;
+  std::vector<int128> parts(weights.size()), remainders(weights.size());  // remainders over `sum`
   try {
     for (std::size_t i = 0; i < weights.size(); ++i) {
       const int128 n = whole * weights[i];
       parts[i] = n / sum;
-      rem[i] = {n % sum, i};
-      given += parts[i];
+      remainders[i] = n % sum;
     }
   } catch (const std::overflow_error&) {
     return make_error(error_code::overflow, "total", "overflow allocating " + detail::to_digits(total));
   }
-  std::ranges::stable_sort(rem, [](const auto& a, const auto& b) { return a.first > b.first; });
-  // Fewer units are left over than there are parts (each remainder is below one unit).
-  const auto left = static_cast<std::size_t>((whole - given).convert_to<unsigned long long>());
-  GPURENT_ASSERT(left < weights.size());
-  for (std::size_t k = 0; k < left; ++k) parts[rem[k].second] += 1;
-  if (neg) {
+  distribute_remainder(whole, parts, remainders);
+  if (total < 0) {
     for (auto& p : parts) p = -p;
   }
   return parts;

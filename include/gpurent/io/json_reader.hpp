@@ -152,31 +152,27 @@ class json_object {
       return {};
     });
   }
+  // A string member turned into a value by `parse` (text -> expected<T>); `what` names the
+  // form the type error asks for. Errors of `parse` are placed in this member's field.
+  template <class T, class Parse>
+  expected<void> parsed(std::string_view key, T& out, std::string_view what, Parse&& parse, bool required = false) {
+    return read(key, required, what, &json::is_string, [&](const json& v) -> expected<void> {
+      auto p = parse(v.get<std::string>());
+      if (!p) return unexpected<error>(p.error().in_field(field(key)));
+      out = *p;
+      return {};
+    });
+  }
   // A decimal written as a string ("2.49"): a JSON number went through someone's double.
   template <int S, class... P>
   expected<void> dec(std::string_view key, decimal<S, P...>& out, bool required = false) {
-    return read(key, required, "a decimal string such as \"2.49\"", &json::is_string, [&](const json& v) -> expected<void> {
-      auto d = decimal<S, P...>::parse(v.get<std::string>());
-      if (!d) return unexpected<error>(d.error().in_field(field(key)));
-      out = *d;
-      return {};
-    });
+    return parsed(key, out, "a decimal string such as \"2.49\"", [](std::string_view t) { return decimal<S, P...>::parse(t); }, required);
   }
   expected<void> duration(std::string_view key, seconds& out, bool required = false) {
-    return read(key, required, "a duration string such as \"15min\"", &json::is_string, [&](const json& v) -> expected<void> {
-      auto d = parse_duration(v.get<std::string>());
-      if (!d) return unexpected<error>(d.error().in_field(field(key)));
-      out = *d;
-      return {};
-    });
+    return parsed(key, out, "a duration string such as \"15min\"", [](std::string_view t) { return parse_duration(t); }, required);
   }
   expected<void> time_point(std::string_view key, instant& out, bool required = false) {
-    return read(key, required, "an RFC 3339 instant such as \"2026-11-03T10:15:00Z\"", &json::is_string, [&](const json& v) -> expected<void> {
-      auto t = parse_instant(v.get<std::string>());
-      if (!t) return unexpected<error>(t.error().in_field(field(key)));
-      out = *t;
-      return {};
-    });
+    return parsed(key, out, "an RFC 3339 instant such as \"2026-11-03T10:15:00Z\"", [](std::string_view t) { return parse_instant(t); }, required);
   }
   // One of an enum's names (core/enum.hpp): "expected server, gpu, ... got \"rack\"".
   template <NamedEnum E>

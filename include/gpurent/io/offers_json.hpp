@@ -37,7 +37,7 @@ using io::json_object;
 }
 
 // "price_changes": [{"from": instant, "price": decimal}, ...], then the schedule.
-[[nodiscard]] inline expected<price_schedule> read_schedule(json_object& r, std::int64_t base) {
+[[nodiscard]] inline expected<price_schedule> read_schedule(json_object& r, nano_price base) {
   std::vector<price_change> changes;
   GPURENT_TRY(list, r.array("price_changes"));
   for (std::size_t i = 0; *list != nullptr && i < (*list)->size(); ++i) {
@@ -48,7 +48,7 @@ using io::json_object;
     GPURENT_TRY(c.time_point("from", pc.from, true));
     GPURENT_TRY(c.dec("price", price, true));
     GPURENT_TRY(c.finish());
-    pc.unit_price = price.raw().convert_to<std::int64_t>();
+    pc.unit_price = nano_price(price.raw().convert_to<std::int64_t>());
     changes.push_back(pc);
   }
   auto s = price_schedule::make(base, std::move(changes));
@@ -72,12 +72,12 @@ using io::json_object;
     if (s.has("up_to")) {
       unit_quantity up{};
       GPURENT_TRY(s.dec("up_to", up));
-      step.up_to = up.raw().convert_to<std::int64_t>() * 1'000'000;  // unit-hours, 10^-3 -> 10^-9
+      step.up_to = nano_unit_hours(up.raw().convert_to<std::int64_t>() * 1'000'000);  // unit-hours, 10^-3 -> 10^-9
     }
     decimal<9> price{};
     GPURENT_TRY(s.dec("price", price, true));
     GPURENT_TRY(s.finish());
-    step.unit_price = price.raw().convert_to<std::int64_t>();
+    step.unit_price = nano_price(price.raw().convert_to<std::int64_t>());
     out.push_back(step);
   }
   GPURENT_TRY(t.finish());
@@ -107,7 +107,7 @@ using io::json_object;
   }
   decimal<9> price{};
   GPURENT_TRY(r.dec("price", price, true));
-  GPURENT_TRY(schedule, read_schedule(r, price.raw().convert_to<std::int64_t>()));
+  GPURENT_TRY(schedule, read_schedule(r, nano_price(price.raw().convert_to<std::int64_t>())));
   out.price = std::move(*schedule);
   return out;
 }

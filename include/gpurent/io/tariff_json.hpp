@@ -5,12 +5,8 @@
 // error names the file and the JSON path of the field ("rates[2].tiers.steps[1].up_to").
 // Decimals are strings: a JSON number would already have been rounded by someone's double.
 
-#include <cstdint>
-#include <fstream>
-#include <initializer_list>
-#include <iterator>
+#include <cstddef>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,288 +25,228 @@
 
 namespace gpurent::io {
 
-namespace detail {
-using json = nlohmann::json;
+namespace detail::tariff_json {
 
-struct json_reader {
-  std::string file;
+// A non-negative decimal string as a typed nano amount (a price, a fee, a bound, a size).
+template <class T>
+expected<void> nano(json_object& o, std::string_view key, T& out, bool required = false) {
+  return o.parsed(
+      key, out, "a decimal string such as \"2.49\"",
+      [](std::string_view s) -> expected<T> {
+        GPURENT_TRY(v, parse_non_negative_nano(s));
+        return T(*v);
+      },
+      required);
+}
 
-  [[nodiscard]] unexpected<error> fail(error_code code, const std::string& path, std::string message) const {
-    return unexpected(error{code, path, std::move(message), file});
-  }
-  [[nodiscard]] unexpected<error> fail(const error& e, const std::string& path) const {
-    return unexpected(error{e.code, path, e.message, file});
-  }
-  [[nodiscard]] expected<void> only_keys(const json& o, const std::string& path, std::initializer_list<std::string_view> keys) const {
-    for (auto it = o.begin(); it != o.end(); ++it) {
-      bool known = false;
-      for (auto k : keys) known = known || it.key() == k;
-      if (!known) {
-        std::string list;
-        for (auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-        return fail(error_code::invalid_argument, join(path, it.key()), "unknown field (expected one of: " + list + ")");
-      }
-    }
-    return {};
-  }
-  [[nodiscard]] static std::string join(const std::string& path, std::string_view key) {
-    return path.empty() ? std::string(key) : path + "." + std::string(key);
-  }
-  [[nodiscard]] static std::string item(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+// A constructor's error (field relative to `at`) placed at `at`'s path.
+[[nodiscard]] inline unexpected<error> relative(const error& e, const json_object& at) { return unexpected<error>(e.in_field(at.field(e.field))); }
 
-  // A string member; `required` false gives nothing when it is absent.
-  [[nodiscard]] expected<std::optional<std::string>> text(const json& o, const std::string& path, std::string_view key, bool required) const {
-    auto it = o.find(key);
-    if (it == o.end()) {
-      if (required) return fail(error_code::invalid_argument, join(path, key), "missing");
-      return std::optional<std::string>{};
-    }
-    if (!it->is_string()) {
-      return fail(error_code::invalid_argument, join(path, key),
-                  std::string("must be a string") + (it->is_number() ? " (write decimals and durations in quotes, e.g. \"2.49\")" : "") + ", got " +
-                      it->dump());
-    }
-    return std::optional<std::string>(it->get<std::string>());
+[[nodiscard]] inline expected<tier_step> read_step(const json& j, const std::string& path) {
+  json_object o(j, path);
+  GPURENT_TRY(o.check());
+  tier_step st;
+  const json* up = o.member("up_to");
+  if (up == nullptr) return o.fail("up_to", "missing required field (use null for no bound)");
+  if (!up->is_null()) {
+    nano_unit_hours bound{};
+    GPURENT_TRY(nano(o, "up_to", bound, true));
+    st.up_to = bound;
   }
-  [[nodiscard]] expected<std::optional<bool>> flag(const json& o, const std::string& path, std::string_view key) const {
-    auto it = o.find(key);
-    if (it == o.end()) return std::optional<bool>{};
-    if (!it->is_boolean()) return fail(error_code::invalid_argument, join(path, key), "must be true or false, got " + it->dump());
-    return std::optional<bool>(it->get<bool>());
-  }
-  [[nodiscard]] expected<std::optional<std::int64_t>> nano(const json& o, const std::string& path, std::string_view key, bool required) const {
-    auto s = text(o, path, key, required);
-    if (!s) return unexpected(s.error());
-    if (!*s) return std::optional<std::int64_t>{};
-    auto v = parse_non_negative_nano(**s);
-    if (!v) return fail(v.error(), join(path, key));
-    return std::optional<std::int64_t>(*v);
-  }
-  [[nodiscard]] expected<std::optional<seconds>> duration(const json& o, const std::string& path, std::string_view key) const {
-    auto s = text(o, path, key, false);
-    if (!s) return unexpected(s.error());
-    if (!*s) return std::optional<seconds>{};
-    auto d = parse_duration(**s);
-    if (!d) return fail(d.error(), join(path, key));
-    return std::optional<seconds>(*d);
-  }
-  [[nodiscard]] expected<const json*> array(const json& o, const std::string& path, std::string_view key, bool required) const {
-    auto it = o.find(key);
-    if (it == o.end()) {
-      if (required) return fail(error_code::invalid_argument, join(path, key), "missing");
-      return static_cast<const json*>(nullptr);
-    }
-    if (!it->is_array()) return fail(error_code::invalid_argument, join(path, key), "must be an array, got " + it->dump());
-    return &*it;
-  }
+  GPURENT_TRY(nano(o, "unit_price", st.unit_price, true));
+  GPURENT_TRY(nano(o, "flat_fee", st.flat_fee));
+  GPURENT_TRY(o.finish());
+  return st;
+}
 
-  [[nodiscard]] expected<tier_table> tiers(const json& o, const std::string& path) const {
-    if (!o.is_object()) return fail(error_code::invalid_argument, path, "must be an object with mode and steps");
-    if (auto k = only_keys(o, path, {"mode", "steps"}); !k) return unexpected(k.error());
-    auto m = text(o, path, "mode", true);
-    if (!m) return unexpected(m.error());
-    tier_mode mode{};
-    if (**m == "graduated") mode = tier_mode::graduated;
-    else if (**m == "volume") mode = tier_mode::volume;
-    else return fail(error_code::invalid_argument, join(path, "mode"), "unknown tier mode \"" + **m + "\" (expected graduated or volume)");
-    auto steps = array(o, path, "steps", true);
-    if (!steps) return unexpected(steps.error());
-    std::vector<tier_step> out;
-    const std::string sp = join(path, "steps");
-    for (std::size_t i = 0; i < (*steps)->size(); ++i) {
-      const json& s = (**steps)[i];
-      const std::string p = item(sp, i);
-      if (!s.is_object()) return fail(error_code::invalid_argument, p, "must be an object with up_to and unit_price");
-      if (auto k = only_keys(s, p, {"up_to", "unit_price", "flat_fee"}); !k) return unexpected(k.error());
-      tier_step st;
-      auto up = s.find("up_to");
-      if (up == s.end()) return fail(error_code::invalid_argument, join(p, "up_to"), "missing (use null for no bound)");
-      if (!up->is_null()) {
-        auto u = nano(s, p, "up_to", true);
-        if (!u) return unexpected(u.error());
-        st.up_to = **u;
-      }
-      auto price = nano(s, p, "unit_price", true);
-      if (!price) return unexpected(price.error());
-      st.unit_price = **price;
-      auto fee = nano(s, p, "flat_fee", false);
-      if (!fee) return unexpected(fee.error());
-      st.flat_fee = fee->value_or(0);
-      out.push_back(st);
-    }
-    auto t = tier_table::make(mode, std::move(out));
-    if (!t) return fail(t.error(), join(path, t.error().field));
-    return t;
+[[nodiscard]] inline expected<tier_table> read_tiers(const json& j, const std::string& path) {
+  json_object o(j, path);
+  GPURENT_TRY(o.check());
+  tier_mode mode{};
+  GPURENT_TRY(o.enumeration("mode", mode, true));
+  GPURENT_TRY(steps, o.array("steps", true));
+  GPURENT_TRY(o.finish());
+  std::vector<tier_step> out;
+  for (std::size_t i = 0; i < (*steps)->size(); ++i) {
+    GPURENT_TRY(st, read_step((**steps)[i], json_item(o.field("steps"), i)));
+    out.push_back(*st);
   }
+  auto t = tier_table::make(mode, std::move(out));
+  if (!t) return relative(t.error(), o);
+  return t;
+}
 
-  [[nodiscard]] expected<rate> read_rate(const json& o, const std::string& p) const {
-    if (!o.is_object()) return fail(error_code::invalid_argument, p, "must be an object");
-    if (auto k = only_keys(o, p, {"resource", "mode", "unit_price", "per", "increment", "minimum", "price_changes", "tiers", "package", "protection"}); !k) {
-      return unexpected(k.error());
-    }
-    rate r;
-    for (auto [key, dst] : {std::pair<std::string_view, std::string*>{"resource", &r.resource}, {"mode", &r.mode}}) {
-      auto s = text(o, p, key, true);
-      if (!s) return unexpected(s.error());
-      if ((*s)->empty()) return fail(error_code::invalid_argument, join(p, key), "must not be empty");
-      *dst = **s;
-    }
-    auto price = nano(o, p, "unit_price", false);
-    if (!price) return unexpected(price.error());
-    const bool has_tiers = o.contains("tiers"), has_package = o.contains("package");
-    const int models = (*price ? 1 : 0) + (has_tiers ? 1 : 0) + (has_package ? 1 : 0);
-    if (models == 0) return fail(error_code::invalid_argument, join(p, "unit_price"), "a rate needs unit_price or tiers");
-    if (models > 1) {
-      return fail(error_code::invalid_argument, join(p, has_tiers ? "tiers" : "package"), "a rate has either unit_price, tiers or package, not several");
-    }
-    auto per = duration(o, p, "per");
-    if (!per) return unexpected(per.error());
-    if (*per && (*per)->count() <= 0) return fail(error_code::invalid_argument, join(p, "per"), "must be positive");
-    if (!*per && *price) return fail(error_code::invalid_argument, join(p, "per"), "missing (the duration unit_price is for, e.g. \"1h\")");
-    r.per = per->value_or(seconds{3600});
-    auto inc = duration(o, p, "increment");
-    if (!inc) return unexpected(inc.error());
-    auto min = duration(o, p, "minimum");
-    if (!min) return unexpected(min.error());
-    auto rule = billing_rule::make(inc->value_or(seconds{1}), min->value_or(seconds{0}));
-    if (!rule) return fail(rule.error(), join(p, rule.error().field));
-    r.time = *rule;
-    auto prot = duration(o, p, "protection");
-    if (!prot) return unexpected(prot.error());
-    auto changes = array(o, p, "price_changes", false);
-    if (!changes) return unexpected(changes.error());
-    if (*changes && !*price) {
-      return fail(error_code::invalid_argument, join(p, "price_changes"), has_tiers ? "price_changes cannot be combined with tiers" : "price_changes need a unit_price");
-    }
-    if (*prot && !*price) return fail(error_code::invalid_argument, join(p, "protection"), "a protection period needs a unit_price");
-    if (*price) {
-      r.kind = price_kind::unit;
-      std::vector<price_change> pcs;
-      if (*changes) {
-        const std::string cp = join(p, "price_changes");
-        for (std::size_t i = 0; i < (*changes)->size(); ++i) {
-          const json& c = (**changes)[i];
-          const std::string ip = item(cp, i);
-          if (!c.is_object()) return fail(error_code::invalid_argument, ip, "must be an object with from and unit_price");
-          if (auto k = only_keys(c, ip, {"from", "unit_price"}); !k) return unexpected(k.error());
-          auto from = text(c, ip, "from", true);
-          if (!from) return unexpected(from.error());
-          auto t = parse_instant(**from);
-          if (!t) return fail(t.error(), join(ip, "from"));
-          auto cpr = nano(c, ip, "unit_price", true);
-          if (!cpr) return unexpected(cpr.error());
-          pcs.push_back({*t, **cpr});
-        }
-      }
-      auto s = price_schedule::make(**price, std::move(pcs), prot->value_or(seconds{0}));
-      if (!s) return fail(s.error(), join(p, s.error().field));
-      r.price = std::move(*s);
-    } else if (has_tiers) {
-      r.kind = price_kind::tiers;
-      auto t = tiers(o["tiers"], join(p, "tiers"));
-      if (!t) return unexpected(t.error());
-      r.tiers = std::move(*t);
-    } else {
-      r.kind = price_kind::package;
-      const json& pk = o["package"];
-      const std::string pp = join(p, "package");
-      if (!pk.is_object()) return fail(error_code::invalid_argument, pp, "must be an object with size and price");
-      if (auto k = only_keys(pk, pp, {"size", "price"}); !k) return unexpected(k.error());
-      auto size = nano(pk, pp, "size", true);
-      if (!size) return unexpected(size.error());
-      auto pr = nano(pk, pp, "price", true);
-      if (!pr) return unexpected(pr.error());
-      auto pkg = package_pricing::make(**size, **pr);
-      if (!pkg) return fail(pkg.error(), join(p, pkg.error().field));
-      r.package = *pkg;
-    }
-    return r;
-  }
+// A package; package_pricing::make names its fields "package.size": placed in `rate`.
+[[nodiscard]] inline expected<package_pricing> read_package(const json& j, const json_object& rate) {
+  json_object o(j, rate.field("package"));
+  GPURENT_TRY(o.check());
+  nano_unit_hours size{};
+  nano_money price{};
+  GPURENT_TRY(nano(o, "size", size, true));
+  GPURENT_TRY(nano(o, "price", price, true));
+  GPURENT_TRY(o.finish());
+  auto p = package_pricing::make(size, price);
+  if (!p) return relative(p.error(), rate);
+  return p;
+}
 
-  [[nodiscard]] expected<tariff> read(const json& j) const {
-    if (!j.is_object()) return fail(error_code::invalid_argument, "", "a tariff is a JSON object");
-    if (auto k = only_keys(j, "", {"currency", "timezone", "rounding", "rounding_point", "forgive_below_minor_unit", "carry", "rates", "credits"}); !k) {
-      return unexpected(k.error());
-    }
-    auto code = text(j, "", "currency", true);
-    if (!code) return unexpected(code.error());
-    auto ccy = parse_currency(**code);
-    if (!ccy) return fail(ccy.error(), "currency");
-    auto zone = text(j, "", "timezone", true);
-    if (!zone) return unexpected(zone.error());
-    if (auto z = find_zone(**zone); !z) return fail(z.error(), "timezone");
-    rounding_rule rr;
-    auto mode = text(j, "", "rounding", false);
-    if (!mode) return unexpected(mode.error());
-    if (*mode) {
-      auto m = parse_enum<rounding_mode>(**mode);
-      if (!m) return fail(error_code::invalid_argument, "rounding", "unknown rounding mode \"" + **mode + "\" (expected half_even, half_up, half_down, up or down)");
-      rr.mode = *m;
-    }
-    auto point = text(j, "", "rounding_point", false);
-    if (!point) return unexpected(point.error());
-    if (*point) {
-      auto pt = parse_rounding_point(**point);
-      if (!pt) return fail(error_code::invalid_argument, "rounding_point", "unknown rounding point \"" + **point + "\" (expected record, line or invoice)");
-      rr.point = *pt;
-    }
-    auto forgive = flag(j, "", "forgive_below_minor_unit");
-    if (!forgive) return unexpected(forgive.error());
-    rr.forgive_below_minor_unit = forgive->value_or(false);
-    auto carry = flag(j, "", "carry");
-    if (!carry) return unexpected(carry.error());
-    rr.carry = carry->value_or(false);
-    auto rates = array(j, "", "rates", true);
-    if (!rates) return unexpected(rates.error());
-    std::vector<rate> rs;
-    for (std::size_t i = 0; i < (*rates)->size(); ++i) {
-      auto r = read_rate((**rates)[i], item("rates", i));
-      if (!r) return unexpected(r.error());
-      rs.push_back(std::move(*r));
-    }
-    std::vector<credit_grant> credits;
-    auto cs = array(j, "", "credits", false);
-    if (!cs) return unexpected(cs.error());
-    if (*cs) {
-      for (std::size_t i = 0; i < (*cs)->size(); ++i) {
-        const json& c = (**cs)[i];
-        const std::string p = item("credits", i);
-        if (!c.is_object()) return fail(error_code::invalid_argument, p, "must be an object with account and amount");
-        if (auto k = only_keys(c, p, {"account", "amount"}); !k) return unexpected(k.error());
-        auto acc = text(c, p, "account", true);
-        if (!acc) return unexpected(acc.error());
-        if ((*acc)->empty()) return fail(error_code::invalid_argument, join(p, "account"), "must not be empty");
-        auto amt = text(c, p, "amount", true);
-        if (!amt) return unexpected(amt.error());
-        auto m = money_value::parse(*ccy, **amt);
-        if (!m) return fail(m.error(), join(p, "amount"));
-        if (m->minor_units() < 0) return fail(error_code::invalid_argument, join(p, "amount"), "a credit must not be negative");
-        credits.push_back({**acc, m->minor_units()});
-      }
-    }
-    auto t = tariff::make(*ccy, **zone, rr, std::move(rs), std::move(credits));
-    if (!t) return fail(t.error(), t.error().field);
-    return t;
+[[nodiscard]] inline expected<std::vector<price_change>> read_changes(const json* changes, const std::string& path) {
+  std::vector<price_change> out;
+  for (std::size_t i = 0; changes != nullptr && i < changes->size(); ++i) {
+    json_object c((*changes)[i], json_item(path, i));
+    GPURENT_TRY(c.check());
+    price_change pc;
+    GPURENT_TRY(c.time_point("from", pc.from, true));
+    GPURENT_TRY(nano(c, "unit_price", pc.unit_price, true));
+    GPURENT_TRY(c.finish());
+    out.push_back(pc);
   }
+  return out;
+}
+
+// A rate's members as written, before the rules between them are checked.
+struct rate_members {
+  rate r;
+  std::optional<nano_price> unit_price;
+  std::optional<seconds> per, increment, minimum, protection;
+  const json* changes = nullptr;
+  const json* tiers = nullptr;
+  const json* package = nullptr;
 };
-}  // namespace detail
+
+[[nodiscard]] inline expected<void> read_optional_duration(json_object& o, std::string_view key, std::optional<seconds>& out) {
+  seconds d{0};
+  GPURENT_TRY(o.duration(key, d));
+  if (o.has(key)) out = d;
+  return {};
+}
+
+// Every member in the order the unknown-field message lists them, then that check.
+[[nodiscard]] inline expected<rate_members> read_rate_members(json_object& o) {
+  rate_members m;
+  GPURENT_TRY(o.name("resource", m.r.resource, true));
+  GPURENT_TRY(o.name("mode", m.r.mode, true));
+  nano_price price{};
+  GPURENT_TRY(nano(o, "unit_price", price));
+  if (o.has("unit_price")) m.unit_price = price;
+  GPURENT_TRY(read_optional_duration(o, "per", m.per));
+  GPURENT_TRY(read_optional_duration(o, "increment", m.increment));
+  GPURENT_TRY(read_optional_duration(o, "minimum", m.minimum));
+  GPURENT_TRY(changes, o.array("price_changes"));
+  m.changes = *changes;
+  m.tiers = o.find("tiers");
+  m.package = o.find("package");
+  GPURENT_TRY(read_optional_duration(o, "protection", m.protection));
+  GPURENT_TRY(o.finish());
+  return m;
+}
+
+// One price model per rate; what goes with a unit price (per, changes, protection) only with one.
+[[nodiscard]] inline expected<void> check_price_model(const json_object& o, const rate_members& m) {
+  const int models = (m.unit_price ? 1 : 0) + (m.tiers ? 1 : 0) + (m.package ? 1 : 0);
+  if (models == 0) return o.fail("unit_price", "a rate needs unit_price or tiers");
+  if (models > 1) return o.fail(m.tiers ? "tiers" : "package", "a rate has either unit_price, tiers or package, not several");
+  if (m.per && m.per->count() <= 0) return o.fail("per", "must be positive");
+  if (!m.per && m.unit_price) return o.fail("per", "missing (the duration unit_price is for, e.g. \"1h\")");
+  if (m.changes && !m.unit_price) {
+    return o.fail("price_changes", m.tiers ? "price_changes cannot be combined with tiers" : "price_changes need a unit_price");
+  }
+  if (m.protection && !m.unit_price) return o.fail("protection", "a protection period needs a unit_price");
+  return {};
+}
+
+[[nodiscard]] inline expected<rate> read_rate(const json& j, const std::string& path) {
+  json_object o(j, path);
+  GPURENT_TRY(o.check());
+  GPURENT_TRY(m, read_rate_members(o));
+  GPURENT_TRY(check_price_model(o, *m));
+  rate r = std::move(m->r);
+  r.per = m->per.value_or(seconds{3600});
+  auto rule = billing_rule::make(m->increment.value_or(seconds{1}), m->minimum.value_or(seconds{0}));
+  if (!rule) return relative(rule.error(), o);
+  r.time = *rule;
+  if (m->unit_price) {
+    r.kind = price_kind::unit;
+    GPURENT_TRY(changes, read_changes(m->changes, o.field("price_changes")));
+    auto s = price_schedule::make(*m->unit_price, std::move(*changes), m->protection.value_or(seconds{0}));
+    if (!s) return relative(s.error(), o);
+    r.price = std::move(*s);
+  } else if (m->tiers) {
+    r.kind = price_kind::tiers;
+    GPURENT_TRY(t, read_tiers(*m->tiers, o.field("tiers")));
+    r.tiers = std::move(*t);
+  } else {
+    r.kind = price_kind::package;
+    GPURENT_TRY(p, read_package(*m->package, o));
+    r.package = *p;
+  }
+  return r;
+}
+
+[[nodiscard]] inline expected<std::vector<credit_grant>> read_credits(const json* credits, const currency& ccy) {
+  std::vector<credit_grant> out;
+  for (std::size_t i = 0; credits != nullptr && i < credits->size(); ++i) {
+    json_object c((*credits)[i], json_item("credits", i));
+    GPURENT_TRY(c.check());
+    credit_grant g{{}, money_value(ccy, 0)};
+    GPURENT_TRY(c.name("account", g.account, true));
+    GPURENT_TRY(c.parsed("amount", g.amount, "a decimal string such as \"2.49\"", [&](std::string_view s) { return money_value::parse(ccy, s); }, true));
+    GPURENT_TRY(c.finish());
+    out.push_back(std::move(g));  // tariff::make checks the amounts
+  }
+  return out;
+}
+
+// The top level: its members, then the currency and zone, the rates, the credits, and what
+// only the whole tariff can check (tariff::make).
+[[nodiscard]] inline expected<tariff> read_tariff(const json& j) {
+  json_object o(j, "");
+  GPURENT_TRY(o.check());
+  std::string code, zone;
+  rounding_rule rr;
+  GPURENT_TRY(o.string("currency", code, true));
+  GPURENT_TRY(o.string("timezone", zone, true));
+  GPURENT_TRY(o.enumeration("rounding", rr.mode));
+  GPURENT_TRY(o.enumeration("rounding_point", rr.point));
+  GPURENT_TRY(o.boolean("forgive_below_minor_unit", rr.forgive_below_minor_unit));
+  GPURENT_TRY(o.boolean("carry", rr.carry));
+  GPURENT_TRY(rates, o.array("rates", true));
+  GPURENT_TRY(credits, o.array("credits"));
+  GPURENT_TRY(o.finish());
+  auto ccy = parse_currency(code);
+  if (!ccy) return unexpected<error>(ccy.error().in_field("currency"));
+  if (auto z = find_zone(zone); !z) return unexpected<error>(z.error().in_field("timezone"));
+  std::vector<rate> rs;
+  for (std::size_t i = 0; i < (*rates)->size(); ++i) {
+    GPURENT_TRY(r, read_rate((**rates)[i], json_item("rates", i)));
+    rs.push_back(std::move(*r));
+  }
+  GPURENT_TRY(cs, read_credits(*credits, *ccy));
+  return tariff::make(*ccy, zone, rr, std::move(rs), std::move(*cs));
+}
+
+}  // namespace detail::tariff_json
 
 // A tariff from JSON text; `file` names it in errors.
 [[nodiscard]] inline expected<tariff> parse_tariff_json(std::string_view text, std::string_view file = "tariff.json") {
-  detail::json_reader rd{std::string(file)};
-  auto j = parse_json_text(text, file);
-  if (!j) return unexpected(std::move(j.error()));
-  return rd.read(*j);
+  auto t = [&]() -> expected<tariff> {
+    GPURENT_TRY(j, parse_json_text(text, file));
+    return detail::tariff_json::read_tariff(*j);
+  }();
+  if (!t && t.error().where.empty()) t.error().where = std::string(file);
+  return t;
 }
 
 // A tariff from a JSON file.
 [[nodiscard]] inline expected<tariff> load_tariff_json(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return unexpected(text.error());
+  GPURENT_TRY(text, read_file(path));
   return parse_tariff_json(*text, path);
 }
 
 namespace detail {
+// A nano amount as the shortest exact decimal: "2.49", "100".
+[[nodiscard]] inline std::string nano_exact(std::int64_t nano) { return format_exact(ratio<>(int128(nano), int128(::gpurent::detail::nano_one))); }
+
 // A nano amount divided by `divisor` as the shortest exact decimal; an error when it does
 // not terminate (a compute-unit price whose division the format cannot hold).
 [[nodiscard]] inline expected<std::string> nano_text(std::int64_t nano, std::int64_t divisor, const std::string& field) {
@@ -322,11 +258,11 @@ namespace detail {
 [[nodiscard]] inline expected<json> price_json(const rate& r, const std::string& at) {
   json out = json::object();
   if (r.kind == price_kind::unit) {
-    GPURENT_TRY(base, nano_text(r.price.base(), r.price_divisor, at + ".unit_price"));
+    GPURENT_TRY(base, nano_text(r.price.base().raw(), r.price_divisor, at + ".unit_price"));
     out["unit_price"] = *base;
     json changes = json::array();
     for (const price_change& c : r.price.changes()) {
-      GPURENT_TRY(p, nano_text(c.unit_price, r.price_divisor, at + ".price_changes"));
+      GPURENT_TRY(p, nano_text(c.unit_price.raw(), r.price_divisor, at + ".price_changes"));
       changes.push_back({{"from", format_instant(c.from)}, {"unit_price", *p}});
     }
     if (!changes.empty()) out["price_changes"] = std::move(changes);
@@ -334,15 +270,13 @@ namespace detail {
   } else if (r.kind == price_kind::tiers) {
     json steps = json::array();
     for (const tier_step& t : r.tiers.steps()) {
-      json step = {{"up_to", t.up_to ? json(format_exact(ratio<>(int128(*t.up_to), int128(::gpurent::detail::nano_one)))) : json(nullptr)},
-                   {"unit_price", format_exact(ratio<>(int128(t.unit_price), int128(::gpurent::detail::nano_one)))}};
-      if (t.flat_fee != 0) step["flat_fee"] = format_exact(ratio<>(int128(t.flat_fee), int128(::gpurent::detail::nano_one)));
+      json step = {{"up_to", t.up_to ? json(nano_exact(t.up_to->raw())) : json(nullptr)}, {"unit_price", nano_exact(t.unit_price.raw())}};
+      if (t.flat_fee != nano_money{0}) step["flat_fee"] = nano_exact(t.flat_fee.raw());
       steps.push_back(std::move(step));
     }
     out["tiers"] = {{"mode", to_string(r.tiers.mode())}, {"steps", std::move(steps)}};
   } else {
-    out["package"] = {{"size", format_exact(ratio<>(int128(r.package.size), int128(::gpurent::detail::nano_one)))},
-                      {"price", format_exact(ratio<>(int128(r.package.price), int128(::gpurent::detail::nano_one)))}};
+    out["package"] = {{"size", nano_exact(r.package.size.raw())}, {"price", nano_exact(r.package.price.raw())}};
   }
   return out;
 }
@@ -351,7 +285,6 @@ namespace detail {
 // A tariff as JSON in the format parse_tariff_json reads (meter.md), so that writing and
 // reading give the same tariff. Options at their defaults are left out.
 [[nodiscard]] inline expected<nlohmann::json> tariff_to_json(const tariff& t) {
-  using detail::json;
   json rates = json::array();
   for (std::size_t i = 0; i < t.rates().size(); ++i) {
     const rate& r = t.rates()[i];
@@ -369,7 +302,7 @@ namespace detail {
   if (t.rounding().forgive_below_minor_unit) out["forgive_below_minor_unit"] = true;
   if (t.rounding().carry) out["carry"] = true;
   json credits = json::array();
-  for (const credit_grant& c : t.credits()) credits.push_back({{"account", c.account}, {"amount", money_value(t.currency_value(), c.minor).to_string()}});
+  for (const credit_grant& c : t.credits()) credits.push_back({{"account", c.account}, {"amount", c.amount.to_string()}});
   if (!credits.empty()) out["credits"] = std::move(credits);
   return out;
 }

@@ -32,93 +32,112 @@ inline constexpr std::array<std::string_view, 7> usage_columns = {"id", "account
 // One parsed row; the views live until the callback returns.
 struct usage_row {
   std::string_view id, account, resource, mode;
-  std::int64_t quantity = 0;  // nano units, > 0
+  nano_quantity quantity;  // > 0
   instant start{}, end{};     // end > start
   std::size_t line = 0;
   std::span<const std::string_view> label_names;
   std::span<const std::string_view> label_values;
 };
 
+
+namespace detail {
+// An error at `file:line` in `field`.
+[[nodiscard]] inline unexpected<error> csv_error(error_code code, std::string_view file, std::size_t line, std::string_view field, std::string message) {
+  return unexpected(error{code, std::string(field), std::move(message), std::string(file) + ":" + std::to_string(line)});
+}
+
+// The header: where each of usage_columns is, and the other columns (labels), in order.
+struct usage_header {
+  std::vector<std::string> names;
+  std::array<std::size_t, usage_columns.size()> col{};
+  std::vector<std::size_t> label_columns;
+  std::vector<std::string_view> label_names;  // views into `names`
+};
+
+[[nodiscard]] inline expected<void> read_usage_header(csv_lines& lines, std::string_view file, usage_header& h) {
+  std::string_view line;
+  if (!lines.next(line) || line.empty()) {
+    return csv_error(error_code::parse_error, file, 1, "id", "missing header (expected id,account,resource,mode,quantity,start,end)");
+  }
+  std::vector<std::string_view> fields;
+  std::vector<std::string> store;
+  std::string why;
+  if (!split_csv_line(line, fields, store, why)) return csv_error(error_code::parse_error, file, 1, "", "header: " + why);
+  h.names.assign(fields.begin(), fields.end());
+  for (std::size_t c = 0; c < usage_columns.size(); ++c) {
+    std::optional<std::size_t> at;
+    for (std::size_t k = 0; k < h.names.size(); ++k) {
+      if (h.names[k] != usage_columns[c]) continue;
+      if (at) return csv_error(error_code::parse_error, file, 1, usage_columns[c], "column appears twice in the header");
+      at = k;
+    }
+    if (!at) {
+      return csv_error(error_code::parse_error, file, 1, usage_columns[c],
+                       "missing column in the header (expected id,account,resource,mode,quantity,start,end; got \"" + std::string(line) + "\")");
+    }
+    h.col[c] = *at;
+  }
+  for (std::size_t k = 0; k < h.names.size(); ++k) {
+    if (std::find(h.col.begin(), h.col.end(), k) != h.col.end()) continue;
+    h.label_columns.push_back(k);
+    h.label_names.emplace_back(h.names[k]);
+  }
+  return {};
+}
+
+// One record line's fields into `row` (whose views point into `fields`).
+[[nodiscard]] inline expected<void> read_usage_fields(const usage_header& h, std::span<const std::string_view> fields, std::string_view file,
+                                                      std::size_t line, usage_row& row, std::vector<std::string_view>& label_values) {
+  if (fields.size() != h.names.size()) {
+    const std::string_view f = fields.size() < h.names.size() ? std::string_view(h.names[fields.size()]) : std::string_view("");
+    return csv_error(error_code::parse_error, file, line, f,
+                     "expected " + std::to_string(h.names.size()) + " fields, found " + std::to_string(fields.size()));
+  }
+  row.line = line;
+  row.id = fields[h.col[0]];
+  row.account = fields[h.col[1]];
+  row.resource = fields[h.col[2]];
+  row.mode = fields[h.col[3]];
+  if (row.id.empty()) return csv_error(error_code::parse_error, file, line, "id", "empty id");
+  if (row.account.empty()) return csv_error(error_code::parse_error, file, line, "account", "empty account");
+  auto q = parse_positive_nano(fields[h.col[4]]);
+  if (!q) return csv_error(q.error().code, file, line, "quantity", q.error().message);
+  row.quantity = nano_quantity(*q);
+  auto s = parse_instant(fields[h.col[5]]);
+  if (!s) return csv_error(s.error().code, file, line, "start", s.error().message);
+  auto e = parse_instant(fields[h.col[6]]);
+  if (!e) return csv_error(e.error().code, file, line, "end", e.error().message);
+  if (*e <= *s) {
+    return csv_error(error_code::parse_error, file, line, "end",
+                     "end " + std::string(fields[h.col[6]]) + " is not after start " + std::string(fields[h.col[5]]));
+  }
+  row.start = *s;
+  row.end = *e;
+  label_values.clear();
+  for (std::size_t k : h.label_columns) label_values.push_back(fields[k]);
+  row.label_values = label_values;
+  return {};
+}
+}  // namespace detail
+
 // Calls on_row(const usage_row&) -> expected<void> for each record line, in file order;
 // stops at the first error (the reader's or the callback's).
 template <class F>
 [[nodiscard]] expected<void> read_usage_csv(std::string_view text, std::string_view file, F&& on_row) {
-  const std::string fname(file);
-  auto fail = [&](std::size_t line, std::string_view field, std::string msg) {
-    return unexpected(error{error_code::parse_error, std::string(field), std::move(msg), fname + ":" + std::to_string(line)});
-  };
-  auto located = [&](std::size_t line, std::string_view field, const error& e) {
-    return unexpected(error{e.code, std::string(field), e.message, fname + ":" + std::to_string(line)});
-  };
-  std::vector<std::string_view> fields;
+  csv_lines lines(text);
+  detail::usage_header header;
+  GPURENT_TRY(detail::read_usage_header(lines, file, header));
+  std::vector<std::string_view> fields, label_values;
   std::vector<std::string> store;
   std::string why;
-  csv_lines lines(text);
-  std::string_view line;
-  if (!lines.next(line) || line.empty()) {
-    return fail(1, "id", "missing header (expected id,account,resource,mode,quantity,start,end)");
-  }
-  if (!split_csv_line(line, fields, store, why)) return fail(1, "", "header: " + why);
-  std::array<std::size_t, 7> col{};
-  std::vector<std::string> header(fields.begin(), fields.end());
-  for (std::size_t c = 0; c < usage_columns.size(); ++c) {
-    std::optional<std::size_t> at;
-    for (std::size_t k = 0; k < header.size(); ++k) {
-      if (header[k] != usage_columns[c]) continue;
-      if (at) return fail(1, usage_columns[c], "column appears twice in the header");
-      at = k;
-    }
-    if (!at) {
-      return fail(1, usage_columns[c], "missing column in the header (expected id,account,resource,mode,quantity,start,end; got \"" +
-                                           std::string(line) + "\")");
-    }
-    col[c] = *at;
-  }
-  std::vector<std::string_view> label_names, label_values;
-  for (std::size_t k = 0; k < header.size(); ++k) {
-    bool known = false;
-    for (std::size_t c : col) known = known || c == k;
-    if (!known) label_names.emplace_back(header[k]);
-  }
-  const std::size_t n = header.size();
   usage_row row;
-  row.label_names = label_names;
+  row.label_names = header.label_names;
+  std::string_view line;
   while (lines.next(line)) {
-    const std::size_t line_no = lines.number();
     if (line.empty()) continue;  // a blank line is no record
-    if (!split_csv_line(line, fields, store, why)) return fail(line_no, "", why);
-    if (fields.size() != n) {
-      const std::string_view f = fields.size() < n ? std::string_view(header[fields.size()]) : std::string_view("");
-      return fail(line_no, f, "expected " + std::to_string(n) + " fields, found " + std::to_string(fields.size()));
-    }
-    row.line = line_no;
-    row.id = fields[col[0]];
-    row.account = fields[col[1]];
-    row.resource = fields[col[2]];
-    row.mode = fields[col[3]];
-    if (row.id.empty()) return fail(line_no, "id", "empty id");
-    if (row.account.empty()) return fail(line_no, "account", "empty account");
-    auto q = parse_positive_nano(fields[col[4]]);
-    if (!q) return located(line_no, "quantity", q.error());
-    row.quantity = *q;
-    auto s = parse_instant(fields[col[5]]);
-    if (!s) return located(line_no, "start", s.error());
-    auto e = parse_instant(fields[col[6]]);
-    if (!e) return located(line_no, "end", e.error());
-    if (*e <= *s) return fail(line_no, "end", "end " + std::string(fields[col[6]]) + " is not after start " + std::string(fields[col[5]]));
-    row.start = *s;
-    row.end = *e;
-    if (!label_names.empty()) {
-      label_values.clear();
-      for (std::size_t k = 0; k < n; ++k) {
-        bool known = false;
-        for (std::size_t c : col) known = known || c == k;
-        if (!known) label_values.push_back(fields[k]);
-      }
-      row.label_values = label_values;
-    }
-    auto r = on_row(static_cast<const usage_row&>(row));
-    if (!r) return r;
+    if (!split_csv_line(line, fields, store, why)) return detail::csv_error(error_code::parse_error, file, lines.number(), "", why);
+    GPURENT_TRY(detail::read_usage_fields(header, fields, file, lines.number(), row, label_values));
+    GPURENT_TRY(on_row(static_cast<const usage_row&>(row)));
   }
   return {};
 }
@@ -146,18 +165,13 @@ struct located_record {
 // rate is an error naming its line), then the meter deduplicates, clips and rates it.
 [[nodiscard]] inline expected<void> meter_usage_csv(meter& m, std::string_view text, std::string_view file = "usage.csv") {
   m.set_source(std::string(file));
-  const tariff& t = m.tariff_value();
   std::string last_resource, last_mode;
   std::size_t last_rate = 0;
   bool have_last = false;
   return read_usage_csv(text, file, [&](const usage_row& row) -> expected<void> {
     if (!have_last || row.resource != last_resource || row.mode != last_mode) {
-      auto ri = t.find(row.resource, row.mode);
-      if (!ri) {
-        return unexpected(error{error_code::unknown_name, "resource",
-                                "no rate in the tariff for resource \"" + std::string(row.resource) + "\" and mode \"" + std::string(row.mode) + "\"",
-                                std::string(file) + ":" + std::to_string(row.line)});
-      }
+      auto ri = m.rate_index(row.resource, row.mode);
+      if (!ri) return unexpected(ri.error().at(file, row.line));
       last_resource = row.resource;
       last_mode = row.mode;
       last_rate = *ri;
@@ -182,7 +196,7 @@ struct located_record {
   }
   out += '\n';
   for (const usage_record& r : records) {
-    const std::string q = format_exact(ratio<>(int128(r.quantity), int128(::gpurent::detail::nano_one)));
+    const std::string q = format_exact(ratio<>(int128(r.quantity.raw()), int128(::gpurent::detail::nano_one)));
     std::string row;
     for (std::string_view f : {std::string_view(r.id), std::string_view(r.account), std::string_view(r.resource), std::string_view(r.mode)}) {
       csv_field(row, f);

@@ -29,7 +29,7 @@ namespace gpurent::detail::metering_format {
 }
 
 [[nodiscard]] inline std::string record_text(const usage_record& r) {
-  std::string s = r.id + ": " + r.account + " " + r.resource + " " + r.mode + " x" + tariff_format::price(r.quantity) + " [" +
+  std::string s = r.id + ": " + r.account + " " + r.resource + " " + r.mode + " x" + tariff_format::nano_text(r.quantity) + " [" +
                   format_instant(r.start) + ", " + format_instant(r.end) + ")";
   if (!r.labels.empty()) {
     s += " {";

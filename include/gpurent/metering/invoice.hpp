@@ -22,7 +22,7 @@ struct invoice_line {
   std::int64_t used_seconds = 0;    // sum of the records' actual seconds in the period
   ratio<> exact{};                  // unrounded amount, major units
   ratio<> carry_in{};               // remainder carried from the previous invoice (carry rule)
-  money_value amount{};             // what is charged
+  money_value amount;               // what is charged
   ratio<> rounding{};               // amount - (exact + carry_in): every rounding, visible
   bool forgiven = false;            // below one minor unit and not charged
   ratio<> waste{};                  // the part of `exact` due to increments and minimums
@@ -33,15 +33,15 @@ struct invoice_account {
   std::string account;
   std::vector<invoice_line> lines;  // sorted by resource, then mode (byte order)
   ratio<> exact_total{};
-  money_value total{};              // the sum of the rounded lines
-  money_value credit_applied{};
-  money_value due{};
-  money_value credit_remaining{};
+  money_value total;                // the sum of the rounded lines
+  money_value credit_applied;
+  money_value due;
+  money_value credit_remaining;
   friend bool operator==(const invoice_account&, const invoice_account&) = default;
 };
 
 struct invoice {
-  currency ccy{"USD", 2};
+  currency ccy{};
   std::string period;               // "2026-11"
   std::string timezone;
   interval span{};                  // the period as UTC instants

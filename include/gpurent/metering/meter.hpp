@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +24,7 @@
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/usage.hpp>
+#include <gpurent/tariff/commitment.hpp>
 #include <gpurent/tariff/rate.hpp>
 
 namespace gpurent {
@@ -57,32 +59,31 @@ class meter {
   [[nodiscard]] std::size_t distinct_records() const noexcept { return entries_.size(); }
   [[nodiscard]] std::int64_t records_out_of_period() const noexcept { return out_of_period_; }
 
+  // The index of the tariff's rate for (resource, mode), or an error naming both.
+  [[nodiscard]] expected<std::size_t> rate_index(std::string_view resource, std::string_view mode) const {
+    if (auto ri = t_->find(resource, mode)) return *ri;
+    return unexpected(error{error_code::unknown_name, "resource",
+                            "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}});
+  }
   // Adds one record; `line` is where it came from (0: not from a file).
   [[nodiscard]] expected<void> add(const usage_record& r, std::size_t line = 0) {
-    auto ri = t_->find(r.resource, r.mode);
-    if (!ri) return locate(no_rate(r.resource, r.mode), line);
+    auto ri = rate_index(r.resource, r.mode);
+    if (!ri) return locate(ri.error(), line);
     return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
   }
   // The same from parsed fields and the index of the rate in the tariff (the readers' path).
-  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_index, std::int64_t quantity,
-                                   instant start, instant end, std::size_t line) {
-    if (id.empty()) return locate(error{error_code::invalid_argument, "id", "a record needs an id", {}}, line);
-    if (account.empty()) return locate(error{error_code::invalid_argument, "account", "a record needs an account", {}}, line);
-    if (quantity <= 0) {
-      return locate(error{error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}}, line);
-    }
-    if (end <= start) {
-      return locate(error{error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}}, line);
-    }
+  [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity, instant start,
+                                   instant end, std::size_t line) {
+    if (auto v = validate_usage(id, account, quantity, start, end); !v) return locate(v.error(), line);
     const std::uint32_t acc = intern(account);
-    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_index), source_,
+    entry e{hash_id(id), 0, static_cast<std::uint32_t>(id.size()), acc, static_cast<std::uint32_t>(rate_pos), source_,
             quantity, start.time_since_epoch().count(), end.time_since_epoch().count(), line};
     if (const std::size_t at = find_id(id, e.hash); at != npos) {
-      if (same(entries_[at], e)) {
+      if (differing(entries_[at], e, entries_[at].account == e.account).empty()) {
         ++duplicates_;
         return {};
       }
-      return locate(conflict(id, entries_[at], e), line);
+      return locate(conflict(id, entries_[at], e, entries_[at].account == e.account), line);
     }
     if (auto r = contribute(e, 1); !r) return locate(r.error(), line);
     insert(id, e);
@@ -105,16 +106,10 @@ class meter {
         continue;
       }
       const entry& mine = entries_[at];
-      std::string diff;
-      if (accounts_[mine.account] != o.accounts_[theirs.account]) diff = "account";
-      else if (mine.rate != theirs.rate) diff = "resource/mode";
-      else if (mine.quantity != theirs.quantity) diff = "quantity";
-      else if (mine.start != theirs.start) diff = "start";
-      else if (mine.end != theirs.end) diff = "end";
-      if (!diff.empty()) {
-        return unexpected(error{error_code::duplicate, "id",
-                                "record \"" + std::string(id) + "\" repeats the id of " + where(mine.source, mine.line) + " with a different " + diff,
-                                o.where(theirs.source, theirs.line)});
+      if (!differing(mine, theirs, accounts_[mine.account] == o.accounts_[theirs.account]).empty()) {
+        error e = conflict(id, mine, theirs, accounts_[mine.account] == o.accounts_[theirs.account]);
+        e.where = o.where(theirs.source, theirs.line);
+        return unexpected(std::move(e));
       }
       repeats.push_back(&theirs);
     }
@@ -162,7 +157,7 @@ class meter {
     std::uint32_t account;
     std::uint32_t rate;
     std::uint32_t source;
-    std::int64_t quantity;
+    nano_quantity quantity;
     std::int64_t start;
     std::int64_t end;
     std::size_t line;
@@ -205,8 +200,14 @@ class meter {
       place(entries_.size() - 1);
     }
   }
-  static bool same(const entry& a, const entry& b) noexcept {
-    return a.account == b.account && a.rate == b.rate && a.quantity == b.quantity && a.start == b.start && a.end == b.end;
+  // The first priced field in which two records differ; empty when none does.
+  [[nodiscard]] static std::string_view differing(const entry& a, const entry& b, bool same_account) noexcept {
+    if (!same_account) return "account";
+    if (a.rate != b.rate) return "resource/mode";
+    if (a.quantity != b.quantity) return "quantity";
+    if (a.start != b.start) return "start";
+    if (a.end != b.end) return "end";
+    return {};
   }
   [[nodiscard]] std::size_t line_index(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
 
@@ -247,23 +248,27 @@ class meter {
     }
     detail::i128 rounded = 0;
     if (t_->rounding().point == rounding_point::record && r.kind == price_kind::unit) {
-      const ratio<> exact(detail::to_int128(u.amount), r.denominator());
-      rounded = round_record(exact);
+      rounded = round_record(exact_amount(u.amount, r.denominator()));
     }
     line_totals& l = lines_[line_index(e.account, e.rate)];
     const bool with_waste = sums_waste(r);
     if (!(sign > 0 ? l.add(u, rounded, with_waste) : l.subtract(u, rounded, with_waste))) return detail::overflow_error("the line totals");
     return {};
   }
+  // The one rounding of an amount to minor units, with the tariff's mode; 0 when the tariff
+  // forgives amounts below one minor unit and this is one.
+  [[nodiscard]] int128 round_minor(const ratio<>& exact) const {
+    if (forgiven(exact)) return 0;
+    return exact.round_to_digits(t_->currency_value().minor_units, t_->rounding().mode);
+  }
+  [[nodiscard]] bool forgiven(const ratio<>& exact) const {
+    return t_->rounding().forgive_below_minor_unit &&
+           detail::abs(exact.num()) * detail::pow10<int128>(t_->currency_value().minor_units) < exact.den();
+  }
   [[nodiscard]] detail::i128 round_record(const ratio<>& exact) const {
-    const currency& c = t_->currency_value();
-    if (t_->rounding().forgive_below_minor_unit && below_minor_unit(exact, c)) return 0;
-    auto v = detail::to_i128(exact.round_to_digits(c.minor_units, t_->rounding().mode));
+    auto v = detail::to_i128(round_minor(exact));
     GPURENT_ASSERT(v.has_value());
     return *v;
-  }
-  [[nodiscard]] static bool below_minor_unit(const ratio<>& r, const currency& c) {
-    return detail::abs(r.num()) * detail::pow10<int128>(c.minor_units) < r.den();
   }
 
   // One in-period record of a tiered line, for record-point rounding.
@@ -272,164 +277,195 @@ class meter {
     std::string_view id;
     const entry* e;
   };
+  // A line with records, on its way to the invoice.
+  struct pending {
+    std::uint32_t account;
+    std::uint32_t rate;
+    std::size_t key;  // into lines_
+  };
+  using tiered_records = std::unordered_map<std::size_t, std::vector<placed>>;
 
   [[nodiscard]] expected<invoice> finish_lines(const carry_book& carry) const {
-    const currency& c = t_->currency_value();
-    const rounding_rule& rr = t_->rounding();
-    const int128 minor_one = detail::pow10<int128>(c.minor_units);
-    struct pending {
-      std::uint32_t account;
-      std::uint32_t rate;
-      const line_totals* tot;
-      std::size_t key;
-    };
+    invoice inv{.ccy = t_->currency_value(),
+                .period = period_name_,
+                .timezone = t_->zone_name(),
+                .span = period_,
+                .rounding = t_->rounding(),
+                .accounts = {},
+                .records_out_of_period = out_of_period_,
+                .duplicates_ignored = duplicates_};
+    const std::vector<pending> ls = sorted_lines();
+    const tiered_records ordered = t_->rounding().point == rounding_point::record ? order_tiered_records() : tiered_records{};
+    for (std::size_t i = 0; i < ls.size();) {
+      std::size_t end = i;
+      while (end < ls.size() && ls[end].account == ls[i].account) ++end;
+      GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), carry, ordered));
+      inv.accounts.push_back(std::move(*acc));
+      i = end;
+    }
+    return inv;
+  }
+
+  // The lines with records, by account, resource and mode (byte order).
+  [[nodiscard]] std::vector<pending> sorted_lines() const {
     std::vector<pending> ls;
     for (std::size_t k = 0; k < lines_.size(); ++k) {
-      if (lines_[k].records > 0) ls.push_back({static_cast<std::uint32_t>(k / n_rates_), static_cast<std::uint32_t>(k % n_rates_), &lines_[k], k});
+      if (lines_[k].records > 0) ls.push_back({static_cast<std::uint32_t>(k / n_rates_), static_cast<std::uint32_t>(k % n_rates_), k});
     }
     std::ranges::sort(ls, [&](const pending& a, const pending& b) {
       const rate& ra = t_->rate_at(a.rate);
       const rate& rb = t_->rate_at(b.rate);
       return std::tie(accounts_[a.account], ra.resource, ra.mode) < std::tie(accounts_[b.account], rb.resource, rb.mode);
     });
-    // Record-point rounding of tiered lines needs their records in (start, id) order.
-    std::unordered_map<std::size_t, std::vector<placed>> ordered;
-    if (rr.point == rounding_point::record) {
-      for (const entry& e : entries_) {
-        if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
-        ordered[line_index(e.account, e.rate)].push_back({e.start, id_of(e), &e});
-      }
-      for (auto& [k, v] : ordered) {
-        std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
-      }
+    return ls;
+  }
+
+  // Record-point rounding of tiered lines needs their records in (start, id) order.
+  [[nodiscard]] tiered_records order_tiered_records() const {
+    tiered_records ordered;
+    for (const entry& e : entries_) {
+      if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
+      ordered[line_index(e.account, e.rate)].push_back({e.start, id_of(e), &e});
     }
-    invoice inv;
-    inv.ccy = c;
-    inv.period = period_name_;
-    inv.timezone = t_->zone_name();
-    inv.span = period_;
-    inv.rounding = rr;
-    inv.records_out_of_period = out_of_period_;
-    inv.duplicates_ignored = duplicates_;
-    for (std::size_t i = 0; i < ls.size();) {
-      invoice_account acc;
-      acc.account = accounts_[ls[i].account];
-      std::vector<ratio<>> exacts;
-      for (; i < ls.size() && accounts_[ls[i].account] == acc.account; ++i) {
-        const rate& r = t_->rate_at(ls[i].rate);
-        const line_totals& tot = *ls[i].tot;
-        invoice_line l;
-        l.resource = r.resource;
-        l.mode = r.mode;
-        l.records = tot.records;
-        l.billed_seconds = tot.billed_seconds;
-        l.used_seconds = tot.used_seconds;
-        auto exact = line_exact(r, tot);
-        if (!exact) return detail::overflow_error("the amount of line " + l.resource + "/" + l.mode);
-        auto waste = line_waste(r, tot, *exact);
-        if (!waste) return detail::overflow_error("the waste of line " + l.resource);
-        l.exact = *exact;
-        l.waste = *waste;
-        acc.exact_total += l.exact;
-        if (rr.point == rounding_point::line) {
-          ratio<> base = l.exact;
-          if (rr.carry) {
-            auto it = carry.find(line_key{acc.account, l.resource, l.mode});
-            if (it != carry.end()) l.carry_in = it->second;
-            base += l.carry_in;
-          }
-          if (rr.forgive_below_minor_unit && below_minor_unit(base, c)) {
-            l.forgiven = true;
-            l.amount = money_value(c, 0);
-          } else {
-            l.amount = money_value::round(c, base, rr.mode);
-          }
-        } else if (rr.point == rounding_point::record) {
-          if (r.kind == price_kind::unit) {
-            l.amount = money_value(c, detail::to_int128(tot.rounded_minor));
-          } else {
-            auto a = round_tiered_records(r, ordered[ls[i].key], tot);
-            if (!a) return unexpected(a.error());
-            l.amount = money_value(c, *a);
-          }
-        }
-        exacts.push_back(l.exact);
-        acc.lines.push_back(std::move(l));
-      }
-      if (rr.point == rounding_point::invoice) allocate_invoice(acc, exacts, c, rr, minor_one);
-      int128 total = 0;
-      for (auto& l : acc.lines) {
-        total += l.amount.minor_units();
-        l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
-      }
-      acc.total = money_value(c, total);
-      const int128 credit = t_->credit_for(acc.account);
-      const int128 applied = credit < total ? credit : (total < 0 ? int128(0) : total);
-      acc.credit_applied = money_value(c, applied);
-      acc.due = money_value(c, int128(total - applied));
-      acc.credit_remaining = money_value(c, int128(credit - applied));
-      inv.accounts.push_back(std::move(acc));
+    for (auto& [k, v] : ordered) {
+      std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
     }
-    return inv;
+    return ordered;
+  }
+
+  // One account: its lines rounded at the tariff's rounding point, their total, its credit.
+  [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const carry_book& carry,
+                                                         const tiered_records& ordered) const {
+    const money_value zero(t_->currency_value(), 0);
+    invoice_account acc{.account = accounts_[ls.front().account],
+                        .lines = {},
+                        .total = zero,
+                        .credit_applied = zero,
+                        .due = zero,
+                        .credit_remaining = zero};
+    for (const pending& p : ls) {
+      GPURENT_TRY(l, finish_line(p, acc.account, carry, ordered));
+      acc.exact_total += l->exact;
+      acc.lines.push_back(std::move(*l));
+    }
+    if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
+    settle(acc);
+    return acc;
+  }
+
+  // One line: its exact amount and waste (the rating of metering/rating.hpp), rounded at the
+  // line or record point (the invoice point rounds the account's total in allocate_invoice).
+  [[nodiscard]] expected<invoice_line> finish_line(const pending& p, const std::string& account, const carry_book& carry,
+                                                   const tiered_records& ordered) const {
+    const rate& r = t_->rate_at(p.rate);
+    const line_totals& tot = lines_[p.key];
+    auto exact = line_exact(r, tot);
+    if (!exact) return detail::overflow_error("the amount of line " + r.resource + "/" + r.mode);
+    auto waste = line_waste(r, tot, *exact);
+    if (!waste) return detail::overflow_error("the waste of line " + r.resource);
+    invoice_line l{.resource = r.resource,
+                   .mode = r.mode,
+                   .records = tot.records,
+                   .billed_seconds = tot.billed_seconds,
+                   .used_seconds = tot.used_seconds,
+                   .exact = *exact,
+                   .amount = money_value(t_->currency_value(), 0),
+                   .waste = *waste};
+    if (t_->rounding().point == rounding_point::line) round_line(l, account, carry);
+    if (t_->rounding().point == rounding_point::record) {
+      auto it = ordered.find(p.key);
+      GPURENT_TRY(minor, record_point_amount(r, it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second), tot));
+      l.amount = money_value(t_->currency_value(), *minor);
+    }
+    return l;
+  }
+
+  // Line point (meter.md): the exact amount, plus the previous invoice's carry when the tariff
+  // carries remainders, rounded once.
+  void round_line(invoice_line& l, const std::string& account, const carry_book& carry) const {
+    ratio<> base = l.exact;
+    if (t_->rounding().carry) {
+      auto it = carry.find(line_key{account, l.resource, l.mode});
+      if (it != carry.end()) l.carry_in = it->second;
+      base += l.carry_in;
+    }
+    l.forgiven = forgiven(base);
+    l.amount = money_value(t_->currency_value(), round_minor(base));
+  }
+
+  // Record point: the sum of the line's records, each rounded alone (unit prices: summed as
+  // they came; tiered lines: see round_tiered_records).
+  [[nodiscard]] expected<int128> record_point_amount(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
+    if (r.kind == price_kind::unit) return detail::to_int128(tot.rounded_minor);
+    return round_tiered_records(r, recs, tot);
   }
 
   // Each record's share of a tiered line (graduated: laid after the records before it;
   // volume: at the line's step, the step's flat fee with the first record), rounded alone.
-  [[nodiscard]] expected<int128> round_tiered_records(const rate& r, const std::vector<placed>& recs, const line_totals& tot) const {
-    detail::i128 before = 0, before_cost = 0, total_cost = 0;
-    const bool ok = tiered_cost(r, tot.usage, total_cost);
-    if (!ok) return detail::overflow_error("a tiered line");
+  [[nodiscard]] expected<int128> round_tiered_records(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
+    nano_usage before;
+    cost_numerator before_cost, total_cost;
+    if (!tiered_cost(r, tot.usage, total_cost)) return detail::overflow_error("a tiered line");
     const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
-    const std::int64_t vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : 0;
+    const nano_price vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : nano_price{};
     int128 sum = 0;
     bool first = true;
     for (const placed& p : recs) {
       rated_usage u;
       if (rate_usage(r, period_, instant{seconds{p.e->start}}, instant{seconds{p.e->end}}, p.e->quantity, u) != rating_status::rated) continue;
-      detail::i128 part = 0;
+      cost_numerator part;
       if (volume) {
-        if (!detail::mul_into(u.usage, vprice, part)) return detail::overflow_error("a tiered record");
-        if (first) {
-          detail::i128 all = 0;
-          if (!detail::mul_into(tot.usage, vprice, all)) return detail::overflow_error("a tiered record");
-          part += total_cost - all;
-        }
+        cost_numerator all;
+        if (!mul_into(vprice, u.usage, part) || (first && !mul_into(vprice, tot.usage, all))) return detail::overflow_error("a tiered record");
+        if (first) part = part + (total_cost - all);
       } else {
-        detail::i128 upto = 0;
-        const bool ok2 = tiered_cost(r, before + u.usage, upto);
-        if (!ok2) return detail::overflow_error("a tiered record");
+        cost_numerator upto;
+        if (!tiered_cost(r, before + u.usage, upto)) return detail::overflow_error("a tiered record");
         part = upto - before_cost;
         before_cost = upto;
       }
-      before += u.usage;
+      before = before + u.usage;
       first = false;
-      sum += detail::to_int128(round_record(usage_cost(part)));
+      sum += round_minor(usage_cost(part));
     }
     return sum;
   }
 
   // Invoice point: the account's exact total rounded once, allocated over its lines by the
   // largest remainder of each line's exact amount (ties: the earlier line).
-  static void allocate_invoice(invoice_account& acc, const std::vector<ratio<>>& exacts, const currency& c, const rounding_rule& rr,
-                               const int128& minor_one) {
+  void allocate_invoice(invoice_account& acc) const {
+    const currency& c = t_->currency_value();
+    const int128 minor_one = detail::pow10<int128>(c.minor_units);
+    const int128 total = round_minor(acc.exact_total);
+    std::vector<int128> parts(acc.lines.size());
+    std::vector<ratio<>> remainders(acc.lines.size());
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) {
+      parts[i] = acc.lines[i].exact.round_to_digits(c.minor_units, rounding_mode::down);
+      remainders[i] = acc.lines[i].exact - ratio<>(parts[i], minor_one);
+    }
+    distribute_remainder(total, parts, remainders);
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) {
+      acc.lines[i].amount = money_value(c, parts[i]);
+      acc.lines[i].forgiven = parts[i] == 0 && total == 0 && !(acc.lines[i].exact == ratio<>{});
+    }
+  }
+
+  // The account's total (the sum of its rounded lines), each line's rounding, and its
+  // prepaid credit drawn down by the total (tariff/commitment.hpp's credit_balance).
+  void settle(invoice_account& acc) const {
+    const currency& c = t_->currency_value();
+    const int128 minor_one = detail::pow10<int128>(c.minor_units);
     int128 total = 0;
-    if (!(rr.forgive_below_minor_unit && below_minor_unit(acc.exact_total, c))) total = acc.exact_total.round_to_digits(c.minor_units, rr.mode);
-    std::vector<int128> floors(exacts.size());
-    std::vector<std::pair<ratio<>, std::size_t>> rem(exacts.size());
-    int128 given = 0;
-    for (std::size_t i = 0; i < exacts.size(); ++i) {
-      floors[i] = exacts[i].round_to_digits(c.minor_units, rounding_mode::down);
-      rem[i] = {exacts[i] - ratio<>(floors[i], minor_one), i};
-      given += floors[i];
+    for (auto& l : acc.lines) {
+      total += l.amount.minor_units();
+      l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
     }
-    std::ranges::stable_sort(rem, [](const auto& a, const auto& b) { return a.first > b.first; });
-    int128 left = total - given;
-    for (std::size_t k = 0; k < rem.size() && left > 0; ++k, left -= 1) floors[rem[k].second] += 1;
-    for (std::size_t k = rem.size(); k-- > 0 && left < 0; left += 1) floors[rem[k].second] -= 1;
-    for (std::size_t i = 0; i < exacts.size(); ++i) {
-      acc.lines[i].amount = money_value(c, floors[i]);
-      acc.lines[i].forgiven = floors[i] == 0 && total == 0 && !(exacts[i] == ratio<>{});
-    }
+    acc.total = money_value(c, total);
+    credit_balance credit(t_->credit_for(acc.account));
+    const credit_balance::draw_result d = credit.draw(acc.total);
+    acc.credit_applied = d.applied;
+    acc.due = d.due;
+    acc.credit_remaining = credit.remaining();
   }
 
   [[nodiscard]] std::string where(std::uint32_t source, std::size_t line) const {
@@ -441,21 +477,10 @@ class meter {
     if (line != 0 || !sources_[source_].empty()) e.where = where(source_, line);
     return unexpected<error>(std::move(e));
   }
-  [[nodiscard]] error no_rate(std::string_view resource, std::string_view mode) const {
-    return error{error_code::unknown_name, "resource",
-                 "no rate in the tariff for resource \"" + std::string(resource) + "\" and mode \"" + std::string(mode) + "\"", {}};
-  }
-  [[nodiscard]] static std::string differing(const entry& a, const entry& b) {
-    if (a.account != b.account) return "account";
-    if (a.rate != b.rate) return "resource/mode";
-    if (a.quantity != b.quantity) return "quantity";
-    if (a.start != b.start) return "start";
-    return "end";
-  }
-  [[nodiscard]] error conflict(std::string_view id, const entry& first, const entry& now) const {
+  [[nodiscard]] error conflict(std::string_view id, const entry& first, const entry& now, bool same_account) const {
     return error{error_code::duplicate, "id",
                  "record \"" + std::string(id) + "\" repeats the id of " + where(first.source, first.line) + " with a different " +
-                     differing(first, now),
+                     std::string(differing(first, now, same_account)),
                  {}};
   }
   const tariff* t_;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,7 @@ struct usage_record {
   std::string account;
   std::string resource;
   std::string mode;
-  std::int64_t quantity = detail::nano_one;  // nano units: GPUs, slices, servers (0.5 allowed)
+  nano_quantity quantity{detail::nano_one};  // GPUs, slices, servers (0.5 allowed)
   instant start{};
   instant end{};
   // Free-form labels (project, job); carried, not priced, not part of a record's identity.
@@ -32,16 +33,16 @@ struct usage_record {
   friend bool operator==(const usage_record&, const usage_record&) = default;
 };
 
-// What every record must satisfy before it is rated; the error names the field.
-[[nodiscard]] inline expected<void> validate(const usage_record& r) {
-  if (r.id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
-  if (r.account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
-  if (r.quantity <= 0) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(r.quantity));
-  if (r.end <= r.start) {
-    return make_error(error_code::invalid_argument, "end",
-                      "end " + format_instant(r.end) + " must be after start " + format_instant(r.start));
-  }
+// What every record must satisfy before it is rated (the meter checks it on every record);
+// the error names the field.
+[[nodiscard]] inline expected<void> validate_usage(std::string_view id, std::string_view account, nano_quantity quantity, instant start,
+                                                   instant end) {
+  if (id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
+  if (account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
+  if (quantity <= nano_quantity{0}) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity));
+  if (end <= start) return make_error(error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start));
   return {};
 }
+[[nodiscard]] inline expected<void> validate(const usage_record& r) { return validate_usage(r.id, r.account, r.quantity, r.start, r.end); }
 
 }  // namespace gpurent

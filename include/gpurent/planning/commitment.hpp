@@ -128,7 +128,7 @@ struct level_costs {
 
 struct commitment_option {
   std::int64_t level = 0;    // units committed for every hour of the window
-  money_value cost;          // committed + on-demand overflow over the window
+  money_value cost{currency{"USD", 2}, 0};  // committed + on-demand overflow over the window
   ratio<> utilization;       // committed unit-hours used / committed unit-hours (1 at level 0)
 };
 
@@ -142,8 +142,8 @@ struct commitment_term {
 
 struct commitment_advice {
   commitment_option best;
-  money_value on_demand_cost;  // level 0
-  money_value savings;         // on_demand_cost - best.cost
+  money_value on_demand_cost{currency{"USD", 2}, 0};  // level 0
+  money_value savings{currency{"USD", 2}, 0};         // on_demand_cost - best.cost
   std::vector<commitment_option> curve;  // every level 0..peak, in order
   std::optional<commitment_term> term;   // when a term was given
 };
@@ -177,7 +177,7 @@ struct commitment_advice {
 // package rate has none.
 [[nodiscard]] inline expected<ratio<>> base_price_per_hour(const rate& r) {
   if (r.kind != price_kind::unit) return make_error(error_code::unsupported, "price", "a tiered or package rate has no single price per hour");
-  return ratio<>(int128(r.price.base()) * 3600, int128(detail::nano_one) * r.per.count());
+  return ratio<>(int128(r.price.base().raw()) * 3600, int128(detail::nano_one) * r.per.count());
 }
 
 // The same with prices as decimals per unit-hour.

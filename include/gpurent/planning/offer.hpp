@@ -128,7 +128,7 @@ inline std::int64_t offer::unit_vram_mib() const {
 
 inline ratio<> offer::gpu_hour_price() const {
   const bool tiers = pricing.kind == price_kind::tiers;
-  const std::int64_t nano = tiers ? pricing.tiers.steps().front().unit_price : pricing.price.base();
+  const std::int64_t nano = (tiers ? pricing.tiers.steps().front().unit_price : pricing.price.base()).raw();
   const std::int64_t per = tiers ? 3600 : pricing.per.count();  // tier prices are per unit-hour
   // price per unit per `per` -> per GPU per hour: x 3600/per x 1000/unit_milli. A fraction
   // offer's quantity is already a share of one GPU, so its price is per GPU.
@@ -210,7 +210,7 @@ namespace detail::offers {
   if (o.fixed_cost.sign() < 0) return bad("owned.fixed_cost", "must not be negative");
   if (!o.owned() && o.fixed_cost.sign() != 0) return bad("owned", "only an owned offer has a fixed cost");
   if (o.storage_read_mb_per_s < 0 || o.storage_write_mb_per_s < 0 || o.internode_gbit_per_s < 0) return bad("storage", "bandwidths must not be negative");
-  if (o.pricing.kind == price_kind::unit && o.pricing.price.base() < 0) return bad("price", "must not be negative");
+  if (o.pricing.kind == price_kind::unit && o.pricing.price.base() < nano_price{0}) return bad("price", "must not be negative");
   o.pricing.resource = o.id;
   o.pricing.mode = std::string(to_string(o.mode));
   return {};

@@ -48,7 +48,9 @@
 
 namespace gpurent {
 
+// One job's plan; its amounts are in the plan's currency (there is no default one).
 struct job_plan {
+  explicit job_plan(const currency& c) : expected_cost(c, 0), naive_cost(c, 0) {}
   std::string name;
   job_kind kind = job_kind::training;
   std::string offer;                  // the offer's id
@@ -100,11 +102,11 @@ struct plan_result {
   interval window;
   std::vector<job_plan> jobs;          // in workload order
   std::vector<usage_record> usage;     // what the plan produces (meter.md's usage)
-  tariff prices;                       // the rates the usage is priced with (the offers used)
+  std::optional<tariff> prices;        // the rates the usage is priced with (the offers used)
   money_value total_cost;              // sum of the jobs' expected costs
   money_value naive_cost;              // every job naive, rounded once
   money_value billed_total;            // the usage rated by the meter (per-line rounding)
-  invoice billed;                      // the meter's invoice of the usage
+  std::optional<invoice> billed;       // the meter's invoice of the usage
   packing_report packing;
   supply_report supply;                // how contested supply was shared out
   std::vector<owned_pool_report> owned;  // one per owned offer, in catalog order
@@ -128,7 +130,7 @@ namespace detail::plan {
   r.account = account;
   r.resource = o.resource();
   r.mode = std::string(to_string(o.mode));
-  r.quantity = q.raw().convert_to<std::int64_t>() * 1'000'000;  // 10^-3 units -> nano units
+  r.quantity = nano_quantity(q.raw().convert_to<std::int64_t>() * 1'000'000);  // 10^-3 units -> nano units
   r.start = start;
   r.end = end;
   return r;
@@ -225,12 +227,12 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
   }
   GPURENT_TRY(t, offers_tariff(cx.cat, out.timezone, used));
   out.prices = std::move(*t);
-  meter m(out.prices, out.window, out.period);
+  meter m(*out.prices, out.window, out.period);
   for (const usage_record& r : out.usage) GPURENT_TRY(m.add(r));
   GPURENT_TRY(inv, m.finish());
   out.billed = std::move(*inv);
   out.billed_total = money_value(out.ccy, 0);
-  for (const invoice_account& a : out.billed.accounts) out.billed_total += a.total;
+  for (const invoice_account& a : out.billed->accounts) out.billed_total += a.total;
   return {};
 }
 
@@ -242,8 +244,8 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
                         money_value(out.ccy, 0), {}, {}, {}};
     int128 used = 0;  // nano unit-seconds
     for (const usage_record& u : out.usage)
-      if (u.resource == o.id && u.mode == "owned") used += int128(u.quantity) * (u.end - u.start).count();
-    for (const invoice_account& a : out.billed.accounts)
+      if (u.resource == o.id && u.mode == "owned") used += int128(u.quantity.raw()) * (u.end - u.start).count();
+    for (const invoice_account& a : out.billed->accounts)
       for (const invoice_line& l : a.lines)
         if (l.resource == o.id && l.mode == "owned") r.marginal_cost += l.amount;
     const int128 capacity = int128(detail::nano_one) * o.max_units * out.window.length().count();
@@ -265,7 +267,7 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   std::vector<candidate> best;
   for (const choice& c : chosen) best.push_back(c.best);
   packing_result pr = opt.pack ? pack(cx, best, packing_options{opt.exact_packing_limit, opt.heuristic_bin_offers}) : packing_result{};
-  out.packing = packing_report{pr.items.size(), pr.bins.size(), pr.exact, cx.pricer.round(pr.cost), cx.pricer.round(pr.lower_bound), 0.0};
+  out.packing = packing_report{pr.items.size(), pr.bins.size(), pr.exact, cx.pricer.round(pr.cost), cx.pricer.round(pr.lower_bound), 0.0, 0};
   // The gap on the plan's grain (pricing.hpp), where every amount is an integer.
   const plan_amount cost = pr.cost / plan_pricer::milli_grain, lower = pr.lower_bound / plan_pricer::milli_grain;
   if (lower > 0) out.packing.gap = static_cast<double>((cost - lower).convert_to<long double>() / lower.convert_to<long double>());
@@ -305,11 +307,11 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   auto zone = find_zone(w.timezone);
   if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
   const money_value zero(cat.currency_value(), 0);
-  plan_result out{cat.currency_value(), w.period, w.timezone, month_period(*zone, *ym), {}, {}, {}, zero, zero, zero, {}, {}, {}, {}, zero};
+  plan_result out{cat.currency_value(), w.period, w.timezone, month_period(*zone, *ym), {}, {}, {}, zero, zero, zero, {}, packing_report{0, 0, true, zero, zero, 0.0, 0}, {}, {}, zero};
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);
-  out.jobs.resize(w.jobs.size());
+  out.jobs.assign(w.jobs.size(), job_plan(cat.currency_value()));
   try {
     std::vector<choice> chosen;
     plan_amount naive_total = 0;

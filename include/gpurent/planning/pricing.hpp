@@ -62,7 +62,7 @@ class plan_pricer {
     line_totals t;
     for (const priced_record& p : records) {
       rated_usage u;
-      const std::int64_t q = p.quantity.raw().convert_to<std::int64_t>() * 1'000'000;  // 10^-3 -> nano units
+      const nano_quantity q(p.quantity.raw().convert_to<std::int64_t>() * 1'000'000);  // 10^-3 -> nano units
       const rating_status s = rate_usage(r, window_, p.start, p.start + p.length, q, u);
       if (s == rating_status::overflow || !t.add(u)) overflow();
     }
@@ -83,7 +83,7 @@ class plan_pricer {
     r.price = std::move(*flat_price);
     line_totals t;
     rated_usage u;
-    const std::int64_t nano = q.raw().convert_to<std::int64_t>() * 1'000'000;
+    const nano_quantity nano(q.raw().convert_to<std::int64_t>() * 1'000'000);
     const instant start = window_.begin();  // a run of its own: not clipped to the period
     if (rate_usage(r, *interval::make(start, start + length), start, start + length, nano, u) != rating_status::rated || !t.add(u)) overflow();
     return amount_of(r, oi, t);
@@ -92,7 +92,7 @@ class plan_pricer {
   // price changes or tiers (what lower bounds use).
   [[nodiscard]] plan_amount flat(std::size_t oi, seconds length) const {
     const rate& r = (*cat_)[oi].pricing;
-    return plan_amount(int128(r.price.base()) * detail::nano_one * length.count() * factor_[oi]);
+    return plan_amount(int128(r.price.base().raw()) * detail::nano_one * length.count() * factor_[oi]);
   }
   // The seconds the meter bills for a record of `actual` seconds starting in the period.
   [[nodiscard]] seconds billed(std::size_t oi, seconds actual) const { return (*cat_)[oi].pricing.time.billed(actual); }
@@ -110,9 +110,9 @@ class plan_pricer {
   [[noreturn]] static void overflow() { throw exception(error{error_code::overflow, {}, "overflow: rating a plan's records", {}}); }
   // A line of offer `oi`, priced by `r` (its rate, or one of the same denominator).
   [[nodiscard]] plan_amount amount_of(const rate& r, std::size_t oi, const line_totals& t) const {
-    detail::i128 num = 0;
+    cost_numerator num{0};
     if (!line_cost(r, t, num)) overflow();
-    return detail::checked<throw_on_overflow>("rating a plan's records", [&] { return plan_amount(detail::to_int128(num) * factor_[oi]); });
+    return detail::checked<throw_on_overflow>("rating a plan's records", [&] { return plan_amount(detail::to_int128(num.raw()) * factor_[oi]); });
   }
   [[nodiscard]] static int128 lcm(const int128& a, const int128& b) { return a / detail::gcd(a, b) * b; }
 

@@ -49,7 +49,7 @@ namespace detail::plan {
 [[nodiscard]] inline bool under_max(const offer& o, const decimal<9>& max, instant t) {
   const std::int64_t milli = o.unit == offer_unit::fraction ? 1000 : std::max<std::int64_t>(1, o.unit_milli_gpu());
   // nano per unit per `per` -> per GPU-hour: x 3600 / per x 1000 / milli; compared crosswise.
-  return int128(o.pricing.price.price_at(t)) * 3600 * 1000 <= max.raw() * o.pricing.per.count() * milli;
+  return int128(o.pricing.price.price_at(t).raw()) * 3600 * 1000 <= max.raw() * o.pricing.per.count() * milli;
 }
 
 // The spot price rule over [t, t + wall): a spot offer only while its price is under the

@@ -1,37 +1,30 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The fixed-point numbers of the rating hot path: prices, quantities and tier bounds are
-// int64 counts of 10^-9 units ("nano"), products are __int128 with every operation checked
-// (overflow is reported, never wrapped). Whole-line results become core `ratio<>`s, which
-// are rounded once at the tariff's rounding point.
+// int64 counts of 10^-9 units ("nano"), products are 128-bit (core/wide.hpp) with every
+// operation checked (overflow is reported, never wrapped). Whole-line results become core
+// `ratio<>`s, which are rounded once at the tariff's rounding point.
 
+#include <chrono>
+#include <compare>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <gpurent/core/assert.hpp>
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/core/wide.hpp>
 
 namespace gpurent {
 
 namespace detail {
-__extension__ using i128 = __int128;
-
 // 10^9: one unit in nano units.
 inline constexpr std::int64_t nano_one = 1'000'000'000;
-
-[[nodiscard]] constexpr bool add_to(i128& acc, i128 v) noexcept { return !__builtin_add_overflow(acc, v, &acc); }
-[[nodiscard]] constexpr bool add_to(std::int64_t& acc, std::int64_t v) noexcept { return !__builtin_add_overflow(acc, v, &acc); }
-[[nodiscard]] constexpr bool mul_into(i128 a, i128 b, i128& out) noexcept { return !__builtin_mul_overflow(a, b, &out); }
-
-// Exact conversions between the hot-path integer and the core's checked integer.
-[[nodiscard]] inline int128 to_int128(i128 v) { return int128(v); }
-[[nodiscard]] inline std::optional<i128> to_i128(const int128& v) {
-  if (detail::abs(v) > int128((static_cast<i128>(1) << 126) - 1 + (static_cast<i128>(1) << 126))) return std::nullopt;
-  return v.convert_to<i128>();
-}
 
 [[nodiscard]] inline unexpected<error> overflow_error(std::string what) {
   return make_error(error_code::overflow, {}, "overflow: " + std::move(what) + " does not fit 128 bits");
@@ -67,6 +60,101 @@ inline constexpr std::int64_t nano_one = 1'000'000'000;
 }
 }  // namespace detail
 
+namespace detail {
+// A count of one dimension's smallest unit: Tag names the dimension, Rep is int64 or i128.
+// Construction from a raw number is explicit and nothing converts implicitly, so amounts of
+// different dimensions never mix by accident; only like amounts add and compare, and the
+// products that make sense are the free operators below. Sums that input can overflow use
+// add_to / sub_from (false on overflow); + and - are for sums that cannot, and stop the
+// program if one does (a bug, not bad input).
+template <class Tag, class Rep>
+class amount {
+ public:
+  using rep = Rep;
+  constexpr amount() noexcept = default;
+  explicit constexpr amount(Rep v) noexcept : v_(v) {}
+  template <std::floating_point F>
+  amount(F) = delete;  // no floating point near money
+  [[nodiscard]] constexpr Rep raw() const noexcept { return v_; }
+
+  friend constexpr bool operator==(amount, amount) noexcept = default;
+  friend constexpr auto operator<=>(amount, amount) noexcept = default;
+  friend constexpr amount operator+(amount a, amount b) noexcept {
+    GPURENT_ASSERT(detail::add_to(a.v_, b.v_));
+    return a;
+  }
+  friend constexpr amount operator-(amount a, amount b) noexcept {
+    GPURENT_ASSERT(detail::sub_from(a.v_, b.v_));
+    return a;
+  }
+  [[nodiscard]] friend constexpr bool add_to(amount& acc, amount v) noexcept { return detail::add_to(acc.v_, v.v_); }
+  [[nodiscard]] friend constexpr bool sub_from(amount& acc, amount v) noexcept { return detail::sub_from(acc.v_, v.v_); }
+  // Scaled by a plain count (GPUs, GFLOPS, packages). False on overflow.
+  [[nodiscard]] friend constexpr bool scale_into(amount a, Rep k, amount& out) noexcept {
+    Rep r{};
+    if (!detail::mul_into(a.v_, k, r)) return false;
+    out = amount(r);
+    return true;
+  }
+
+ private:
+  Rep v_{};
+};
+
+struct quantity_tag {};
+struct price_tag {};
+struct money_tag {};
+struct unit_hours_tag {};
+struct usage_tag {};
+struct price_seconds_tag {};
+struct cost_tag {};
+}  // namespace detail
+
+// Units of use (GPUs, MIG slices, servers, shares) in 10^-9: half a GPU is 500'000'000.
+using nano_quantity = detail::amount<detail::quantity_tag, std::int64_t>;
+// A unit price in 10^-9 of the currency, per unit of quantity per the rate's period (`per`;
+// per unit-hour in tiers).
+using nano_price = detail::amount<detail::price_tag, std::int64_t>;
+// An amount of the currency in 10^-9, owed once: a flat fee, a package's price, a fee.
+using nano_money = detail::amount<detail::money_tag, std::int64_t>;
+// Unit-hours in 10^-9: tier bounds and package sizes.
+using nano_unit_hours = detail::amount<detail::unit_hours_tag, std::int64_t>;
+// Use in nano unit-seconds: quantity x seconds.
+using nano_usage = detail::amount<detail::usage_tag, detail::i128>;
+// A unit price integrated over time: nano price x seconds (a spot price over a record).
+using price_seconds = detail::amount<detail::price_seconds_tag, detail::i128>;
+// An exact amount times its denominator (nano price x nano usage); the denominator comes
+// from the rate (rate::denominator(), usage_denominator()), so it is never added across rates.
+using cost_numerator = detail::amount<detail::cost_tag, detail::i128>;
+
+namespace detail {
+// The products where the dimensions make sense. Two int64 factors always fit 128 bits:
+// those products are exact and need no check; the rest report overflow.
+[[nodiscard]] constexpr nano_usage operator*(nano_quantity q, seconds s) noexcept { return nano_usage(wide_mul(q.raw(), s.count())); }
+[[nodiscard]] constexpr nano_usage operator*(seconds s, nano_quantity q) noexcept { return q * s; }
+[[nodiscard]] constexpr price_seconds operator*(nano_price p, seconds s) noexcept { return price_seconds(wide_mul(p.raw(), s.count())); }
+[[nodiscard]] constexpr price_seconds operator*(seconds s, nano_price p) noexcept { return p * s; }
+[[nodiscard]] constexpr bool mul_into(price_seconds ps, nano_quantity q, cost_numerator& out) noexcept {
+  i128 r = 0;
+  if (!mul_into(ps.raw(), i128(q.raw()), r)) return false;
+  out = cost_numerator(r);
+  return true;
+}
+[[nodiscard]] constexpr bool mul_into(nano_price p, nano_usage u, cost_numerator& out) noexcept {
+  i128 r = 0;
+  if (!mul_into(i128(p.raw()), u.raw(), r)) return false;
+  out = cost_numerator(r);
+  return true;
+}
+}  // namespace detail
+
+// Seconds per hour: tier bounds and package sizes are unit-hours, usage is unit-seconds.
+inline constexpr std::int64_t seconds_per_hour = 3600;
+[[nodiscard]] constexpr nano_usage usage_of(nano_unit_hours h) noexcept { return nano_usage(detail::wide_mul(h.raw(), seconds_per_hour)); }
+
+// An exact amount: a cost numerator over its denominator, in major units.
+[[nodiscard]] inline ratio<> exact_amount(cost_numerator c, const int128& denominator) { return ratio<>(detail::to_int128(c.raw()), denominator); }
+
 // A decimal string with at most 9 fractional digits, as a count of 10^-9 units. Errors
 // name the grammar, too many digits, or a value beyond +-9.2e9 units.
 [[nodiscard]] inline expected<std::int64_t> parse_nano(std::string_view s) {
@@ -98,6 +186,10 @@ inline constexpr std::int64_t nano_one = 1'000'000'000;
 // (format_exact(ratio) writes the shortest exact form, "2.49").
 [[nodiscard]] inline std::string format_nano(std::int64_t v) {
   return decimal<9>::from_raw(int128(v)).to_string();
+}
+template <class Tag>
+[[nodiscard]] std::string format_nano(detail::amount<Tag, std::int64_t> v) {
+  return format_nano(v.raw());
 }
 
 // An exact amount as text: a decimal when it terminates ("0.0415"), otherwise the reduced

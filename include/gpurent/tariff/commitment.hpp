@@ -13,64 +13,75 @@
 
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/tariff/amount.hpp>
 
 namespace gpurent {
 
-// A stretch of use: `quantity` units (nano) over [start, end).
+// A stretch of use: `quantity` units over [start, end).
 struct usage_span {
   instant start;
   instant end;
-  std::int64_t quantity = detail::nano_one;
+  nano_quantity quantity{detail::nano_one};
 };
 
-// Unit-seconds (nano) under and over the reserved level.
+// Use under and over the reserved level.
 struct reserved_coverage {
-  detail::i128 covered = 0;  // min(concurrent, N) integrated over the window
-  detail::i128 excess = 0;   // max(0, concurrent - N) integrated over the window
+  nano_usage covered{};  // min(concurrent, N) integrated over the window
+  nano_usage excess{};   // max(0, concurrent - N) integrated over the window
   friend bool operator==(const reserved_coverage&, const reserved_coverage&) = default;
 };
 
-// Sweeps the spans' concurrency over `window`: at every instant up to `reserved` units
-// (nano) are covered, the rest is excess. Exact; independent of the spans' order.
-[[nodiscard]] inline expected<reserved_coverage> cover(std::span<const usage_span> spans, std::int64_t reserved, const interval& window) {
-  if (reserved < 0) return make_error(error_code::invalid_argument, "reserved", "reserved units must not be negative");
+namespace detail {
+// The spans' starts (+quantity) and ends (-quantity) inside `window`, in time order.
+[[nodiscard]] inline expected<std::vector<std::pair<instant, std::int64_t>>> coverage_events(std::span<const usage_span> spans,
+                                                                                            const interval& window) {
   std::vector<std::pair<instant, std::int64_t>> ev;
   ev.reserve(spans.size() * 2);
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const auto& s = spans[i];
-    if (s.quantity <= 0 || s.end <= s.start) {
+    if (s.quantity <= nano_quantity{0} || s.end <= s.start) {
       return make_error(error_code::invalid_argument, "spans[" + std::to_string(i) + "]", "a span needs quantity > 0 and end > start");
     }
     const instant b = std::max(s.start, window.begin()), e = std::min(s.end, window.end());
     if (b >= e) continue;
-    ev.emplace_back(b, s.quantity);
-    ev.emplace_back(e, -s.quantity);
+    ev.emplace_back(b, s.quantity.raw());
+    ev.emplace_back(e, -s.quantity.raw());
   }
   std::ranges::sort(ev);
+  return ev;
+}
+}  // namespace detail
+
+// Sweeps the spans' concurrency over `window`: at every instant up to `reserved` units are
+// covered, the rest is excess. Exact; independent of the spans' order.
+[[nodiscard]] inline expected<reserved_coverage> cover(std::span<const usage_span> spans, nano_quantity reserved, const interval& window) {
+  if (reserved < nano_quantity{0}) return make_error(error_code::invalid_argument, "reserved", "reserved units must not be negative");
+  GPURENT_TRY(ev, detail::coverage_events(spans, window));
   reserved_coverage c;
-  detail::i128 level = 0;
-  for (std::size_t i = 0; i < ev.size(); ++i) {
-    level += ev[i].second;
-    if (i + 1 == ev.size()) break;
-    const detail::i128 dt = (ev[i + 1].first - ev[i].first).count();
+  detail::i128 level = 0;  // nano units in use: a sum of quantities, beyond int64 in principle
+  for (std::size_t i = 0; i < ev->size(); ++i) {
+    level += (*ev)[i].second;
+    if (i + 1 == ev->size()) break;
+    const detail::i128 dt = ((*ev)[i + 1].first - (*ev)[i].first).count();
     if (dt == 0) continue;
-    const detail::i128 under = level < reserved ? level : reserved;
+    const detail::i128 under = level < reserved.raw() ? level : detail::i128(reserved.raw());
     detail::i128 a = 0, b = 0;
-    if (!detail::mul_into(under, dt, a) || !detail::mul_into(level - under, dt, b) || !detail::add_to(c.covered, a) || !detail::add_to(c.excess, b)) {
+    if (!detail::mul_into(under, dt, a) || !detail::mul_into(level - under, dt, b) || !add_to(c.covered, nano_usage(a)) ||
+        !add_to(c.excess, nano_usage(b))) {
       return detail::overflow_error("reserved coverage");
     }
   }
   return c;
 }
 
-// A reservation of `units` (nano) for a period at `fee` (nano currency); usage above it at
-// `on_demand_price` (nano currency per unit per `per`).
+// A reservation of `units` for a period at `fee`; usage above it at `on_demand_price` (per
+// unit per `per`).
 struct reservation {
-  std::int64_t units = 0;
-  std::int64_t fee = 0;
-  std::int64_t on_demand_price = 0;
+  nano_quantity units{};
+  nano_money fee{};
+  nano_price on_demand_price{};
   seconds per{3600};
 };
 
@@ -81,62 +92,66 @@ struct reservation_bill {
   ratio<> total;
 };
 
+// The denominator of a cost numerator priced per unit per `per`: 10^9 x 10^9 x per.
+[[nodiscard]] inline int128 unit_denominator(seconds per) { return int128(detail::nano_one) * detail::nano_one * per.count(); }
+
 [[nodiscard]] inline expected<reservation_bill> bill_reservation(std::span<const usage_span> spans, const reservation& r, const interval& window) {
   if (r.per.count() <= 0) return make_error(error_code::invalid_argument, "per", "must be positive");
-  auto c = cover(spans, r.units, window);
-  if (!c) return unexpected(c.error());
+  GPURENT_TRY(c, cover(spans, r.units, window));
   reservation_bill b;
   b.coverage = *c;
-  b.fee = ratio<>(int128(r.fee), int128(detail::nano_one));
-  detail::i128 num = 0;
-  if (!detail::mul_into(c->excess, r.on_demand_price, num)) return detail::overflow_error("excess usage");
-  b.excess = ratio<>(detail::to_int128(num), int128(detail::nano_one) * detail::nano_one * r.per.count());
+  b.fee = ratio<>(int128(r.fee.raw()), int128(detail::nano_one));
+  cost_numerator num;
+  if (!mul_into(r.on_demand_price, c->excess, num)) return detail::overflow_error("excess usage");
+  b.excess = exact_amount(num, unit_denominator(r.per));
   b.total = b.fee + b.excess;
   return b;
 }
 
 // Dual-rate: `holding_price` on every reserved unit for the whole window, plus `usage_price`
-// on the covered unit-seconds (both nano currency per unit per `per`); usage above the
-// reserved level at `on_demand_price`.
-[[nodiscard]] inline expected<ratio<>> dual_rate_amount(std::span<const usage_span> spans, std::int64_t reserved, std::int64_t holding_price,
-                                                        std::int64_t usage_price, std::int64_t on_demand_price, seconds per, const interval& window) {
+// on the covered use (both per unit per `per`); use above the reserved level at
+// `on_demand_price`.
+[[nodiscard]] inline expected<ratio<>> dual_rate_amount(std::span<const usage_span> spans, nano_quantity reserved, nano_price holding_price,
+                                                        nano_price usage_price, nano_price on_demand_price, seconds per, const interval& window) {
   if (per.count() <= 0) return make_error(error_code::invalid_argument, "per", "must be positive");
-  auto c = cover(spans, reserved, window);
-  if (!c) return unexpected(c.error());
-  detail::i128 hold = 0, use = 0, over = 0;
-  if (!detail::mul_into(static_cast<detail::i128>(reserved) * window.length().count(), holding_price, hold) ||
-      !detail::mul_into(c->covered, usage_price, use) || !detail::mul_into(c->excess, on_demand_price, over) || !detail::add_to(hold, use) ||
-      !detail::add_to(hold, over)) {
+  GPURENT_TRY(c, cover(spans, reserved, window));
+  cost_numerator hold, use, over;
+  if (!mul_into(holding_price, reserved * window.length(), hold) || !mul_into(usage_price, c->covered, use) ||
+      !mul_into(on_demand_price, c->excess, over) || !add_to(hold, use) || !add_to(hold, over)) {
     return detail::overflow_error("dual-rate amount");
   }
-  return ratio<>(detail::to_int128(hold), int128(detail::nano_one) * detail::nano_one * per.count());
+  return exact_amount(hold, unit_denominator(per));
 }
 
-// A prepaid balance drawn down by successive invoice totals (minor units).
+// A prepaid balance drawn down by successive invoice totals: the one credit rule (the meter
+// applies an account's credit with it). A total takes min(balance, total); a negative total
+// (a refund) takes nothing and stays due as it is, negative; the balance never grows and
+// never goes below zero.
 class credit_balance {
  public:
-  explicit credit_balance(int128 minor) : left_(std::move(minor)) { GPURENT_ASSERT(left_ >= 0); }
+  explicit credit_balance(money_value left) : left_(std::move(left)) { GPURENT_ASSERT(left_.minor_units() >= 0); }
   struct draw_result {
-    int128 applied;
-    int128 due;
+    money_value applied;
+    money_value due;  // total - applied
   };
-  // Applies min(balance, total) to a total; never makes anything negative.
-  [[nodiscard]] draw_result draw(const int128& total) {
-    const int128 t = total < 0 ? int128(0) : total;
-    const int128 applied = t < left_ ? t : left_;
-    left_ -= applied;
-    return {applied, int128(t - applied)};
+  [[nodiscard]] draw_result draw(const money_value& total) {
+    GPURENT_ASSERT(total.currency_value() == left_.currency_value());
+    const currency& c = left_.currency_value();
+    const int128& t = total.minor_units();
+    const int128 applied = t < 0 ? int128(0) : (t < left_.minor_units() ? t : left_.minor_units());
+    left_ = money_value(c, int128(left_.minor_units() - applied));
+    return {money_value(c, applied), money_value(c, int128(t - applied))};
   }
-  [[nodiscard]] const int128& remaining() const noexcept { return left_; }
+  [[nodiscard]] const money_value& remaining() const noexcept { return left_; }
 
  private:
-  int128 left_;
+  money_value left_;
 };
 
-// A monthly subscription (prepaid month): `fee` (nano currency) per unit per calendar month,
-// for `units` (nano), not prorated.
-[[nodiscard]] inline ratio<> subscription_amount(std::int64_t fee, std::int64_t units) {
-  return ratio<>(int128(fee) * int128(units), int128(detail::nano_one) * detail::nano_one);
+// A monthly subscription (prepaid month): `fee` per unit per calendar month, for `units`,
+// not prorated.
+[[nodiscard]] inline ratio<> subscription_amount(nano_money fee, nano_quantity units) {
+  return ratio<>(int128(fee.raw()) * int128(units.raw()), int128(detail::nano_one) * detail::nano_one);
 }
 
 }  // namespace gpurent

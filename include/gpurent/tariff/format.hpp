@@ -20,10 +20,6 @@
 
 namespace gpurent {
 
-[[nodiscard]] constexpr std::string_view to_string(price_kind k) noexcept {
-  return k == price_kind::unit ? "unit" : (k == price_kind::tiers ? "tiers" : "package");
-}
-
 namespace detail::tariff_format {
 
 // "increment 1s, minimum 1m"; the minimum only when there is one.
@@ -41,16 +37,17 @@ namespace detail::tariff_format {
   return s;
 }
 
-// A nano amount (a price, a bound in unit-hours) divided by `divisor`, exactly and shortest:
-// "2.49", "1/1500".
-[[nodiscard]] inline std::string price(std::int64_t nano, std::int64_t divisor = 1) {
-  return format_exact(ratio<>(int128(nano), int128(nano_one) * divisor));
+// A nano amount (a price, a bound in unit-hours, a quantity) divided by `divisor`, exactly
+// and shortest: "2.49", "1/1500".
+template <class Tag>
+[[nodiscard]] std::string nano_text(detail::amount<Tag, std::int64_t> v, std::int64_t divisor = 1) {
+  return format_exact(ratio<>(int128(v.raw()), int128(nano_one) * divisor));
 }
 
 // "2.49", then "1.2 from 2026-11-05T00:00:00Z", ...; "first 1h at the start's price".
 [[nodiscard]] inline std::string schedule(const price_schedule& p, std::int64_t divisor = 1) {
-  std::string s = price(p.base(), divisor);
-  for (const price_change& c : p.changes()) s += ", " + price(c.unit_price, divisor) + " from " + format_instant(c.from);
+  std::string s = nano_text(p.base(), divisor);
+  for (const price_change& c : p.changes()) s += ", " + nano_text(c.unit_price, divisor) + " from " + format_instant(c.from);
   if (p.protection().count() != 0) s += " (first " + format_duration(p.protection()) + " at the price in force at the start)";
   return s;
 }
@@ -61,16 +58,16 @@ namespace detail::tariff_format {
   const char* sep = " ";
   for (const tier_step& step : t.steps()) {
     s += sep;
-    s += step.up_to ? "up to " + price(*step.up_to) : std::string("beyond");
-    s += " at " + price(step.unit_price);
-    if (step.flat_fee != 0) s += " + " + price(step.flat_fee) + " flat";
+    s += step.up_to ? "up to " + nano_text(*step.up_to) : std::string("beyond");
+    s += " at " + nano_text(step.unit_price);
+    if (step.flat_fee != nano_money{}) s += " + " + nano_text(step.flat_fee) + " flat";
     sep = ", ";
   }
   return s;
 }
 
 [[nodiscard]] inline std::string package(const package_pricing& p) {
-  return "packages of " + price(p.size) + " unit-hours at " + price(p.price);
+  return "packages of " + nano_text(p.size) + " unit-hours at " + nano_text(p.price);
 }
 
 [[nodiscard]] inline std::string rate_text(const rate& r) {
@@ -85,26 +82,6 @@ namespace detail::tariff_format {
 
 }  // namespace detail::tariff_format
 }  // namespace gpurent
-
-template <>
-struct fmt::formatter<gpurent::resource_kind> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::resource_kind k, format_context& ctx) const { return put(std::string(gpurent::to_string(k)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::rounding_point> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::rounding_point p, format_context& ctx) const { return put(std::string(gpurent::to_string(p)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::tier_mode> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::tier_mode m, format_context& ctx) const { return put(std::string(gpurent::to_string(m)), ctx); }
-};
-
-template <>
-struct fmt::formatter<gpurent::price_kind> : gpurent::detail::string_view_formatter {
-  auto format(gpurent::price_kind k, format_context& ctx) const { return put(std::string(gpurent::to_string(k)), ctx); }
-};
 
 // "increment 1s, minimum 1m"
 template <>
@@ -156,7 +133,7 @@ struct fmt::formatter<gpurent::tariff> : gpurent::detail::string_view_formatter 
     std::string s = "tariff in " + std::string(t.currency_value().code) + ", zone " + t.zone_name() + ", rounding " + tf::rounding(t.rounding());
     for (const gpurent::rate& r : t.rates()) s += "\n  " + tf::rate_text(r);
     for (const gpurent::credit_grant& c : t.credits())
-      s += "\n  credit " + c.account + ": " + gpurent::money_value(t.currency_value(), c.minor).to_string() + " " +
+      s += "\n  credit " + c.account + ": " + c.amount.to_string() + " " +
            std::string(t.currency_value().code);
     return put(s, ctx);
   }

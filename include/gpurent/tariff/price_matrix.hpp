@@ -21,8 +21,8 @@ class price_matrix {
   using key = std::tuple<std::string, std::string, std::string>;  // model, region, mode
 
   // Adds a cell; a second price for the same cell is an error.
-  [[nodiscard]] expected<void> set(std::string model, std::string region, std::string mode, std::int64_t unit_price) {
-    if (unit_price < 0) return make_error(error_code::invalid_argument, "unit_price", "a price must not be negative");
+  [[nodiscard]] expected<void> set(std::string model, std::string region, std::string mode, nano_price unit_price) {
+    if (unit_price < nano_price{0}) return make_error(error_code::invalid_argument, "unit_price", "a price must not be negative");
     key k{std::move(model), std::move(region), std::move(mode)};
     if (!cells_.emplace(k, unit_price).second) {
       return make_error(error_code::duplicate, "price_matrix",
@@ -30,7 +30,7 @@ class price_matrix {
     }
     return {};
   }
-  [[nodiscard]] expected<std::int64_t> find(std::string_view model, std::string_view region, std::string_view mode) const {
+  [[nodiscard]] expected<nano_price> find(std::string_view model, std::string_view region, std::string_view mode) const {
     auto it = cells_.find(key{std::string(model), std::string(region), std::string(mode)});
     if (it == cells_.end()) {
       return make_error(error_code::unknown_name, "price_matrix",
@@ -55,7 +55,7 @@ class price_matrix {
   }
 
  private:
-  std::map<key, std::int64_t> cells_;
+  std::map<key, nano_price> cells_;
 };
 
 }  // namespace gpurent

@@ -19,6 +19,7 @@
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
+#include <gpurent/core/money.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
@@ -45,24 +46,24 @@ enum class resource_kind : std::uint8_t { server, gpu, mig_slice, fractional_sha
   return resource_kind::other;
 }
 
-[[nodiscard]] constexpr std::string_view to_string(resource_kind k) noexcept {
-  switch (k) {
-    case resource_kind::server: return "server";
-    case resource_kind::gpu: return "gpu";
-    case resource_kind::mig_slice: return "mig_slice";
-    case resource_kind::fractional_share: return "fractional_share";
-    case resource_kind::compute_unit: return "compute_unit";
-    case resource_kind::storage: return "storage";
-    case resource_kind::network: return "network";
-    case resource_kind::other: return "other";
-  }
-  return "other";
-}
+template <>
+struct enum_names<resource_kind> {
+  static constexpr enum_entry<resource_kind> entries[] = {
+      {resource_kind::server, "server"},         {resource_kind::gpu, "gpu"},
+      {resource_kind::mig_slice, "mig_slice"},   {resource_kind::fractional_share, "fractional_share"},
+      {resource_kind::compute_unit, "compute_unit"}, {resource_kind::storage, "storage"},
+      {resource_kind::network, "network"},       {resource_kind::other, "other"}};
+};
 
 // A fractional share as a rating quantity: 250 milli-GPU is 0.25 GPU, exactly.
-[[nodiscard]] constexpr std::int64_t quantity_of(milli_gpu share) noexcept { return std::int64_t{share.count()} * 1'000'000; }
+[[nodiscard]] constexpr nano_quantity quantity_of(milli_gpu share) noexcept { return nano_quantity(std::int64_t{share.count()} * 1'000'000); }
 
 enum class price_kind : std::uint8_t { unit, tiers, package };
+
+template <>
+struct enum_names<price_kind> {
+  static constexpr enum_entry<price_kind> entries[] = {{price_kind::unit, "unit"}, {price_kind::tiers, "tiers"}, {price_kind::package, "package"}};
+};
 
 // The price of one (resource, mode). Unit prices are per `per` of one unit of quantity
 // (optionally changing over time); tier and package prices are per unit-hour.
@@ -93,15 +94,15 @@ struct rate {
   if (throughput.count() <= 0) return make_error(error_code::invalid_argument, "gflops", "throughput must be positive");
   const std::int64_t g = throughput.count();
   std::vector<price_change> changes = r.price.changes();
-  std::int64_t base = 0;
-  if (__builtin_mul_overflow(r.price.base(), g, &base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+  nano_price base;
+  if (!scale_into(r.price.base(), g, base)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   for (auto& c : changes) {
-    if (__builtin_mul_overflow(c.unit_price, g, &c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
+    if (!scale_into(c.unit_price, g, c.unit_price)) return make_error(error_code::overflow, "unit_price", "price x GFLOPS overflows");
   }
   auto s = price_schedule::make(base, std::move(changes), r.price.protection());
   if (!s) return unexpected(s.error());
   r.price = std::move(*s);
-  if (__builtin_mul_overflow(r.price_divisor, std::int64_t{1000}, &r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
+  if (!detail::mul_into(r.price_divisor, std::int64_t{1000}, r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
   r.per = seconds{3600};
   return r;
 }
@@ -111,15 +112,11 @@ struct rate {
 // once and allocates it over the lines by largest remainder.
 enum class rounding_point : std::uint8_t { record, line, invoice };
 
-[[nodiscard]] constexpr std::string_view to_string(rounding_point p) noexcept {
-  return p == rounding_point::record ? "record" : (p == rounding_point::line ? "line" : "invoice");
-}
-[[nodiscard]] constexpr std::optional<rounding_point> parse_rounding_point(std::string_view s) noexcept {
-  if (s == "record") return rounding_point::record;
-  if (s == "line") return rounding_point::line;
-  if (s == "invoice") return rounding_point::invoice;
-  return std::nullopt;
-}
+template <>
+struct enum_names<rounding_point> {
+  static constexpr enum_entry<rounding_point> entries[] = {
+      {rounding_point::record, "record"}, {rounding_point::line, "line"}, {rounding_point::invoice, "invoice"}};
+};
 
 struct rounding_rule {
   rounding_mode mode = rounding_mode::half_even;
@@ -133,10 +130,10 @@ struct rounding_rule {
   friend bool operator==(const rounding_rule&, const rounding_rule&) = default;
 };
 
-// A prepaid balance, in minor units of the tariff's currency.
+// A prepaid balance of an account, in the tariff's currency.
 struct credit_grant {
   std::string account;
-  int128 minor{0};
+  money_value amount;
   friend bool operator==(const credit_grant&, const credit_grant&) = default;
 };
 
@@ -149,9 +146,8 @@ struct string_hash {
 
 class tariff {
  public:
-  tariff() = default;
   // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
-  // credit per account.
+  // credit per account, in the tariff's currency and not negative.
   [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
                                              std::vector<credit_grant> credits = {}) {
     tariff t;
@@ -173,8 +169,13 @@ class tariff {
       modes.emplace_back(t.rates_[i].mode, i);
     }
     for (std::size_t i = 0; i < credits.size(); ++i) {
-      if (credits[i].minor < 0) return make_error(error_code::invalid_argument, "credits[" + std::to_string(i) + "].amount", "a credit must not be negative");
-      if (!t.credits_.emplace(credits[i].account, credits[i].minor).second) {
+      const std::string f = "credits[" + std::to_string(i) + "]";
+      if (!(credits[i].amount.currency_value() == ccy)) {
+        return make_error(error_code::currency_mismatch, f + ".amount", "a credit in " + std::string(credits[i].amount.currency_value().code) +
+                                                                            " in a tariff in " + std::string(ccy.code));
+      }
+      if (credits[i].amount.minor_units() < 0) return make_error(error_code::invalid_argument, f + ".amount", "a credit must not be negative");
+      if (!t.credits_.emplace(credits[i].account, credits[i].amount).second) {
         return make_error(error_code::duplicate, "credits[" + std::to_string(i) + "].account", "a second credit for account \"" + credits[i].account + "\"");
       }
     }
@@ -197,29 +198,30 @@ class tariff {
     }
     return std::nullopt;
   }
-  // The prepaid credit of an account, in minor units (0 when none).
-  [[nodiscard]] int128 credit_for(std::string_view account) const {
+  // The prepaid credit of an account (0 when none).
+  [[nodiscard]] money_value credit_for(std::string_view account) const {
     auto it = credits_.find(account);
-    return it == credits_.end() ? int128(0) : it->second;
+    return it == credits_.end() ? money_value(ccy_, 0) : it->second;
   }
   // The prepaid credits, by account (byte order), so that what lists them is deterministic.
   [[nodiscard]] std::vector<credit_grant> credits() const {
     std::vector<credit_grant> v;
     v.reserve(credits_.size());
-    for (const auto& [account, minor] : credits_) v.push_back({account, minor});
+    for (const auto& [account, amount] : credits_) v.push_back({account, amount});
     std::sort(v.begin(), v.end(), [](const credit_grant& a, const credit_grant& b) { return a.account < b.account; });
     return v;
   }
   [[nodiscard]] interval month(date::year_month ym) const { return month_period(zone_, ym); }
 
  private:
-  currency ccy_{"USD", 2};
+  tariff() = default;  // only make() builds one: a tariff always has its currency and zone
+  currency ccy_{};
   std::string zone_name_ = "UTC";
   const date::time_zone* zone_ = nullptr;
   rounding_rule rounding_{};
   std::vector<rate> rates_;
   std::unordered_map<std::string, std::vector<std::pair<std::string, std::size_t>>, detail::string_hash, std::equal_to<>> index_;
-  std::unordered_map<std::string, int128, detail::string_hash, std::equal_to<>> credits_;
+  std::unordered_map<std::string, money_value, detail::string_hash, std::equal_to<>> credits_;
 };
 
 }  // namespace gpurent

@@ -16,23 +16,23 @@
 
 namespace gpurent {
 
-// From `from` on, `unit_price` (nano currency per unit per `per`) applies.
+// From `from` on, `unit_price` (per unit per the rate's `per`) applies.
 struct price_change {
   instant from;
-  std::int64_t unit_price = 0;
+  nano_price unit_price{};
   friend bool operator==(const price_change&, const price_change&) = default;
 };
 
 class price_schedule {
  public:
   price_schedule() = default;
-  explicit price_schedule(std::int64_t base) noexcept : base_(base) {}
+  explicit price_schedule(nano_price base) noexcept : base_(base) {}
   // The changes in any order; two at the same instant or a negative price are errors.
-  [[nodiscard]] static expected<price_schedule> make(std::int64_t base, std::vector<price_change> changes, seconds protection = seconds{0}) {
-    if (base < 0) return make_error(error_code::invalid_argument, "unit_price", "a price must not be negative");
+  [[nodiscard]] static expected<price_schedule> make(nano_price base, std::vector<price_change> changes, seconds protection = seconds{0}) {
+    if (base < nano_price{0}) return make_error(error_code::invalid_argument, "unit_price", "a price must not be negative");
     if (protection.count() < 0) return make_error(error_code::invalid_argument, "protection", "a protection period must not be negative");
     for (std::size_t i = 0; i < changes.size(); ++i) {
-      if (changes[i].unit_price < 0) {
+      if (changes[i].unit_price < nano_price{0}) {
         return make_error(error_code::invalid_argument, "price_changes[" + std::to_string(i) + "].unit_price", "a price must not be negative");
       }
     }
@@ -48,7 +48,7 @@ class price_schedule {
     s.protection_ = protection.count();
     return s;
   }
-  [[nodiscard]] std::int64_t base() const noexcept { return base_; }
+  [[nodiscard]] nano_price base() const noexcept { return base_; }
   [[nodiscard]] const std::vector<price_change>& changes() const noexcept { return changes_; }
   [[nodiscard]] seconds protection() const noexcept { return seconds{protection_}; }
   [[nodiscard]] bool is_constant() const noexcept { return changes_.empty(); }
@@ -56,27 +56,26 @@ class price_schedule {
   [[nodiscard]] bool is_flat() const noexcept { return changes_.empty() && protection_ == 0; }
 
   // The market price in force at t.
-  [[nodiscard]] std::int64_t price_at(instant t) const noexcept {
+  [[nodiscard]] nano_price price_at(instant t) const noexcept {
     auto it = std::ranges::upper_bound(changes_, t, {}, &price_change::from);
     return it == changes_.begin() ? base_ : std::prev(it)->unit_price;
   }
   // The price a record started at `record_start` pays at t: the price at its start while
   // protected, the market price after.
-  [[nodiscard]] std::int64_t price_for(instant record_start, instant t) const noexcept {
+  [[nodiscard]] nano_price price_for(instant record_start, instant t) const noexcept {
     if (protection_ > 0 && t < record_start + seconds{protection_}) return price_at(record_start);
     return price_at(t);
   }
 
-  // Sum of price x seconds over [b, e) for a record that started at `record_start`
-  // (nano currency-seconds per unit). False on overflow.
-  [[nodiscard]] bool integrate(instant record_start, instant b, instant e, detail::i128& out) const noexcept {
-    detail::i128 acc = 0;
+  // Sum of price x seconds over [b, e) for a record that started at `record_start`.
+  // False on overflow.
+  [[nodiscard]] bool integrate(instant record_start, instant b, instant e, price_seconds& out) const noexcept {
+    price_seconds acc;
     if (protection_ > 0) {
       const instant pend = record_start + seconds{protection_};
       if (b < pend) {
         const instant m = e < pend ? e : pend;
-        detail::i128 c = 0;
-        if (!detail::mul_into(price_at(record_start), (m - b).count(), c) || !detail::add_to(acc, c)) return false;
+        if (!add_to(acc, price_at(record_start) * (m - b))) return false;
         b = m;
       }
     }
@@ -87,14 +86,13 @@ class price_schedule {
   friend bool operator==(const price_schedule&, const price_schedule&) = default;
 
  private:
-  [[nodiscard]] bool market(instant b, instant e, detail::i128& acc) const noexcept {
+  [[nodiscard]] bool market(instant b, instant e, price_seconds& acc) const noexcept {
     auto it = std::ranges::upper_bound(changes_, b, {}, &price_change::from);
-    std::int64_t p = it == changes_.begin() ? base_ : std::prev(it)->unit_price;
+    nano_price p = it == changes_.begin() ? base_ : std::prev(it)->unit_price;
     instant t = b;
     while (t < e) {
       const instant next = (it != changes_.end() && it->from < e) ? it->from : e;
-      detail::i128 c = 0;
-      if (!detail::mul_into(p, (next - t).count(), c) || !detail::add_to(acc, c)) return false;
+      if (!add_to(acc, p * (next - t))) return false;
       t = next;
       if (it != changes_.end() && it->from == next) {
         p = it->unit_price;
@@ -104,7 +102,7 @@ class price_schedule {
     return true;
   }
 
-  std::int64_t base_ = 0;
+  nano_price base_{};
   std::vector<price_change> changes_;
   std::int64_t protection_ = 0;
 };

@@ -2,7 +2,7 @@
 #pragma once
 // Price models over a line's usage in unit-hours (quantity x hours): graduated tiers, volume
 // tiers (each with an optional flat fee per tier) and packages. All costs are exact: a
-// numerator over usage_denominator = 10^18 x 3600 (nano price x nano unit-seconds).
+// cost_numerator over usage_denominator() = 10^18 x 3600 (nano price x nano unit-seconds).
 
 #include <cstdint>
 #include <optional>
@@ -18,22 +18,28 @@ namespace gpurent {
 
 enum class tier_mode : std::uint8_t { graduated, volume };
 
-[[nodiscard]] constexpr std::string_view to_string(tier_mode m) noexcept { return m == tier_mode::graduated ? "graduated" : "volume"; }
+template <>
+struct enum_names<tier_mode> {
+  static constexpr enum_entry<tier_mode> entries[] = {{tier_mode::graduated, "graduated"}, {tier_mode::volume, "volume"}};
+};
 
 // One step: usage up to `up_to` unit-hours (cumulative; nothing = no bound), at `unit_price`
-// per unit-hour, plus `flat_fee` once when usage reaches the step. Nano units throughout.
+// per unit-hour, plus `flat_fee` once when usage reaches the step.
 struct tier_step {
-  std::optional<std::int64_t> up_to;
-  std::int64_t unit_price = 0;
-  std::int64_t flat_fee = 0;
+  std::optional<nano_unit_hours> up_to;
+  nano_price unit_price{};
+  nano_money flat_fee{};
   friend bool operator==(const tier_step&, const tier_step&) = default;
 };
 
-// Usage in nano unit-seconds per nano unit-hour bound.
-inline constexpr std::int64_t seconds_per_hour = 3600;
-// Cost numerators are over this: nano price (10^9) x nano quantity (10^9) x seconds per hour.
+// Cost numerators of tiers and packages are over this: nano price (10^9) x nano quantity
+// (10^9) x seconds per hour.
 [[nodiscard]] inline int128 usage_denominator() { return int128(detail::nano_one) * detail::nano_one * seconds_per_hour; }
-[[nodiscard]] inline ratio<> usage_cost(detail::i128 numerator) { return ratio<>(detail::to_int128(numerator), usage_denominator()); }
+[[nodiscard]] inline ratio<> usage_cost(cost_numerator numerator) { return exact_amount(numerator, usage_denominator()); }
+// A fee owed once, over usage_denominator(): exact (an int64 times 3.6e12 fits 128 bits).
+[[nodiscard]] constexpr cost_numerator fee_cost(nano_money fee) noexcept {
+  return cost_numerator(detail::wide_mul(fee.raw(), detail::nano_one * seconds_per_hour));
+}
 
 class tier_table {
  public:
@@ -41,12 +47,12 @@ class tier_table {
   // Steps with strictly increasing positive bounds; the last, and only the last, unbounded.
   [[nodiscard]] static expected<tier_table> make(tier_mode mode, std::vector<tier_step> steps) {
     if (steps.empty()) return make_error(error_code::invalid_argument, "steps", "a tier table needs at least one step");
-    std::int64_t prev = 0;
+    nano_unit_hours prev{0};
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const std::string f = "steps[" + std::to_string(i) + "]";
       const bool last = i + 1 == steps.size();
-      if (steps[i].unit_price < 0) return make_error(error_code::invalid_argument, f + ".unit_price", "a tier price must not be negative");
-      if (steps[i].flat_fee < 0) return make_error(error_code::invalid_argument, f + ".flat_fee", "a flat fee must not be negative");
+      if (steps[i].unit_price < nano_price{0}) return make_error(error_code::invalid_argument, f + ".unit_price", "a tier price must not be negative");
+      if (steps[i].flat_fee < nano_money{0}) return make_error(error_code::invalid_argument, f + ".flat_fee", "a flat fee must not be negative");
       if (!steps[i].up_to) {
         if (!last) return make_error(error_code::invalid_argument, f + ".up_to", "only the last step may be unbounded (null)");
         continue;
@@ -66,50 +72,49 @@ class tier_table {
   [[nodiscard]] tier_mode mode() const noexcept { return mode_; }
   [[nodiscard]] const std::vector<tier_step>& steps() const noexcept { return steps_; }
 
-  // The exact cost of a line's total usage (nano unit-seconds), over usage_denominator.
-  // False on overflow.
-  [[nodiscard]] bool cost(detail::i128 usage, detail::i128& out) const noexcept {
+  // The exact cost of a line's total usage, over usage_denominator(). False on overflow.
+  [[nodiscard]] bool cost(nano_usage usage, cost_numerator& out) const noexcept {
     return mode_ == tier_mode::graduated ? graduated(usage, out) : volume(usage, out);
   }
   // Graduated: the cost of `usage` laid on the steps after `before` (meter.md rule 6).
-  [[nodiscard]] bool graduated_part(detail::i128 before, detail::i128 usage, detail::i128& out) const noexcept {
-    detail::i128 a = 0, b = 0, end = 0;
-    if (__builtin_add_overflow(before, usage, &end) || !graduated(before, a) || !graduated(end, b)) return false;
+  [[nodiscard]] bool graduated_part(nano_usage before, nano_usage usage, cost_numerator& out) const noexcept {
+    cost_numerator a, b;
+    nano_usage end = before;
+    if (!add_to(end, usage) || !graduated(before, a) || !graduated(end, b)) return false;
     out = b - a;
     return true;
   }
   // The step whose price applies under volume pricing to a total usage.
-  [[nodiscard]] std::size_t volume_step(detail::i128 usage) const noexcept {
+  [[nodiscard]] std::size_t volume_step(nano_usage usage) const noexcept {
     for (std::size_t i = 0; i + 1 < steps_.size(); ++i) {
-      if (static_cast<detail::i128>(*steps_[i].up_to) * seconds_per_hour >= usage) return i;
+      if (usage_of(*steps_[i].up_to) >= usage) return i;
     }
     return steps_.size() - 1;
   }
   friend bool operator==(const tier_table&, const tier_table&) = default;
 
  private:
-  static constexpr detail::i128 fee_scale = static_cast<detail::i128>(detail::nano_one) * seconds_per_hour;
-
   // Each step the usage enters (usage above its lower bound) adds its part and its fee.
-  [[nodiscard]] bool graduated(detail::i128 usage, detail::i128& out) const noexcept {
-    detail::i128 acc = 0, lower = 0;
+  [[nodiscard]] bool graduated(nano_usage usage, cost_numerator& out) const noexcept {
+    cost_numerator acc;
+    nano_usage lower;
     for (const tier_step& s : steps_) {
       if (usage <= lower) break;
       const bool bounded = s.up_to.has_value();
-      const detail::i128 upper = bounded ? static_cast<detail::i128>(*s.up_to) * seconds_per_hour : usage;
-      const detail::i128 part = (usage < upper ? usage : upper) - lower;
-      detail::i128 c = 0;
-      if (!detail::mul_into(part, s.unit_price, c) || !detail::add_to(acc, c) || !detail::add_to(acc, s.flat_fee * fee_scale)) return false;
+      const nano_usage upper = bounded ? usage_of(*s.up_to) : usage;
+      const nano_usage part = (usage < upper ? usage : upper) - lower;
+      cost_numerator c;
+      if (!mul_into(s.unit_price, part, c) || !add_to(acc, c) || !add_to(acc, fee_cost(s.flat_fee))) return false;
       if (!bounded || usage <= upper) break;
       lower = upper;
     }
     out = acc;
     return true;
   }
-  [[nodiscard]] bool volume(detail::i128 usage, detail::i128& out) const noexcept {
+  [[nodiscard]] bool volume(nano_usage usage, cost_numerator& out) const noexcept {
     const tier_step& s = steps_[volume_step(usage)];
-    detail::i128 c = 0;
-    if (!detail::mul_into(usage, s.unit_price, c) || !detail::add_to(c, s.flat_fee * fee_scale)) return false;
+    cost_numerator c;
+    if (!mul_into(s.unit_price, usage, c) || !add_to(c, fee_cost(s.flat_fee))) return false;
     out = c;
     return true;
   }
@@ -121,24 +126,20 @@ class tier_table {
 // Package pricing: usage rounded up to whole packages of `size` unit-hours, each at `price`
 // (Stripe's "package" / transform_quantity with round up).
 struct package_pricing {
-  std::int64_t size = detail::nano_one;  // nano unit-hours per package
-  std::int64_t price = 0;                // nano currency per package
+  nano_unit_hours size{detail::nano_one};
+  nano_money price{};  // per package
 
-  [[nodiscard]] static expected<package_pricing> make(std::int64_t size_nano, std::int64_t price_nano) {
-    if (size_nano <= 0) return make_error(error_code::invalid_argument, "package.size", "a package size must be positive");
-    if (price_nano < 0) return make_error(error_code::invalid_argument, "package.price", "a package price must not be negative");
-    return package_pricing{size_nano, price_nano};
+  [[nodiscard]] static expected<package_pricing> make(nano_unit_hours size, nano_money price) {
+    if (size <= nano_unit_hours{0}) return make_error(error_code::invalid_argument, "package.size", "a package size must be positive");
+    if (price < nano_money{0}) return make_error(error_code::invalid_argument, "package.price", "a package price must not be negative");
+    return package_pricing{size, price};
   }
-  [[nodiscard]] detail::i128 packages(detail::i128 usage) const noexcept {
-    const detail::i128 per = static_cast<detail::i128>(size) * seconds_per_hour;
-    return usage / per + (usage % per != 0 ? 1 : 0);
+  // How many packages `usage` starts (rounded up).
+  [[nodiscard]] detail::i128 packages(nano_usage usage) const noexcept {
+    const detail::i128 per = usage_of(size).raw();
+    return usage.raw() / per + (usage.raw() % per != 0 ? 1 : 0);
   }
-  [[nodiscard]] bool cost(detail::i128 usage, detail::i128& out) const noexcept {
-    detail::i128 c = 0;
-    if (!detail::mul_into(packages(usage), price, c) || !detail::mul_into(c, static_cast<detail::i128>(detail::nano_one) * seconds_per_hour, c)) return false;
-    out = c;
-    return true;
-  }
+  [[nodiscard]] bool cost(nano_usage usage, cost_numerator& out) const noexcept { return scale_into(fee_cost(price), packages(usage), out); }
   friend bool operator==(const package_pricing&, const package_pricing&) = default;
 };
 

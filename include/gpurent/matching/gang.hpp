@@ -479,7 +479,7 @@ class gang_placer {
       }
       w.holds = unit > 1 ? std::to_string(need) + " segments of " + std::to_string(unit) : std::to_string(g.size()) + " members";
       w.reasons.push_back({"have room for fewer than " + w.holds, w.total - w.holding});
-    } else if (unit == 1) {
+    } else if (unit == 1 && !g.exclusive) {
       w.candidates = "nodes";
       w.total = w.nodes.nodes;
       w.holding = w.nodes.feasible;

@@ -25,6 +25,10 @@
 
 #include "tool.hpp"
 
+namespace gpurent::tool {
+runner setup_fleet_run(CLI::App& fleet);  // cmd_fleet_run.cpp
+}
+
 namespace {
 
 using gpurent::tool::output_format;
@@ -212,8 +216,10 @@ gpurent::tool::runner setup_fleet(CLI::App& app) {
   auto ga = std::make_shared<generate_args>();
   setup_pack(*fleet, pa);
   setup_generate(*fleet, ga);
-  return [fleet, pa, ga]() -> int {
+  auto run = gpurent::tool::setup_fleet_run(*fleet);
+  return [fleet, pa, ga, run]() -> int {
     if (fleet->get_subcommand("pack")->parsed()) return run_pack(*pa);
+    if (fleet->get_subcommand("run")->parsed()) return run();
     return run_generate(*ga);
   };
 }

@@ -48,9 +48,6 @@ std::vector<std::uint32_t> choose(const std::vector<gpu_domain>& ds, victim_sele
 }
 
 std::string name_of(std::uint32_t j) { return "spot-" + std::to_string(j); }
-}  // namespace test_fleet_run_victims
-
-using namespace test_fleet_run_victims;
 
 TEST_CASE("kube: remove every candidate, re-admit the most important first while the job fits") {
   // 0 free, need 4. B (prio 50) is re-admitted first (4 free left), then A (prio 0, earlier
@@ -173,3 +170,5 @@ TEST_CASE("checkpoint model: lost work since the last checkpoint, none with noti
   CHECK(x.since_checkpoint_s == 300);
   CHECK(victim_of(m, 7, 0, 4000, 100, 3910, 1800, 4000).cost() == 0);
 }
+
+}  // namespace test_fleet_run_victims

@@ -129,6 +129,15 @@ class gang_placer {
     }
   }
 
+  // Puts back gang `id` exactly as it was placed, after a release for a trial (preemption's
+  // fit test, matching/preempt.hpp): its members and its exclusive blocks.
+  void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members) {
+      inv_->place(p);
+      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
+    }
+  }
+
   // A node goes down, drains or comes back up: down and drained nodes take nothing new
   // (what runs there is the caller's to stop or keep).
   void set_condition(node_index n, node_condition c) noexcept {

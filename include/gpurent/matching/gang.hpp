@@ -120,6 +120,29 @@ class gang_placer {
     return gang_outcome{preferred_met(g, out)};
   }
 
+  // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
+  // For a preemption search: release candidate victims, ask, restore them.
+  [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
+    if (!check_gang(g, *topo_)) return false;
+    sync();
+    if (!g.homogeneous()) return find_searched(g, id, trial_);
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    return choose_scope(g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+  }
+
+  // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
+  // undo of release, e.g. when a trial release found no room for a preemptor.
+  void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members) {
+      inv_->place(p);
+      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
+    }
+  }
+
+  // The workload gpurent's policy plans for (fleet run: the jobs change over time).
+  void set_context(gang_context ctx) { ctx_ = std::move(ctx); }
+
   // Gang `id` leaves: every member released, its exclusive blocks free again.
   void release(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members) {
@@ -433,7 +456,7 @@ class gang_placer {
 
   // A gang of different members: the exact search, in the preferred level's domains first,
   // then the required level's (or the whole cluster).
-  [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+  [[nodiscard]] bool find_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const auto try_scope = [&](const scope& s) {
       search_nodes_.clear();
       const group_index first = s.level == root ? 0 : layout_.first_group(s.level, s.domain);
@@ -453,7 +476,11 @@ class gang_placer {
     bool found = false;
     if (g.preferred != no_level && (g.required == no_level || g.preferred > g.required)) found = try_level(g.preferred);
     if (!found) found = g.required != no_level ? try_level(g.required) : try_scope(scope{});
-    if (!found) return false;
+    return found;
+  }
+
+  [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    if (!find_searched(g, id, out)) return false;
     for (const placement& p : out) inv_->place(p);
     return true;
   }
@@ -532,6 +559,7 @@ class gang_placer {
   std::vector<gang_id> held_;  // per base block (the topology's number): the exclusive holder
   gang_search search_;
   std::vector<node_index> search_nodes_;
+  std::vector<placement> trial_;  // fits' scratch answer for a search
 };
 
 }  // namespace gpurent

@@ -127,7 +127,7 @@ class gang_placer {
     sync();
     if (!g.homogeneous()) return find_searched(g, id, trial_);
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
-    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
     return choose_scope(g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
   }
 
@@ -182,7 +182,7 @@ class gang_placer {
       return w;
     }
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
-    build_views(g, no_gang, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    build_views(g, no_gang, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, true);
     explain_scope(g, unit, w);
     explain_blocks(g, unit, w);
     return w;
@@ -218,7 +218,8 @@ class gang_placer {
   }
 
   // Every group's and domain's view for this gang: capacity where it may go, else nothing.
-  void build_views(const gang_request& g, gang_id id, std::span<const gang_group_caps> caps, std::int64_t unit) {
+  void build_views(const gang_request& g, gang_id id, std::span<const gang_group_caps> caps, std::int64_t unit, bool levels) {
+    root_ = gang_view{};
     for (group_index gi = 0; gi < group_view_.size(); ++gi) {
       gang_view v;
       v.block = !layout_.outside(gi);
@@ -227,14 +228,15 @@ class gang_placer {
       if (usable(gi, g, id)) {
         const gang_group_caps& c = caps[gi];
         v.cap = c.cap;
-        v.units = c.cap / unit;
+        v.units = unit == 1 ? c.cap : c.cap / unit;  // most gangs: no division per group
         v.free_nodes = c.free_nodes;
         v.whole_nodes = c.whole_nodes;
         v.whole_cap = c.whole_cap;
       }
       group_view_[gi] = v;
+      root_.add(v);
     }
-    root_ = gang_view{};
+    if (!levels) return;
     for (std::size_t l = layout_.level_count(); l-- > 0;) {
       const bool blocks = l + 1 == layout_.level_count();
       for (std::uint32_t d = 0; d < level_view_[l].size(); ++d) {
@@ -242,16 +244,20 @@ class gang_placer {
         if (!blocks)
           for (std::uint32_t k = layout_.child_begin(l, d); k < layout_.child_end(l, d); ++k) v.add(level_view_[l + 1][k]);
         level_view_[l][d] = v;
-        if (l == 0) root_.add(v);
       }
     }
-    for (group_index gi = static_cast<group_index>(layout_.block_count()); gi < group_view_.size(); ++gi) root_.add(group_view_[gi]);
+  }
+
+  // Whether a decision for g reads the domains' views, or only the groups' and the whole
+  // cluster's (most small gangs: their views per domain are not summed).
+  [[nodiscard]] static bool reads_levels(const gang_request& g) noexcept {
+    return GP::narrow || GP::descend || g.required != no_level || g.preferred != no_level;
   }
 
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
     const auto need = static_cast<std::int64_t>(g.size()) / unit;
-    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
     const std::optional<scope> s = choose_scope(g, need, unit);
     if (!s) return false;
     steps_.clear();

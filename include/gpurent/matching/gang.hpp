@@ -219,22 +219,20 @@ class gang_placer {
 
   // Every group's and domain's view for this gang: capacity where it may go, else nothing.
   void build_views(const gang_request& g, gang_id id, std::span<const gang_group_caps> caps, std::int64_t unit, bool levels) {
-    root_ = gang_view{};
+    root_units_ = 0;
     for (group_index gi = 0; gi < group_view_.size(); ++gi) {
-      gang_view v;
+      gang_view& v = group_view_[gi];
+      const bool use = usable(gi, g, id);
+      const gang_group_caps& c = caps[gi];
       v.block = !layout_.outside(gi);
       v.outside = layout_.outside(gi);
       v.busy_nodes = layout_.busy_nodes(gi);
-      if (usable(gi, g, id)) {
-        const gang_group_caps& c = caps[gi];
-        v.cap = c.cap;
-        v.units = unit == 1 ? c.cap : c.cap / unit;  // most gangs: no division per group
-        v.free_nodes = c.free_nodes;
-        v.whole_nodes = c.whole_nodes;
-        v.whole_cap = c.whole_cap;
-      }
-      group_view_[gi] = v;
-      root_.add(v);
+      v.cap = use ? c.cap : 0;
+      v.units = unit == 1 ? v.cap : v.cap / unit;  // most gangs: no division per group
+      v.free_nodes = use ? c.free_nodes : 0;
+      v.whole_nodes = use ? c.whole_nodes : 0;
+      v.whole_cap = use ? c.whole_cap : 0;
+      root_units_ += v.units;
     }
     if (!levels) return;
     for (std::size_t l = layout_.level_count(); l-- > 0;) {
@@ -305,7 +303,7 @@ class gang_placer {
       const std::size_t lo = g.required != no_level ? g.required : 0;
       for (std::size_t l = levels; l-- > lo;)
         if (auto d = best_domain(l, 0, static_cast<std::uint32_t>(layout_.domain_count(l)), need, unit)) return scope{l, *d};
-      if (g.required != no_level || root_.units < need) return std::nullopt;
+      if (g.required != no_level || root_units_ < need) return std::nullopt;
       return scope{};
     }
     scope s;
@@ -313,7 +311,7 @@ class gang_placer {
       const auto d = best_domain(g.required, 0, static_cast<std::uint32_t>(layout_.domain_count(g.required)), need, unit);
       if (!d) return std::nullopt;
       s = scope{g.required, *d};
-    } else if (root_.units < need) {
+    } else if (root_units_ < need) {
       return std::nullopt;
     }
     if (g.preferred != no_level && (s.level == root || g.preferred > s.level)) {
@@ -501,7 +499,7 @@ class gang_placer {
   // explain: how many members found room, and the domains of the required level.
   void explain_scope(const gang_request& g, std::int64_t unit, gang_why_not& w) const {
     const std::int64_t need = static_cast<std::int64_t>(g.size()) / unit;
-    std::int64_t best = root_.units;
+    std::int64_t best = root_units_;
     if (g.required != no_level) {
       best = 0;
       w.candidates = std::string(topo_->level_name(g.required)) + " domains";
@@ -556,7 +554,7 @@ class gang_placer {
   Capacity capacity_;
   std::vector<gang_view> group_view_;
   std::vector<std::vector<gang_view>> level_view_;
-  gang_view root_;
+  std::int64_t root_units_ = 0;  // units of the whole cluster
   std::vector<std::pair<group_index, std::int64_t>> steps_;
   std::vector<std::pair<node_index, std::int32_t>> assign_;
   std::vector<std::int32_t> node_left_;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -375,7 +376,7 @@ struct brute {
   const cluster_topology& topo;
   const std::set<domain_index>& held;  // blocks of live exclusive gangs
   const gang_request& g;
-  std::vector<int> left;  // members each node can still take
+  std::vector<int> left;  // idle whole GPUs per usable node
   std::vector<node_index> at;
   std::map<node_index, int> count;
 
@@ -395,25 +396,26 @@ struct brute {
       if (!usable(n)) continue;
       int idle = 0;
       for (std::size_t k = 0; k < inv.spec(n).gpu_count; ++k) idle += inv.state(n).idle[k] == 1000 ? 1 : 0;
-      left[n] = idle / g.member.num_gpu;
+      left[n] = idle;
     }
     return next(0);
   }
   [[nodiscard]] bool next(std::size_t m) {
     if (m == g.size()) return true;
     for (node_index n = 0; n < inv.size(); ++n) {
-      if (left[n] == 0 || (g.per_node > 0 && count[n] >= g.per_node)) continue;
+      const int need = g.at(m).num_gpu;
+      if (left[n] < need || (g.per_node > 0 && count[n] >= g.per_node)) continue;
       if (m > 0 && g.required != no_level && topo.domain_of(n, g.required) != topo.domain_of(at[0], g.required)) continue;
       if (g.segment > 0 && m % static_cast<std::size_t>(g.segment) != 0 &&
           topo.block_of(n) != topo.block_of(at[m / static_cast<std::size_t>(g.segment) * static_cast<std::size_t>(g.segment)]))
         continue;
-      --left[n];
+      left[n] -= need;
       ++count[n];
       at.push_back(n);
       const bool ok = next(m + 1);
       at.pop_back();
       --count[n];
-      ++left[n];
+      left[n] += need;
       if (ok) return true;
     }
     return false;
@@ -440,11 +442,20 @@ void random_run(std::uint64_t seed) {
   Placer gp(c.inv, c.topo);
   std::map<gang_id, std::pair<gang_request, std::vector<placement>>> live;
   own_check oc{c.inv, c.topo, {}, {}, {}};
+  std::deque<std::vector<placement_request>> storage;  // heterogeneous gangs' members
   for (gang_id id = 0; id < 60; ++id) {
     if (uniform_below(rng, 10) == 0) {
       const auto n = static_cast<node_index>(uniform_below(rng, c.inv.size()));
       const bool busy = c.inv.state(n).placements > 0;
       gp.set_condition(n, busy ? node_condition::drain : static_cast<node_condition>(uniform_below(rng, 3)));
+    }
+    if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
+      const auto& [k, v] = *std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+      const snapshot kept = snap(c.inv);
+      gp.release(k, v.second);
+      gp.restore(v.first, k, v.second);
+      REQUIRE(snap(c.inv) == kept);
+      if (v.first.exclusive) CHECK(gp.holder(c.topo.block_of(v.second[0].node)) == k);
     }
     if (!live.empty() && uniform_below(rng, 3) == 0) {  // a departure
       auto it = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
@@ -452,7 +463,12 @@ void random_run(std::uint64_t seed) {
       oc.forget(it->first, it->second.second);
       live.erase(it);
     }
-    const gang_request g = random_gang(rng);
+    gang_request g = random_gang(rng);
+    if (uniform_below(rng, 4) == 0) {  // members that differ: the exact search
+      auto& ms = storage.emplace_back();
+      for (std::int32_t m = 0; m < g.workers; ++m) ms.push_back(whole(static_cast<std::int32_t>(1 + uniform_below(rng, 4))));
+      g.members = ms;
+    }
     std::set<domain_index> held;
     for (const auto& [k, v] : live)
       if (v.first.exclusive)
@@ -460,10 +476,12 @@ void random_run(std::uint64_t seed) {
     brute b{c.inv, c.topo, held, g, {}, {}, {}};
     const bool possible = b.run();
     const snapshot before = snap(c.inv);
+    REQUIRE(gp.fits(g, id) == possible);
+    REQUIRE(snap(c.inv) == before);  // fits changes nothing
     std::vector<placement> out;
     const bool placed = gp.place(g, id, out).has_value();
-    INFO("seed " << seed << " gang " << id << " workers " << g.workers << " gpus " << g.member.num_gpu << " per_node " << g.per_node << " segment "
-                 << g.segment << " required " << int(g.required) << " exclusive " << g.exclusive);
+    INFO("seed " << seed << " gang " << id << " workers " << g.size() << " homogeneous " << g.homogeneous() << " gpus " << g.member.num_gpu
+                 << " per_node " << g.per_node << " segment " << g.segment << " required " << int(g.required) << " exclusive " << g.exclusive);
     REQUIRE(placed == possible);
     if (!placed) {
       CHECK(snap(c.inv) == before);
@@ -474,7 +492,7 @@ void random_run(std::uint64_t seed) {
   }
 }
 
-TEST_CASE("gangs: on random small clusters every policy places exactly the gangs that fit, by the rules") {
+TEST_CASE("gangs: on random small clusters every policy places exactly the gangs that fit, by the rules; fits and restore") {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     random_run<gang_placer<gang_policy_gpurent>>(seed);
     random_run<gang_placer<gang_policy_slurm_block>>(seed);

@@ -39,16 +39,17 @@ struct pack_result {
   [[nodiscard]] std::size_t failed() const noexcept { return jobs - placed; }
 };
 
-// Packs the jobs on cluster c (which must be empty) with gang policy GP; ctx feeds gpurent's
-// policy (context_of(jobs, c)). Gang ids are the job indices.
-template <GangPolicy GP>
-[[nodiscard]] pack_result pack(fleet_cluster& c, std::span<const fleet_job> jobs, const pack_options& o, const gang_context& ctx) {
+// Packs the jobs on cluster c (which must be empty) with a gang placer (gang_placer, or the
+// full-scan baseline of reference/full_scan_gang.hpp); ctx feeds gpurent's policy
+// (context_of(jobs, c)). Gang ids are the job indices.
+template <class Placer>
+[[nodiscard]] pack_result pack_with(fleet_cluster& c, std::span<const fleet_job> jobs, const pack_options& o, const gang_context& ctx) {
   pack_result r;
   r.jobs = jobs.size();
   r.gpus_total = c.gpus_up();
   r.gangs.reserve(jobs.size());
   r.placements.resize(jobs.size());
-  gang_placer<GP> placer(c.inv, c.topology, ctx);
+  Placer placer(c.inv, c.topology, ctx);
   const auto occupancy = [&] {
     return r.gpus_total > 0 ? 100.0 * static_cast<double>(c.inv.gpu_allocated_milli()) / (1000.0 * static_cast<double>(r.gpus_total)) : 0.0;
   };
@@ -69,6 +70,12 @@ template <GangPolicy GP>
   r.gpu_milli_allocated = c.inv.gpu_allocated_milli();
   r.occupancy_pct = occupancy();
   return r;
+}
+
+// pack_with the gang placer of policy GP.
+template <GangPolicy GP>
+[[nodiscard]] pack_result pack(fleet_cluster& c, std::span<const fleet_job> jobs, const pack_options& o, const gang_context& ctx) {
+  return pack_with<gang_placer<GP>>(c, jobs, o, ctx);
 }
 
 }  // namespace gpurent

@@ -293,13 +293,7 @@ class fleet_runner {
       }
     } else {
       collect(job, running_, t);
-      sel_.consider(0, cand_, [&](victim_mask m) {
-        return trial(m, [&] {
-          if (!b_->place(job, j, placed_)) return false;
-          b_->release(job, j, placed_);
-          return true;
-        });
-      });
+      sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
     }
     if (!sel_.found()) return false;
     evict(t);

@@ -22,6 +22,7 @@ namespace gpurent {
 template <class B>
 concept RunBackend = requires(B& b, const fleet_job& j, std::uint32_t id, std::vector<placement>& out, std::span<const placement> ps, node_index n) {
   { b.place(j, id, out) } -> std::same_as<bool>;
+  { b.fits(j, id) } -> std::same_as<bool>;  // would place answer true (nothing changes)
   b.release(j, id, ps);
   b.restore(j, id, ps);
   { b.inv() } -> std::same_as<inventory&>;
@@ -59,6 +60,7 @@ class pod_backend {
   void restore(const fleet_job&, std::uint32_t, std::span<const placement> ps) noexcept {
     for (const placement& p : ps) inv_->place(p);
   }
+  [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t) { return m_.find(j.gang.member).has_value(); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
 
  private:
@@ -74,6 +76,7 @@ class gang_backend {
   [[nodiscard]] bool place(const fleet_job& j, std::uint32_t id, std::vector<placement>& out) { return placer_.place(j.gang, id, out).has_value(); }
   void release(const fleet_job&, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.release(id, ps); }
   void restore(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.restore(j.gang, id, ps); }
+  [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
 
  private:

@@ -32,6 +32,13 @@ inline constexpr std::size_t job_name = 0, job_workers = 1, job_num_gpu = 2, job
                              job_preemptible = 13, job_arrival = 14, job_duration = 15, job_checkpoint = 16;
 inline constexpr std::int64_t max_job_seconds = std::int64_t{1} << 40;
 
+// A required integer column: an empty field is a missing value.
+template <class Int>
+[[nodiscard]] expected<Int> job_required_int(std::string_view text, std::string_view field, Int lo, Int hi) {
+  if (text.empty()) return make_error(error_code::invalid_argument, std::string(field), "missing value (the column is required)");
+  return ::gpurent::detail::parse_trace_int<Int>(text, field, lo, hi);
+}
+
 // An optional integer column: its default when the field is empty.
 template <class Int>
 [[nodiscard]] expected<Int> job_int(std::string_view text, std::string_view field, Int lo, Int hi, Int fallback) {
@@ -52,7 +59,7 @@ template <class Int>
 
 // The member's request: GPUs, share, CPU, memory, allowed models.
 [[nodiscard]] inline expected<void> read_job_member(std::span<const std::string_view> f, const fleet_cluster& c, placement_request& r) {
-  GPURENT_TRY(num, ::gpurent::detail::parse_trace_int<std::int32_t>(f[job_num_gpu], "num_gpu", 0, trace_max_gpus_per_node));
+  GPURENT_TRY(num, job_required_int<std::int32_t>(f[job_num_gpu], "num_gpu", 0, trace_max_gpus_per_node));
   GPURENT_TRY(milli, job_int<std::int32_t>(f[job_gpu_milli], "gpu_milli", 1, 1000, 1000));
   GPURENT_TRY(cpu, job_int<std::int64_t>(f[job_cpu], "cpu_milli", 0, ::gpurent::detail::trace_max_amount, 0));
   GPURENT_TRY(mem, job_int<std::int64_t>(f[job_memory], "memory_mib", 0, ::gpurent::detail::trace_max_amount, 0));
@@ -70,7 +77,7 @@ template <class Int>
 
 // The gang's size and topology rules.
 [[nodiscard]] inline expected<void> read_job_rules(std::span<const std::string_view> f, const fleet_cluster& c, gang_request& g) {
-  GPURENT_TRY(workers, ::gpurent::detail::parse_trace_int<std::int32_t>(f[job_workers], "workers", 1, 1 << 20));
+  GPURENT_TRY(workers, job_required_int<std::int32_t>(f[job_workers], "workers", 1, 1 << 20));
   GPURENT_TRY(per_node, job_int<std::int32_t>(f[job_per_node], "per_node", 0, 1 << 20, 0));
   GPURENT_TRY(required, job_level(f[job_required], "required", c.topology));
   GPURENT_TRY(preferred, job_level(f[job_preferred], "preferred", c.topology));

@@ -48,9 +48,9 @@ namespace detail {
   if (levels.empty()) return top.fail("levels", "needs at least one level (the base block last)");
   GPURENT_TRY(t, cluster_topology::make(std::move(levels), c.inv.size()));
   const json* nodes = top.find("nodes");
+  GPURENT_TRY(top.finish());  // a misspelt "nodes" is named as unknown, not as missing
   if (nodes == nullptr) return top.fail("nodes", "missing required field");
   if (!nodes->is_object()) return top.fail("nodes", std::string("expected an object, got ") + nodes->type_name());
-  GPURENT_TRY(top.finish());
   std::unordered_map<std::string_view, node_index> index;
   for (node_index n = 0; n < c.inv.size(); ++n) index.emplace(c.inv.spec(n).name, n);
   for (auto it = nodes->begin(); it != nodes->end(); ++it) {

@@ -120,21 +120,35 @@ class gang_placer {
     return gang_outcome{preferred_met(g, out)};
   }
 
+  // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
+  // For a preemption search: release candidate victims, ask, restore them.
+  [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
+    if (!check_gang(g, *topo_)) return false;
+    sync();
+    if (!g.homogeneous()) return find_searched(g, id, trial_);
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
+    return choose_scope(g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+  }
+
+  // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
+  // undo of release, e.g. when a trial release found no room for a preemptor.
+  void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members) {
+      inv_->place(p);
+      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
+    }
+  }
+
+  // The workload gpurent's policy plans for (fleet run: the jobs change over time).
+  void set_context(gang_context ctx) { ctx_ = std::move(ctx); }
+
   // Gang `id` leaves: every member released, its exclusive blocks free again.
   void release(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members) {
       inv_->release(p);
       const domain_index b = topo_->block_of(p.node);
       if (b != outside_topology && held_[b] == id) held_[b] = no_gang;
-    }
-  }
-
-  // Puts back gang `id` exactly as it was placed, after a release for a trial (preemption's
-  // fit test, matching/preempt.hpp): its members and its exclusive blocks.
-  void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
-    for (const placement& p : members) {
-      inv_->place(p);
-      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
     }
   }
 
@@ -168,7 +182,7 @@ class gang_placer {
       return w;
     }
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
-    build_views(g, no_gang, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    build_views(g, no_gang, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, true);
     explain_scope(g, unit, w);
     explain_blocks(g, unit, w);
     return w;
@@ -204,23 +218,23 @@ class gang_placer {
   }
 
   // Every group's and domain's view for this gang: capacity where it may go, else nothing.
-  void build_views(const gang_request& g, gang_id id, std::span<const gang_group_caps> caps, std::int64_t unit) {
+  void build_views(const gang_request& g, gang_id id, std::span<const gang_group_caps> caps, std::int64_t unit, bool levels) {
+    root_units_ = 0;
     for (group_index gi = 0; gi < group_view_.size(); ++gi) {
-      gang_view v;
+      gang_view& v = group_view_[gi];
+      const bool use = usable(gi, g, id);
+      const gang_group_caps& c = caps[gi];
       v.block = !layout_.outside(gi);
       v.outside = layout_.outside(gi);
       v.busy_nodes = layout_.busy_nodes(gi);
-      if (usable(gi, g, id)) {
-        const gang_group_caps& c = caps[gi];
-        v.cap = c.cap;
-        v.units = c.cap / unit;
-        v.free_nodes = c.free_nodes;
-        v.whole_nodes = c.whole_nodes;
-        v.whole_cap = c.whole_cap;
-      }
-      group_view_[gi] = v;
+      v.cap = use ? c.cap : 0;
+      v.units = unit == 1 ? v.cap : v.cap / unit;  // most gangs: no division per group
+      v.free_nodes = use ? c.free_nodes : 0;
+      v.whole_nodes = use ? c.whole_nodes : 0;
+      v.whole_cap = use ? c.whole_cap : 0;
+      root_units_ += v.units;
     }
-    root_ = gang_view{};
+    if (!levels) return;
     for (std::size_t l = layout_.level_count(); l-- > 0;) {
       const bool blocks = l + 1 == layout_.level_count();
       for (std::uint32_t d = 0; d < level_view_[l].size(); ++d) {
@@ -228,16 +242,20 @@ class gang_placer {
         if (!blocks)
           for (std::uint32_t k = layout_.child_begin(l, d); k < layout_.child_end(l, d); ++k) v.add(level_view_[l + 1][k]);
         level_view_[l][d] = v;
-        if (l == 0) root_.add(v);
       }
     }
-    for (group_index gi = static_cast<group_index>(layout_.block_count()); gi < group_view_.size(); ++gi) root_.add(group_view_[gi]);
+  }
+
+  // Whether a decision for g reads the domains' views, or only the groups' and the whole
+  // cluster's (most small gangs: their views per domain are not summed).
+  [[nodiscard]] static bool reads_levels(const gang_request& g) noexcept {
+    return GP::narrow || GP::descend || g.required != no_level || g.preferred != no_level;
   }
 
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
     const auto need = static_cast<std::int64_t>(g.size()) / unit;
-    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit);
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
     const std::optional<scope> s = choose_scope(g, need, unit);
     if (!s) return false;
     steps_.clear();
@@ -285,7 +303,7 @@ class gang_placer {
       const std::size_t lo = g.required != no_level ? g.required : 0;
       for (std::size_t l = levels; l-- > lo;)
         if (auto d = best_domain(l, 0, static_cast<std::uint32_t>(layout_.domain_count(l)), need, unit)) return scope{l, *d};
-      if (g.required != no_level || root_.units < need) return std::nullopt;
+      if (g.required != no_level || root_units_ < need) return std::nullopt;
       return scope{};
     }
     scope s;
@@ -293,7 +311,7 @@ class gang_placer {
       const auto d = best_domain(g.required, 0, static_cast<std::uint32_t>(layout_.domain_count(g.required)), need, unit);
       if (!d) return std::nullopt;
       s = scope{g.required, *d};
-    } else if (root_.units < need) {
+    } else if (root_units_ < need) {
       return std::nullopt;
     }
     if (g.preferred != no_level && (s.level == root || g.preferred > s.level)) {
@@ -442,7 +460,7 @@ class gang_placer {
 
   // A gang of different members: the exact search, in the preferred level's domains first,
   // then the required level's (or the whole cluster).
-  [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+  [[nodiscard]] bool find_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const auto try_scope = [&](const scope& s) {
       search_nodes_.clear();
       const group_index first = s.level == root ? 0 : layout_.first_group(s.level, s.domain);
@@ -462,7 +480,11 @@ class gang_placer {
     bool found = false;
     if (g.preferred != no_level && (g.required == no_level || g.preferred > g.required)) found = try_level(g.preferred);
     if (!found) found = g.required != no_level ? try_level(g.required) : try_scope(scope{});
-    if (!found) return false;
+    return found;
+  }
+
+  [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    if (!find_searched(g, id, out)) return false;
     for (const placement& p : out) inv_->place(p);
     return true;
   }
@@ -477,7 +499,7 @@ class gang_placer {
   // explain: how many members found room, and the domains of the required level.
   void explain_scope(const gang_request& g, std::int64_t unit, gang_why_not& w) const {
     const std::int64_t need = static_cast<std::int64_t>(g.size()) / unit;
-    std::int64_t best = root_.units;
+    std::int64_t best = root_units_;
     if (g.required != no_level) {
       best = 0;
       w.candidates = std::string(topo_->level_name(g.required)) + " domains";
@@ -532,7 +554,7 @@ class gang_placer {
   Capacity capacity_;
   std::vector<gang_view> group_view_;
   std::vector<std::vector<gang_view>> level_view_;
-  gang_view root_;
+  std::int64_t root_units_ = 0;  // units of the whole cluster
   std::vector<std::pair<group_index, std::int64_t>> steps_;
   std::vector<std::pair<node_index, std::int32_t>> assign_;
   std::vector<std::int32_t> node_left_;
@@ -541,6 +563,7 @@ class gang_placer {
   std::vector<gang_id> held_;  // per base block (the topology's number): the exclusive holder
   gang_search search_;
   std::vector<node_index> search_nodes_;
+  std::vector<placement> trial_;  // fits' scratch answer for a search
 };
 
 }  // namespace gpurent

@@ -84,6 +84,26 @@ struct gang_context {
   std::vector<block_size> block_sizes;
   double exclusive_weight = 0;
 
+  // For a base block with f whole free nodes: for each size that needs one block, the nodes
+  // left over after as many of that size as fit (weighted), plus, for a block with something
+  // placed, all its free nodes for the exclusive demand (an exclusive gang needs an empty
+  // block). Read from a table for f below table_nodes once tabulate() ran (of() runs it), so
+  // that scoring a block costs O(1), not O(sizes); run it again after changing the sizes.
+  static constexpr std::int64_t table_nodes = 256;
+  [[nodiscard]] double fragmentation(std::int64_t f, bool busy) const noexcept {
+    if (f >= 0 && f < static_cast<std::int64_t>(table_.size()))
+      return table_[static_cast<std::size_t>(f)] + (busy ? exclusive_weight * static_cast<double>(f) : 0.0);
+    double x = 0;
+    for (const block_size& b : block_sizes) x += b.weight * static_cast<double>(f % b.nodes);
+    return x + (busy ? exclusive_weight * static_cast<double>(f) : 0.0);
+  }
+  void tabulate() {
+    table_.clear();
+    std::vector<double> t(static_cast<std::size_t>(table_nodes));
+    for (std::int64_t f = 0; f < table_nodes; ++f) t[static_cast<std::size_t>(f)] = fragmentation(f, false);
+    table_ = std::move(t);
+  }
+
   // From a job list, on nodes of `gpus_per_node` GPUs; `block_level` is the topology's.
   [[nodiscard]] static gang_context of(std::span<const gang_request> gangs, std::int32_t gpus_per_node, level_index block_level) {
     gang_context c;
@@ -103,6 +123,7 @@ struct gang_context {
     }
     for (block_size& b : c.block_sizes) b.weight /= total;
     c.exclusive_weight = total > 0 ? exclusive / total : 0;
+    c.tabulate();
     return c;
   }
 
@@ -114,6 +135,9 @@ struct gang_context {
     if (g.per_node > 0) nodes = std::max<std::int64_t>(nodes, (k + g.per_node - 1) / g.per_node);
     return static_cast<std::int32_t>(std::max<std::int64_t>(nodes, 1));
   }
+
+ private:
+  std::vector<double> table_;  // fragmentation(f, false) for f < table_nodes
 };
 
 template <class P>
@@ -182,29 +206,19 @@ struct gang_policy_best_fit {
 };
 
 namespace detail {
-// gpurent's fragmentation of a base block with f whole free nodes: for each size that needs
-// one block, the nodes left over after as many of that size as fit (weighted), plus, for a
-// block with something placed, all its free nodes for the exclusive demand (an exclusive
-// gang needs an empty block).
-[[nodiscard]] inline double block_fragmentation(const gang_context& c, std::int64_t f, bool busy) noexcept {
-  double x = 0;
-  for (const gang_context::block_size& b : c.block_sizes) x += b.weight * static_cast<double>(f % b.nodes);
-  if (busy) x += c.exclusive_weight * static_cast<double>(f);
-  return x;
-}
-
 // Whole nodes that `members` more members take from a candidate: the nodes with something
 // placed fill first (gpurent's node order), the rest comes out of whole nodes.
 [[nodiscard]] constexpr std::int64_t whole_nodes_taken(const gang_view& v, std::int64_t members) noexcept {
   const std::int64_t partial = v.cap - v.whole_cap;
   if (members <= partial || v.whole_cap == 0) return 0;
+  if (v.whole_cap == v.whole_nodes) return std::min(v.whole_nodes, members - partial);  // one member per node: no division
   return std::min(v.whole_nodes, ((members - partial) * v.whole_nodes + v.whole_cap - 1) / v.whole_cap);
 }
 }  // namespace detail
 
 // gpurent's own: keep whole blocks whole for the large segmented and exclusive gangs, fill
 // the broken blocks with the small ones. A base block is scored by what the placement
-// destroys: the change of block_fragmentation (the nodes that can no longer serve the
+// destroys: the change of gang_context::fragmentation (the nodes that can no longer serve the
 // common block-sized demands, or an exclusive gang); the least destruction wins, then the
 // fewest free nodes (best fit). Nodes in no domain serve only gangs without topology rules,
 // so those gangs go there first. Higher domains: the tightest that holds the gang.
@@ -217,9 +231,10 @@ struct gang_policy_gpurent {
     if (!v.block) return detail::tightest_else_largest(v.units, need);
     const std::int64_t taken = detail::whole_nodes_taken(v, need.take * need.unit);
     if (taken == 0) return 3 * detail::score_shift - (v.cap - v.whole_cap);
-    const double before = detail::block_fragmentation(c, v.whole_nodes, v.busy_nodes > 0);
-    const double after = detail::block_fragmentation(c, v.whole_nodes - taken, true);
-    const auto destroyed = std::clamp<std::int64_t>(std::llround((after - before) * 4096.0), -(1 << 30), 1 << 30);
+    const double before = c.fragmentation(v.whole_nodes, v.busy_nodes > 0);
+    const double after = c.fragmentation(v.whole_nodes - taken, true);
+    const double x = std::clamp((after - before) * 4096.0, -1073741824.0, 1073741824.0);
+    const auto destroyed = static_cast<std::int64_t>(x < 0 ? x - 0.5 : x + 0.5);  // rounded, inline (llround is a libm call)
     return 2 * detail::score_shift - destroyed * 65536 - std::min<std::int64_t>(v.free_nodes, 65535);
   }
   [[nodiscard]] static std::int64_t node_score(const inventory&, node_index, const placement_request&, const gang_node_view& v) noexcept {

@@ -15,5 +15,6 @@
 #include <gpurent/metering/format.hpp>
 #include <gpurent/matching/matching.hpp>
 #include <gpurent/matching/format.hpp>
+#include <gpurent/fleet/fleet.hpp>
 #include <gpurent/planning/planning.hpp>
 #include <gpurent/planning/format.hpp>

@@ -68,6 +68,24 @@ namespace detail {
   }
 }
 
+// The line of the first `"key"` in the text (1 when it is not there): where a reader
+// locates an error about a member it can name only by its key (a JSON document keeps no
+// positions).
+[[nodiscard]] inline std::size_t json_key_line(std::string_view text, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
+  const std::size_t at = text.find(quoted);
+  return at == std::string_view::npos ? 1 : detail::line_at(text, at);
+}
+
+// An error located at the line of its field's last key ("nodes.n0001[1]": "n0001").
+[[nodiscard]] inline error json_located(error e, std::string_view text, std::string_view file) {
+  std::string_view key = e.field;
+  if (const auto bracket = key.find('['); bracket != std::string_view::npos) key = key.substr(0, bracket);
+  if (const auto dot = key.rfind('.'); dot != std::string_view::npos) key = key.substr(dot + 1);
+  if (e.where.empty()) e.where = detail::json_where(file, key.empty() ? 1 : json_key_line(text, key));
+  return e;
+}
+
 // "offers[3]": the path of an array item.
 [[nodiscard]] inline std::string json_item(std::string_view path, std::size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";

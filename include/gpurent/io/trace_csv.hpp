@@ -44,10 +44,12 @@ struct trace_pod {
   std::int32_t num_gpu = 0;
   std::int32_t gpu_milli = 0;
   std::string gpu_spec;  // '|'-separated allowed models; empty = any
+  std::string qos;       // LS, Guaranteed, Burstable, BE; empty when the column is absent
+  // Seconds (fleet run's arrivals and durations); -1 when the column is absent or the cell
+  // empty (a pod never scheduled has no scheduled_time).
+  std::int64_t creation_time = -1, scheduled_time = -1, deletion_time = -1;
   std::size_t line = 0;
-  [[nodiscard]] std::int64_t gpu_request_milli() const noexcept {
-    return static_cast<std::int64_t>(num_gpu) * gpu_milli;
-  }
+  [[nodiscard]] std::int64_t gpu_request_milli() const noexcept { return static_cast<std::int64_t>(num_gpu) * gpu_milli; }
   friend bool operator==(const trace_pod&, const trace_pod&) = default;
 };
 
@@ -128,8 +130,8 @@ class trace_csv_reader {
       }
       split_csv_line(raw_, fields_);
       if (fields_.size() != header_.size()) {
-        return unexpected<error>(located(error_code::parse_error, {},
-                                         "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size())));
+        return unexpected<error>(
+            located(error_code::parse_error, {}, "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size())));
       }
       return true;
     }
@@ -137,9 +139,7 @@ class trace_csv_reader {
     return false;
   }
 
-  [[nodiscard]] std::string_view field(int col) const noexcept {
-    return col < 0 ? std::string_view{} : fields_[static_cast<std::size_t>(col)];
-  }
+  [[nodiscard]] std::string_view field(int col) const noexcept { return col < 0 ? std::string_view{} : fields_[static_cast<std::size_t>(col)]; }
   [[nodiscard]] std::size_t line() const noexcept { return line_; }
   [[nodiscard]] std::string_view file() const noexcept { return file_; }
 
@@ -170,8 +170,8 @@ inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
 // Every row of a trace CSV whose header has the `required` columns, as row(reader) makes it;
 // the first row that is an error stops the reading.
 template <class Row, class F>
-[[nodiscard]] expected<std::vector<Row>> read_trace_rows(std::istream& in, std::string_view file,
-                                                         std::initializer_list<std::string_view> required, F&& row) {
+[[nodiscard]] expected<std::vector<Row>> read_trace_rows(std::istream& in, std::string_view file, std::initializer_list<std::string_view> required,
+                                                         F&& row) {
   trace_csv_reader r(in, file);
   GPURENT_TRY(r.read_header(required));
   std::vector<Row> out;
@@ -196,7 +196,7 @@ template <class Row, class F>
 // A task's GPU request must be one the matcher can place: CPU-only, a share of one GPU, or
 // whole GPUs.
 [[nodiscard]] inline expected<void> check_trace_gpus(const trace_csv_reader& r, const trace_pod& p) {
-  const char* why = p.num_gpu == 0 && p.gpu_milli != 0    ? "a CPU-only task (num_gpu 0) must have gpu_milli 0"
+  const char* why = p.num_gpu == 0 && p.gpu_milli != 0     ? "a CPU-only task (num_gpu 0) must have gpu_milli 0"
                     : p.num_gpu > 0 && p.gpu_milli == 0    ? "a GPU task needs gpu_milli > 0"
                     : p.num_gpu > 1 && p.gpu_milli != 1000 ? "a multi-GPU task must ask for whole GPUs (1000)"
                                                            : nullptr;
@@ -204,7 +204,29 @@ template <class Row, class F>
   return {};
 }
 
+// An optional time column: -1 when absent or empty.
+[[nodiscard]] inline expected<void> read_trace_time(const trace_csv_reader& r, std::string_view name, std::int64_t& out) {
+  out = -1;
+  if (r.field(r.column(name)).empty()) return {};
+  GPURENT_TRY(v, r.integer<std::int64_t>(name, 0, trace_max_amount));
+  out = *v;
+  return {};
+}
+
 }  // namespace detail
+
+// A pod's placement request on inv (gpu_spec's models as inv names them); an error names
+// gpu_spec when a model is not inv's.
+[[nodiscard]] inline expected<placement_request> trace_pod_request(const trace_pod& p, const inventory& inv) {
+  placement_request r;
+  r.num_gpu = p.num_gpu;
+  r.gpu_milli = milli_gpu(p.gpu_milli);
+  r.cpu_milli = p.cpu_milli;
+  r.memory_mib = p.memory_mib;
+  GPURENT_TRY(mask, inv.models_mask(p.gpu_spec));
+  r.allowed_models = *mask;
+  return r;
+}
 
 // Reads a node list. `file` names the source in error messages.
 [[nodiscard]] inline expected<std::vector<trace_node>> read_trace_nodes(std::istream& in, std::string_view file) {
@@ -247,6 +269,10 @@ template <class Row, class F>
     p.gpu_milli = *milli;
     GPURENT_TRY(detail::check_trace_gpus(r, p));
     p.gpu_spec = std::string(r.field(r.column("gpu_spec")));  // an absent column reads as empty
+    p.qos = std::string(r.field(r.column("qos")));
+    GPURENT_TRY(detail::read_trace_time(r, "creation_time", p.creation_time));
+    GPURENT_TRY(detail::read_trace_time(r, "scheduled_time", p.scheduled_time));
+    GPURENT_TRY(detail::read_trace_time(r, "deletion_time", p.deletion_time));
     return p;
   };
   return detail::read_trace_rows<trace_pod>(in, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, row);
@@ -286,15 +312,9 @@ template <class Row, class F>
   w.tasks.reserve(pods.size());
   w.task_names.reserve(pods.size());
   for (const trace_pod& p : pods) {
-    placement_request r;
-    r.num_gpu = p.num_gpu;
-    r.gpu_milli = milli_gpu(p.gpu_milli);
-    r.cpu_milli = p.cpu_milli;
-    r.memory_mib = p.memory_mib;
-    auto mask = w.cluster.models_mask(p.gpu_spec);
-    if (!mask) return unexpected<error>(mask.error().at(pods_file, p.line));
-    r.allowed_models = *mask;
-    w.tasks.push_back(r);
+    auto r = trace_pod_request(p, w.cluster);
+    if (!r) return unexpected<error>(r.error().at(pods_file, p.line));
+    w.tasks.push_back(*r);
     w.task_names.push_back(p.name);
   }
   w.shapes = shape_distribution::of(w.tasks);

@@ -27,7 +27,8 @@ namespace gpurent {
 template <class C>
 concept Constraint = requires(const inventory& inv, node_index n, const placement_request& r) {
   { C::name } -> std::convertible_to<std::string_view>;
-  { C::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  { C::admits(inv, n, r) }
+  noexcept->std::same_as<bool>;
   { C::describe(r) } -> std::convertible_to<std::string>;
 };
 
@@ -38,7 +39,9 @@ concept Constraint = requires(const inventory& inv, node_index n, const placemen
 // node index or name, a policy that draws a random number per node) every node that passes
 // the cheap checks is still looked at, in order.
 template <class T>
-concept NodeSymmetric = requires { requires T::node_symmetric; };
+concept NodeSymmetric = requires {
+  requires T::node_symmetric;
+};
 
 // GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
 // and no other tenant on it (tenant isolation: no two tenants share a physical GPU, since a
@@ -94,12 +97,11 @@ static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation
 }
 
 // Picks the first r.num_gpu eligible GPUs by index that satisfy r's locality (the group of
-// the lowest-indexed GPU that completes one). False when there are none.
-[[nodiscard]] inline bool pick_first_gpus(const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
+// the lowest-indexed GPU that completes one). False when there are none. On a node's spec
+// and a state (the inventory's, or a gang search's scratch copy).
+[[nodiscard]] inline bool pick_first_gpus(const node_spec& spec, const node_state& s, const placement_request& r, gpu_pick& pick) noexcept {
   pick.clear();
   if (r.num_gpu == 0) return true;
-  const node_spec& spec = inv.spec(n);
-  const node_state& s = inv.state(n);
   const auto k = static_cast<std::size_t>(r.num_gpu);
   if (r.locality == gpu_locality::same_node || k == 1) {
     for (std::size_t g = 0; g < spec.gpu_count && pick.count < k; ++g) {
@@ -119,6 +121,10 @@ static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation
     }
   }
   return false;
+}
+
+[[nodiscard]] inline bool pick_first_gpus(const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
+  return pick_first_gpus(inv.spec(n), inv.state(n), r, pick);
 }
 
 namespace constraint {
@@ -264,23 +270,22 @@ struct constraint_set {
     const bool all = ((Cs::admits(inv, n, r) ? (++i, true) : false) && ...);
     return all ? size : i;
   }
-  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return (Cs::admits(inv, n, r) && ...);
-  }
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept { return (Cs::admits(inv, n, r) && ...); }
   [[nodiscard]] static std::array<std::string, size> describe(const placement_request& r) { return {Cs::describe(r)...}; }
 };
 
 // What every placement must respect. Cheap checks first.
 using default_constraints =
-    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot,
-                   constraint::model_allowed, constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits,
-                   constraint::gpus_fit, constraint::mig_fits>;
+    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot, constraint::model_allowed,
+                   constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits, constraint::gpus_fit, constraint::mig_fits>;
 
 template <class S>
 concept ConstraintSet = requires(const inventory& inv, node_index n, const placement_request& r) {
   { S::size } -> std::convertible_to<std::size_t>;
-  { S::first_rejecting(inv, n, r) } noexcept -> std::same_as<std::size_t>;
-  { S::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  { S::first_rejecting(inv, n, r) }
+  noexcept->std::same_as<std::size_t>;
+  { S::admits(inv, n, r) }
+  noexcept->std::same_as<bool>;
   S::names;
 };
 

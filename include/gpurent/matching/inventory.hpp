@@ -26,8 +26,8 @@ namespace gpurent {
 // A GPU model as the matcher needs it (the catalog has the full spec).
 struct gpu_model_info {
   std::string name;
-  bytes vram{0};       // 0: unknown
-  gflops compute{0};   // 0: unknown
+  bytes vram{0};                      // 0: unknown
+  gflops compute{0};                  // 0: unknown
   const mig_geometry* mig = nullptr;  // MIG geometry (find_mig_geometry); null: no MIG
   friend bool operator==(const gpu_model_info&, const gpu_model_info&) = default;
 };
@@ -39,7 +39,7 @@ struct node_spec {
   std::int64_t cpu_milli = 0;
   std::int64_t memory_mib = 0;
   std::uint8_t gpu_count = 0;
-  model_index model = 0;  // meaningful when gpu_count > 0
+  model_index model = 0;                                        // meaningful when gpu_count > 0
   std::array<std::uint8_t, max_gpus_per_node> nvlink_domain{};  // per GPU; equal ids share a domain
   std::array<std::uint8_t, max_gpus_per_node> pcie_switch{};    // per GPU
   label_mask labels = 0;
@@ -54,21 +54,21 @@ struct node_spec {
 struct node_state {
   std::int64_t cpu_free = 0;
   std::int64_t memory_free = 0;
-  label_mask labels = 0;                 // copy of the spec's
-  tenant_id reserved_for = no_tenant;    // copy of the spec's
+  label_mask labels = 0;               // copy of the spec's
+  tenant_id reserved_for = no_tenant;  // copy of the spec's
   std::int32_t idle_total = 0;
   std::int32_t max_idle = 0;
-  std::uint32_t version = 0;    // bumped on every change; caches key on it
-  std::uint32_t placements = 0; // live placements on the node
-  std::uint16_t mig_gpus = 0;   // copy of the spec's
-  std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
-  std::uint8_t gpu_count = 0;   // copy of the spec's
-  model_index model = 0;        // copy of the spec's
-  bool spot = false;            // copy of the spec's
+  std::uint32_t version = 0;     // bumped on every change; caches key on it
+  std::uint32_t placements = 0;  // live placements on the node
+  std::uint16_t mig_gpus = 0;    // copy of the spec's
+  std::uint8_t full_idle = 0;    // GPUs with all 1000 milli idle
+  std::uint8_t gpu_count = 0;    // copy of the spec's
+  model_index model = 0;         // copy of the spec's
+  bool spot = false;             // copy of the spec's
   bool drained = false;
-  std::array<std::int32_t, max_gpus_per_node> idle{};        // milli-GPU idle per GPU
-  std::array<tenant_id, max_gpus_per_node> owner{};          // tenant holding the GPU (while used)
-  std::array<std::uint16_t, max_gpus_per_node> users{};      // placements on the GPU
+  std::array<std::int32_t, max_gpus_per_node> idle{};    // milli-GPU idle per GPU
+  std::array<tenant_id, max_gpus_per_node> owner{};      // tenant holding the GPU (while used)
+  std::array<std::uint16_t, max_gpus_per_node> users{};  // placements on the GPU
 };
 
 // The 32 bytes of a node that every candidate check reads, kept in their own dense array
@@ -249,8 +249,6 @@ class inventory {
   void place(const placement& p) noexcept {
     node_state& s = states_[p.node];
     GPURENT_ASSERT(s.cpu_free >= p.cpu_milli && s.memory_free >= p.memory_mib);
-    s.cpu_free -= p.cpu_milli;
-    s.memory_free -= p.memory_mib;
     for (std::size_t i = 0; i < p.count; ++i) {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(t.gpu < specs_[p.node].gpu_count && s.idle[t.gpu] >= t.milli);
@@ -260,14 +258,26 @@ class inventory {
         const bool added = mig_[p.node][t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
         GPURENT_ASSERT(added && mig_valid(*models_[specs_[p.node].model].mig, mig_[p.node][t.gpu]));
       }
+      gpu_allocated_milli_ += t.milli;
+    }
+    take(s, p);
+    refresh(p.node);
+    journal_.note(p.node);
+  }
+
+  // What a placement takes from a node's live state (CPU, memory, idle milli, owner and
+  // users per GPU, the placement count), without the summaries: the one rule for it, which
+  // place() and a gang search's scratch copy of a node (gang_search.hpp) both apply.
+  static void take(node_state& s, const placement& p) noexcept {
+    s.cpu_free -= p.cpu_milli;
+    s.memory_free -= p.memory_mib;
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const gpu_take t = p.gpus[i];
       s.idle[t.gpu] -= t.milli;
       s.owner[t.gpu] = p.tenant;
       ++s.users[t.gpu];
-      gpu_allocated_milli_ += t.milli;
     }
     ++s.placements;
-    refresh(p.node);
-    journal_.note(p.node);
   }
 
   // Gives back what a placement held (online use: jobs leave).

@@ -27,6 +27,7 @@
 #include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
+#include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
@@ -68,6 +69,34 @@ struct why_not {
   }
   friend bool operator==(const why_not&, const why_not&) = default;
 };
+
+// Per constraint of Cs, how many of the nodes `keep` selects it was the first to reject
+// for r (the matcher's and the gang placer's explanations).
+template <ConstraintSet Cs, class Keep>
+[[nodiscard]] why_not explain_nodes(const inventory& inv, const placement_request& r, Keep&& keep) {
+  std::array<std::size_t, Cs::size> counts{};
+  why_not w;
+  for (node_index n = 0; n < inv.size(); ++n) {
+    if (!keep(n)) continue;
+    ++w.nodes;
+    const std::size_t i = Cs::first_rejecting(inv, n, r);
+    if (i == Cs::size) {
+      ++w.feasible;
+    } else {
+      ++counts[i];
+    }
+  }
+  std::array<std::string, Cs::size> reasons;
+  if constexpr (requires { Cs::describe(r); }) {
+    reasons = Cs::describe(r);
+  } else {
+    for (std::size_t i = 0; i < Cs::size; ++i) reasons[i] = std::string(Cs::names[i]);
+  }
+  for (std::size_t i = 0; i < Cs::size; ++i) {
+    if (counts[i] > 0) w.rejected.push_back({Cs::names[i], reasons[i], counts[i]});
+  }
+  return w;
+}
 
 template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
 class matcher {
@@ -132,44 +161,26 @@ class matcher {
 
   // Per constraint, how many nodes it was the first to reject.
   [[nodiscard]] why_not explain(const placement_request& r) const {
-    std::array<std::size_t, Cs::size> counts{};
-    why_not w;
-    w.nodes = inv_->size();
-    for (node_index n = 0; n < inv_->size(); ++n) {
-      const std::size_t i = Cs::first_rejecting(*inv_, n, r);
-      if (i == Cs::size) {
-        ++w.feasible;
-      } else {
-        ++counts[i];
-      }
-    }
-    if constexpr (requires { Cs::describe(r); }) {
-      const auto reasons = Cs::describe(r);
-      for (std::size_t i = 0; i < Cs::size; ++i) {
-        if (counts[i] > 0) w.rejected.push_back({Cs::names[i], reasons[i], counts[i]});
-      }
-    } else {
-      for (std::size_t i = 0; i < Cs::size; ++i) {
-        if (counts[i] > 0) w.rejected.push_back({Cs::names[i], std::string(Cs::names[i]), counts[i]});
-      }
-    }
-    return w;
+    return explain_nodes<Cs>(*inv_, r, [](node_index) { return true; });
   }
 
-  // A gang: every member placed, or none (what was placed is released again). The error
-  // names the member that did not fit and why.
+  // A gang: every member placed, or none (the inventory keeps its state). First where the
+  // policy puts the members one by one; when that fails, an exact search (gang_search.hpp)
+  // finds an arrangement if one exists (a 2 + 4 gang on nodes of 4 and 2 GPUs, in either
+  // order; MIG members are placed by the policy only). The error names the member at which
+  // the policy's order failed and why. Gangs on a network topology: gang.hpp.
   [[nodiscard]] expected<std::vector<placement>> place_gang(std::span<const placement_request> members) {
     std::vector<placement> done;
     done.reserve(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) {
-      auto p = place(members[i]);
-      if (!p) {
-        const why_not w = explain(members[i]);
-        for (auto it = done.rbegin(); it != done.rend(); ++it) inv_->release(*it);
-        return make_error(error_code::not_found, "gang[" + std::to_string(i) + "]",
-                          members[i].ok() ? "gang member does not fit: " + w.summary() : std::string("invalid request"));
+      if (auto p = place(members[i])) {
+        done.push_back(*p);
+        continue;
       }
-      done.push_back(*p);
+      const std::string why = members[i].ok() ? "gang member does not fit: " + explain(members[i]).summary() : std::string("invalid request");
+      for (auto it = done.rbegin(); it != done.rend(); ++it) inv_->release(*it);
+      if (members[i].ok() && search_gang(members, done)) return done;
+      return make_error(error_code::not_found, "gang[" + std::to_string(i) + "]", why);
     }
     return done;
   }
@@ -213,6 +224,21 @@ class matcher {
       if (Cs::admits(*inv_, n, r)) c.consider(*inv_, n, r);
     });
     return c.placement_of(r);
+  }
+
+  // The exact search over all nodes in the matcher's order; on success its placements are
+  // applied and written to out.
+  [[nodiscard]] bool search_gang(std::span<const placement_request> members, std::vector<placement>& out) {
+    if (std::any_of(members.begin(), members.end(), [](const placement_request& r) { return r.is_mig() || !r.ok(); })) return false;
+    sync_order();
+    gang_search s;
+    const gang_search::input in{members, 0, 0, order_, Cs::node_symmetric};
+    const auto admits = [this](node_index n, const placement_request& r) { return Cs::admits(*inv_, n, r); };
+    if (!s.run(
+            *inv_, in, admits, [](node_index) { return outside_topology; }, out))
+      return false;
+    for (const placement& p : out) inv_->place(p);
+    return true;
   }
 
   // Nodes added to the inventory after construction join the end of the order.

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A job of a fleet (a row of the jobs CSV, ../shared/protocols/fleet.md): a gang of
+// identical members with its topology rules, and what `fleet run` needs to schedule it over
+// time (priority, preemptible, arrival, work, checkpoints).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/fleet/cluster.hpp>
+#include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/matching/gang_request.hpp>
+
+namespace gpurent {
+
+struct fleet_job {
+  std::string name;
+  gang_request gang;          // homogeneous: gang.member x gang.workers
+  std::int32_t priority = 0;  // higher first in fleet run's queue
+  bool preemptible = false;
+  std::int64_t arrival = 0;              // seconds
+  std::int64_t duration = -1;            // seconds of work; -1: not given (fleet pack needs none)
+  std::int64_t checkpoint_every = 1800;  // seconds of work between checkpoints (preemptible jobs)
+
+  // The GPUs all members ask for, in milli-GPU.
+  [[nodiscard]] std::int64_t gpu_milli_demand() const noexcept { return static_cast<std::int64_t>(gang.size()) * gang.member.gpu_request_milli(); }
+};
+
+// The workload as gpurent's gang policy sees it (gang_context::of over the jobs' gangs), on
+// the cluster's most common node size.
+[[nodiscard]] inline gang_context context_of(std::span<const fleet_job> jobs, const fleet_cluster& c) {
+  std::vector<gang_request> gangs;
+  gangs.reserve(jobs.size());
+  for (const fleet_job& j : jobs) gangs.push_back(j.gang);
+  return gang_context::of(gangs, c.common_gpus_per_node(), c.topology.block_level());
+}
+
+}  // namespace gpurent

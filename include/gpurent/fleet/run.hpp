@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `fleet run` (../shared/protocols/fleet.md): a cluster over time. At each instant:
+// departures (and preempted jobs coming back to the queue) first, then arrivals in file
+// order, then one scheduling pass over the queue (priority descending, arrival, name), each
+// job placed if it fits, no head-of-line blocking. A job that does not fit and is not
+// preemptible may, under a victim policy, preempt preemptible jobs of lower priority
+// (matching/preempt.hpp): the victims get the notice window, the freed resources are held
+// for the preemptor (placed now, started at t + notice), the victims lose what the
+// checkpoint model says (run_checkpoint.hpp) and come back at their stop instant with their
+// original priority and arrival. The run ends when nothing is left to happen.
+//
+// Speed: a queued job is tried again only after something was released since it last
+// failed (placements only take, so it cannot fit sooner; removing every candidate victim
+// then leaves no more room than before either), and a one-member job only on the nodes
+// released since; with a minimum runtime, waiting jobs retry preemption at every pass
+// since victims become eligible with time. Events are a heap;
+// segments and their members go to flat vectors: nothing allocates per event once grown.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/fleet/job.hpp>
+#include <gpurent/fleet/run_backend.hpp>
+#include <gpurent/fleet/run_checkpoint.hpp>
+#include <gpurent/matching/preempt.hpp>
+
+namespace gpurent {
+
+struct run_options {
+  checkpoint_model checkpoints;
+  std::int64_t min_runtime = 0;  // seconds a job runs before it may be a victim
+};
+
+// One run of one job: its members' placements are members[first, first + count).
+struct run_segment {
+  std::uint32_t job = 0;
+  std::uint32_t run = 0;  // 0-based per job
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  bool preempted = false;  // end_reason: preempted (else done)
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::int64_t gpu_milli = 0;  // all members
+};
+
+struct run_result {
+  std::vector<run_segment> segments;  // in the order they were decided
+  std::vector<placement> members;
+  std::vector<std::int64_t> first_start;   // per job; -1: never started
+  std::vector<std::uint8_t> completed;     // per job
+  std::vector<std::uint32_t> evictions;    // per job
+  std::vector<std::int64_t> lost_milli_s;  // per job: milli-GPU-seconds of work lost
+  std::size_t preemptions = 0;             // decisions that evicted
+  std::int64_t end_time = 0;
+};
+
+// The loop over backend B (RunBackend) with victim policy VP; Preempt false: --victims none.
+template <RunBackend B, VictimPolicy VP, bool Preempt>
+class fleet_runner {
+ public:
+  fleet_runner(B& backend, std::span<const fleet_job> jobs, const run_options& o) : b_(&backend), jobs_(jobs), o_(o) { init(); }
+
+  [[nodiscard]] run_result run() {
+    std::size_t next_arrival = 0;
+    while (next_arrival < by_arrival_.size() || !events_.empty()) {
+      std::int64_t t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : events_.top().time;
+      if (!events_.empty()) t = std::min(t, events_.top().time);
+      now_ = t;
+      departures(t);
+      for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival) enqueue(by_arrival_[next_arrival]);
+      pass(t);
+    }
+    r_.end_time = now_;
+    return std::move(r_);
+  }
+
+ private:
+  // A completion; a preempted job back in the queue; the end of a hold (hold_leftovers).
+  enum class kind : std::uint8_t { done, back, hold };
+  struct event {
+    std::int64_t time;
+    kind what;
+    std::uint32_t job;
+    std::uint32_t segment;
+    friend bool operator>(const event& a, const event& b) noexcept {
+      return a.time != b.time ? a.time > b.time : a.job != b.job ? a.job > b.job : a.what > b.what;
+    }
+  };
+  struct job_state {
+    std::int64_t work_left = 0;
+    std::uint32_t segment = 0;
+    std::uint32_t runs = 0;
+    std::size_t failed_at = never;    // freed_.size() when it last failed to start
+    std::uint32_t running_at = none;  // position in running_
+    bool running = false;
+  };
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
+  static constexpr std::size_t never = ~std::size_t{0};
+  static constexpr std::size_t scan_limit = 64;  // beyond this many freed nodes, a retry scans all
+
+  void init() {
+    const std::size_t n = jobs_.size();
+    r_.first_start.assign(n, -1);
+    r_.completed.assign(n, 0);
+    r_.evictions.assign(n, 0);
+    r_.lost_milli_s.assign(n, 0);
+    st_.resize(n);
+    by_arrival_.resize(n);
+    std::iota(by_arrival_.begin(), by_arrival_.end(), std::uint32_t{0});
+    std::stable_sort(by_arrival_.begin(), by_arrival_.end(), [&](std::uint32_t a, std::uint32_t b) { return jobs_[a].arrival < jobs_[b].arrival; });
+    std::vector<std::uint32_t> order(by_arrival_);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const fleet_job &x = jobs_[a], &y = jobs_[b];
+      if (x.priority != y.priority) return x.priority > y.priority;
+      return x.arrival != y.arrival ? x.arrival < y.arrival : x.name < y.name;
+    });
+    rank_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) rank_[order[i]] = i;
+    for (std::uint32_t j = 0; j < n; ++j) st_[j].work_left = jobs_[j].duration;
+    on_node_.resize(b_->inv().size());
+    seen_.assign(b_->inv().size(), 0);
+  }
+
+  void enqueue(std::uint32_t j) {
+    const auto at = std::lower_bound(queue_.begin(), queue_.end(), j, [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
+    queue_.insert(at, j);
+  }
+
+  void departures(std::int64_t t) {
+    while (!events_.empty() && events_.top().time == t) {
+      const event e = events_.top();
+      events_.pop();
+      job_state& s = st_[e.job];
+      if (e.what == kind::back) {
+        enqueue(e.job);
+        continue;
+      }
+      if (e.what == kind::hold) {
+        b_->inv().release(holds_[e.segment]);
+        freed_.push_back(holds_[e.segment].node);
+        continue;
+      }
+      if (!s.running || s.segment != e.segment) continue;  // stopped by a preemption since
+      stop_running(e.job);
+      r_.completed[e.job] = 1;
+    }
+  }
+
+  // The job leaves the cluster: its resources released, something may fit again.
+  void stop_running(std::uint32_t j) {
+    job_state& s = st_[j];
+    const run_segment& seg = r_.segments[s.segment];
+    b_->release(jobs_[j], j, members_of(seg));
+    for (const placement& p : members_of(seg)) {
+      auto& v = on_node_[p.node];
+      if (const auto it = std::find(v.begin(), v.end(), j); it != v.end()) v.erase(it);  // once per node
+    }
+    const std::uint32_t last = running_.back();
+    running_[s.running_at] = last;
+    st_[last].running_at = s.running_at;
+    running_.pop_back();
+    s.running = false;
+    s.running_at = none;
+    for (const placement& p : members_of(seg)) freed_.push_back(p.node);
+  }
+
+  [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
+
+  // Job j holds `placed` from now and runs from `start`.
+  void start_running(std::uint32_t j, std::int64_t start) {
+    job_state& s = st_[j];
+    run_segment seg;
+    seg.job = j;
+    seg.run = s.runs++;
+    seg.start = start;
+    seg.end = start + s.work_left;
+    seg.first = static_cast<std::uint32_t>(r_.members.size());
+    seg.count = static_cast<std::uint32_t>(placed_.size());
+    for (const placement& p : placed_) {
+      r_.members.push_back(p);
+      seg.gpu_milli += p.gpu_milli_total();
+      auto& v = on_node_[p.node];
+      if (std::find(v.begin(), v.end(), j) == v.end()) v.push_back(j);
+    }
+    s.segment = static_cast<std::uint32_t>(r_.segments.size());
+    r_.segments.push_back(seg);
+    s.running = true;
+    s.running_at = static_cast<std::uint32_t>(running_.size());
+    running_.push_back(j);
+    if (r_.first_start[j] < 0) r_.first_start[j] = start;
+    events_.push(event{seg.end, kind::done, j, s.segment});
+  }
+
+  void pass(std::int64_t t) {
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+      const std::uint32_t j = queue_[i];
+      if (!try_start(j, t)) queue_[keep++] = j;
+    }
+    queue_.resize(keep);
+  }
+
+  // A job that failed before is tried again only where something was freed since: a
+  // one-member job only on those nodes (elsewhere nodes only filled up, and their candidate
+  // victims are the ones it could not use then), any other job when anything was freed.
+  [[nodiscard]] bool try_start(std::uint32_t j, std::int64_t t) {
+    job_state& s = st_[j];
+    const fleet_job& job = jobs_[j];
+    const bool may_preempt = Preempt && !job.preemptible;
+    const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound();
+    bool limited = false;
+    if (s.failed_at != never && !(may_preempt && o_.min_runtime > 0)) {
+      if (s.failed_at == freed_.size()) return false;
+      limited = node_local && freed_.size() - s.failed_at <= scan_limit;
+    }
+    if (limited) freed_nodes(s.failed_at);
+    if ((!limited || any_admits(job)) && b_->place(job, j, placed_)) {
+      start_running(j, t);
+      return true;
+    }
+    if (may_preempt && preempt_for(j, t, limited)) return true;
+    s.failed_at = freed_.size();
+    return false;
+  }
+
+  // The distinct nodes freed since log position `from`, into scan_.
+  void freed_nodes(std::size_t from) {
+    scan_.clear();
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0U);
+      stamp_ = 1;
+    }
+    for (std::size_t i = from; i < freed_.size(); ++i)
+      if (seen_[freed_[i]] != stamp_) {
+        seen_[freed_[i]] = stamp_;
+        scan_.push_back(freed_[i]);
+      }
+  }
+  [[nodiscard]] bool any_admits(const fleet_job& job) const noexcept {
+    return std::any_of(scan_.begin(), scan_.end(), [&](node_index n) { return default_constraints::admits(b_->inv(), n, job.gang.member); });
+  }
+
+  // The candidates a domain offers: eligible running jobs (of `ids`), as victims now.
+  template <class Ids>
+  void collect(const fleet_job& for_job, const Ids& ids, std::int64_t t) {
+    cand_.clear();
+    for (const std::uint32_t v : ids) {
+      const fleet_job& vj = jobs_[v];
+      const job_state& vs = st_[v];
+      const run_segment& seg = r_.segments[vs.segment];
+      if (!eligible_victim(vj.preemptible, vj.priority, seg.start, for_job.priority, t, o_.min_runtime)) continue;
+      cand_.push_back(victim_of(o_.checkpoints, v, vj.priority, seg.gpu_milli, seg.start, vs.work_left, vj.checkpoint_every, t));
+    }
+  }
+
+  // Releases the flagged candidates, asks test(), puts them back.
+  template <class Test>
+  [[nodiscard]] bool trial(victim_mask m, Test&& test) {
+    for (std::size_t i = 0; i < cand_.size(); ++i)
+      if (m[i] != 0) b_->release(jobs_[cand_[i].job], cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
+    const bool ok = test();
+    for (std::size_t i = cand_.size(); i-- > 0;)
+      if (m[i] != 0) b_->restore(jobs_[cand_[i].job], cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
+    return ok;
+  }
+
+  // Victims for job j under VP; `limited`: only on the nodes in scan_.
+  [[nodiscard]] bool preempt_for(std::uint32_t j, std::int64_t t, bool limited) {
+    const fleet_job& job = jobs_[j];
+    sel_.reset();
+    const bool per_node = job.gang.size() == 1 && !job.gang.topology_bound();
+    if (per_node) {
+      const auto consider = [&](node_index n) {
+        if (on_node_[n].empty()) return;
+        collect(job, on_node_[n], t);
+        sel_.consider(n, cand_, [&](victim_mask m) { return trial(m, [&] { return default_constraints::admits(b_->inv(), n, job.gang.member); }); });
+      };
+      if (limited) {
+        std::sort(scan_.begin(), scan_.end());  // domains in node order, as a full scan meets them
+        for (const node_index n : scan_) consider(n);
+      } else {
+        for (node_index n = 0; n < on_node_.size(); ++n) consider(n);
+      }
+    } else {
+      collect(job, running_, t);
+      sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
+    }
+    if (!sel_.found()) return false;
+    evict(t);
+    const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
+    GPURENT_ASSERT(ok);  // the trial found room
+    hold_leftovers(t + o_.checkpoints.notice.count());
+    start_running(j, t + o_.checkpoints.notice.count());
+    ++r_.preemptions;
+    return true;
+  }
+
+  // What the victims hold beyond the preemptor's placements stays taken until they stop:
+  // per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, as one placement
+  // released at `until` (so nothing else lands on a victim that still runs its notice).
+  void hold_leftovers(std::int64_t until) {
+    if (until <= now_) return;
+    for (const placement& p : placed_) take_back(p, -1);
+    for (const auto& [n, acc] : leftover_) {
+      placement h;
+      h.node = n;
+      h.cpu_milli = std::max<std::int64_t>(0, acc.cpu);
+      h.memory_mib = std::max<std::int64_t>(0, acc.memory);
+      for (std::size_t g = 0; g < max_gpus_per_node; ++g)
+        if (acc.milli[g] > 0) h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
+      if (h.count == 0 && h.cpu_milli == 0 && h.memory_mib == 0) continue;
+      b_->inv().place(h);
+      holds_.push_back(h);
+      events_.push(event{until, kind::hold, 0, static_cast<std::uint32_t>(holds_.size() - 1)});
+    }
+    leftover_.clear();
+  }
+  // Adds (sign 1) or subtracts (-1) p into its node's leftover.
+  void take_back(const placement& p, int sign) {
+    auto it = std::find_if(leftover_.begin(), leftover_.end(), [&](const auto& x) { return x.first == p.node; });
+    if (it == leftover_.end()) {
+      if (sign < 0) return;  // the preemptor on a node no victim held
+      leftover_.emplace_back(p.node, held_room{});
+      it = leftover_.end() - 1;
+    }
+    it->second.cpu += sign * p.cpu_milli;
+    it->second.memory += sign * p.memory_mib;
+    for (std::size_t g = 0; g < p.count; ++g) it->second.milli[p.gpus[g].gpu] += sign * p.gpus[g].milli;
+  }
+
+  // The chosen victims stop at t + notice (or complete before); their room goes now.
+  void evict(std::int64_t t) {
+    victims_.assign(sel_.victims().begin(), sel_.victims().end());
+    leftover_.clear();
+    for (const victim& v : victims_)
+      for (const placement& p : members_of(r_.segments[st_[v.job].segment])) take_back(p, 1);
+    for (const victim& v : victims_) {
+      job_state& s = st_[v.job];
+      const fleet_job& vj = jobs_[v.job];
+      run_segment& seg = r_.segments[s.segment];
+      const stop_outcome o = stop_segment(o_.checkpoints, seg.start, s.work_left, vj.checkpoint_every, t);
+      stop_running(v.job);
+      seg.end = o.stop;
+      if (o.completes) {
+        r_.completed[v.job] = 1;
+        continue;
+      }
+      seg.preempted = true;
+      ++r_.evictions[v.job];
+      r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost_s;
+      s.work_left = o.work_left;
+      events_.push(event{o.stop, kind::back, v.job, s.segment});
+    }
+  }
+
+  B* b_;
+  std::span<const fleet_job> jobs_;
+  run_options o_;
+  run_result r_;
+  std::vector<job_state> st_;
+  std::vector<std::uint32_t> by_arrival_;
+  std::vector<std::uint32_t> rank_;
+  std::vector<std::uint32_t> queue_;
+  std::vector<std::uint32_t> running_;
+  std::vector<std::vector<std::uint32_t>> on_node_;
+  std::priority_queue<event, std::vector<event>, std::greater<>> events_;
+  std::vector<placement> placed_;
+  std::vector<victim> cand_;
+  std::vector<victim> victims_;
+  struct held_room {
+    std::int64_t cpu = 0, memory = 0;
+    std::array<std::int32_t, max_gpus_per_node> milli{};
+  };
+  std::vector<std::pair<node_index, held_room>> leftover_;
+  std::vector<placement> holds_;
+  victim_selector<VP> sel_;
+  std::vector<node_index> freed_;  // every node a release touched, in order (the retry log)
+  std::vector<node_index> scan_;
+  std::vector<std::uint32_t> seen_;
+  std::uint32_t stamp_ = 0;
+  std::int64_t now_ = 0;
+};
+
+// Runs jobs on backend b under victim policy VP (Preempt false: no preemption).
+template <VictimPolicy VP, bool Preempt, RunBackend B>
+[[nodiscard]] run_result run_fleet(B& b, std::span<const fleet_job> jobs, const run_options& o) {
+  fleet_runner<B, VP, Preempt> r(b, jobs, o);
+  return r.run();
+}
+
+}  // namespace gpurent

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Where `fleet run` places jobs: the single-node matcher with a placement policy (one-member
+// jobs, the Alibaba trace's pods), or the gang placer with a gang policy (gangs on the
+// topology). Both release a job and restore it exactly (a preemption trial's undo), and put
+// a one-member job on a given node (a victim set chosen per node).
+
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <gpurent/fleet/cluster.hpp>
+#include <gpurent/fleet/job.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/gang.hpp>
+#include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/policy.hpp>
+
+namespace gpurent {
+
+template <class B>
+concept RunBackend = requires(B& b, const fleet_job& j, std::uint32_t id, std::vector<placement>& out, std::span<const placement> ps, node_index n) {
+  { b.place(j, id, out) } -> std::same_as<bool>;
+  { b.fits(j, id) } -> std::same_as<bool>;  // would place answer true (nothing changes)
+  b.release(j, id, ps);
+  b.restore(j, id, ps);
+  { b.inv() } -> std::same_as<inventory&>;
+};
+
+namespace detail {
+// A one-member job on node n, if it fits there (the GPUs picked tightest, as gangs do).
+[[nodiscard]] inline bool place_on_node(inventory& inv, node_index n, const placement_request& r, std::vector<placement>& out) {
+  out.clear();
+  if (!default_constraints::admits(inv, n, r)) return false;
+  gpu_pick pick;
+  choose_tightest(inv, n, r, pick);
+  if (pick.count != static_cast<std::size_t>(r.num_gpu)) return false;
+  const placement p = inventory::make_placement(n, r, pick);
+  inv.place(p);
+  out.push_back(p);
+  return true;
+}
+}  // namespace detail
+
+// One-member jobs through the single-node matcher and placement policy P.
+template <PlacementPolicy P>
+class pod_backend {
+ public:
+  explicit pod_backend(fleet_cluster& c) : inv_(&c.inv), m_(c.inv) {}
+  [[nodiscard]] bool place(const fleet_job& j, std::uint32_t, std::vector<placement>& out) {
+    out.clear();
+    auto p = m_.place(j.gang.member);
+    if (p) out.push_back(*p);
+    return p.has_value();
+  }
+  void release(const fleet_job&, std::uint32_t, std::span<const placement> ps) noexcept {
+    for (const placement& p : ps) inv_->release(p);
+  }
+  void restore(const fleet_job&, std::uint32_t, std::span<const placement> ps) noexcept {
+    for (const placement& p : ps) inv_->place(p);
+  }
+  [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t) { return m_.find(j.gang.member).has_value(); }
+  [[nodiscard]] inventory& inv() noexcept { return *inv_; }
+
+ private:
+  inventory* inv_;
+  matcher<P> m_;
+};
+
+// Gangs through the gang placer and gang policy GP.
+template <GangPolicy GP>
+class gang_backend {
+ public:
+  gang_backend(fleet_cluster& c, gang_context ctx) : inv_(&c.inv), placer_(c.inv, c.topology, std::move(ctx)) {}
+  [[nodiscard]] bool place(const fleet_job& j, std::uint32_t id, std::vector<placement>& out) { return placer_.place(j.gang, id, out).has_value(); }
+  void release(const fleet_job&, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.release(id, ps); }
+  void restore(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.restore(j.gang, id, ps); }
+  [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
+  [[nodiscard]] inventory& inv() noexcept { return *inv_; }
+
+ private:
+  inventory* inv_;
+  gang_placer<GP> placer_;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The fleet's jobs file (../shared/protocols/fleet.md): `name`, `workers` and `num_gpu`
+// required, every other column optional with its default (gpu_milli 1000, cpu_milli and
+// memory_mib 0, gpu_spec any, per_node 0, required/preferred none, segment 0, exclusive
+// none, priority 0, preemptible false, arrival 0, duration none, checkpoint_every 1800).
+// Read against the cluster (model names and level names must exist), every error at
+// file:line naming the field; written back by fleet generate.
+
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/fleet/cluster.hpp>
+#include <gpurent/fleet/job.hpp>
+#include <gpurent/io/csv.hpp>
+#include <gpurent/io/csv_split.hpp>
+#include <gpurent/io/file.hpp>
+#include <gpurent/io/trace_csv.hpp>
+
+namespace gpurent::io {
+
+namespace detail {
+// The columns, in the order read_fleet_jobs_csv lists them.
+inline constexpr std::size_t job_name = 0, job_workers = 1, job_num_gpu = 2, job_gpu_milli = 3, job_cpu = 4, job_memory = 5, job_gpu_spec = 6,
+                             job_per_node = 7, job_required = 8, job_preferred = 9, job_segment = 10, job_exclusive = 11, job_priority = 12,
+                             job_preemptible = 13, job_arrival = 14, job_duration = 15, job_checkpoint = 16;
+inline constexpr std::int64_t max_job_seconds = std::int64_t{1} << 40;
+
+// A required integer column: an empty field is a missing value.
+template <class Int>
+[[nodiscard]] expected<Int> job_required_int(std::string_view text, std::string_view field, Int lo, Int hi) {
+  if (text.empty()) return make_error(error_code::invalid_argument, std::string(field), "missing value (the column is required)");
+  return ::gpurent::detail::parse_trace_int<Int>(text, field, lo, hi);
+}
+
+// An optional integer column: its default when the field is empty.
+template <class Int>
+[[nodiscard]] expected<Int> job_int(std::string_view text, std::string_view field, Int lo, Int hi, Int fallback) {
+  if (text.empty()) return fallback;
+  return ::gpurent::detail::parse_trace_int<Int>(text, field, lo, hi);
+}
+
+// A level name of the cluster's topology, or none when the field is empty.
+[[nodiscard]] inline expected<level_index> job_level(std::string_view text, std::string_view field, const cluster_topology& t) {
+  if (text.empty()) return no_level;
+  if (auto l = t.find_level(text)) return *l;
+  std::string levels;
+  for (level_index l = 0; l < t.level_count(); ++l) levels += (l == 0 ? "" : ", ") + std::string(t.level_name(l));
+  return make_error(
+      error_code::unknown_name, std::string(field),
+      "the topology has no level \"" + std::string(text) + "\"" + (levels.empty() ? " (no topology given)" : " (levels: " + levels + ")"));
+}
+
+// The member's request: GPUs, share, CPU, memory, allowed models.
+[[nodiscard]] inline expected<void> read_job_member(std::span<const std::string_view> f, const fleet_cluster& c, placement_request& r) {
+  GPURENT_TRY(num, job_required_int<std::int32_t>(f[job_num_gpu], "num_gpu", 0, trace_max_gpus_per_node));
+  GPURENT_TRY(milli, job_int<std::int32_t>(f[job_gpu_milli], "gpu_milli", 1, 1000, 1000));
+  GPURENT_TRY(cpu, job_int<std::int64_t>(f[job_cpu], "cpu_milli", 0, ::gpurent::detail::trace_max_amount, 0));
+  GPURENT_TRY(mem, job_int<std::int64_t>(f[job_memory], "memory_mib", 0, ::gpurent::detail::trace_max_amount, 0));
+  if (*num > 1 && *milli != 1000) return make_error(error_code::invalid_argument, "gpu_milli", "a member of several GPUs takes whole GPUs (1000)");
+  if (*num == 0 && *milli != 1000)
+    return make_error(error_code::invalid_argument, "gpu_milli", "a member without GPUs (num_gpu 0) takes no GPU share");
+  r.num_gpu = *num;
+  r.gpu_milli = milli_gpu(*num == 0 ? 0 : *milli);
+  r.cpu_milli = *cpu;
+  r.memory_mib = *mem;
+  GPURENT_TRY(mask, c.inv.models_mask(f[job_gpu_spec]));
+  r.allowed_models = *mask;
+  return {};
+}
+
+// The gang's size and topology rules.
+[[nodiscard]] inline expected<void> read_job_rules(std::span<const std::string_view> f, const fleet_cluster& c, gang_request& g) {
+  GPURENT_TRY(workers, job_required_int<std::int32_t>(f[job_workers], "workers", 1, 1 << 20));
+  GPURENT_TRY(per_node, job_int<std::int32_t>(f[job_per_node], "per_node", 0, 1 << 20, 0));
+  GPURENT_TRY(required, job_level(f[job_required], "required", c.topology));
+  GPURENT_TRY(preferred, job_level(f[job_preferred], "preferred", c.topology));
+  GPURENT_TRY(segment, job_int<std::int32_t>(f[job_segment], "segment", 0, 1 << 20, 0));
+  g.workers = *workers;
+  g.per_node = *per_node;
+  g.required = *required;
+  g.preferred = *preferred;
+  g.segment = *segment;
+  if (g.segment > 0 && g.workers % g.segment != 0)
+    return make_error(error_code::invalid_argument, "segment",
+                      std::to_string(g.segment) + " does not divide workers (" + std::to_string(g.workers) + ")");
+  if (f[job_exclusive] != "" && f[job_exclusive] != "topo")
+    return make_error(error_code::invalid_argument, "exclusive", "expected topo or nothing, got \"" + std::string(f[job_exclusive]) + "\"");
+  g.exclusive = f[job_exclusive] == "topo";
+  return {};
+}
+
+// What fleet run schedules by: priority, preemptible, arrival, work, checkpoints.
+[[nodiscard]] inline expected<void> read_job_schedule(std::span<const std::string_view> f, fleet_job& j) {
+  GPURENT_TRY(priority, job_int<std::int32_t>(f[job_priority], "priority", -(1 << 30), 1 << 30, 0));
+  GPURENT_TRY(arrival, job_int<std::int64_t>(f[job_arrival], "arrival", 0, max_job_seconds, 0));
+  GPURENT_TRY(duration, job_int<std::int64_t>(f[job_duration], "duration", 0, max_job_seconds, -1));
+  GPURENT_TRY(every, job_int<std::int64_t>(f[job_checkpoint], "checkpoint_every", 1, max_job_seconds, 1800));
+  const std::string_view p = f[job_preemptible];
+  if (p != "" && p != "true" && p != "false")
+    return make_error(error_code::invalid_argument, "preemptible", "expected true or false, got \"" + std::string(p) + "\"");
+  j.priority = *priority;
+  j.preemptible = p == "true";
+  j.arrival = *arrival;
+  j.duration = *duration;
+  j.checkpoint_every = *every;
+  return {};
+}
+}  // namespace detail
+
+// The jobs from CSV text, against cluster c; `file` names it in errors.
+[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_csv(std::string_view text, std::string_view file, const fleet_cluster& c) {
+  const csv_column columns[] = {
+      {{"name"}, false},    {{"workers"}, false},    {{"num_gpu"}, false}, {{"gpu_milli"}, true}, {{"cpu_milli"}, true},       {{"memory_mib"}, true},
+      {{"gpu_spec"}, true}, {{"per_node"}, true},    {{"required"}, true}, {{"preferred"}, true}, {{"segment"}, true},         {{"exclusive"}, true},
+      {{"priority"}, true}, {{"preemptible"}, true}, {{"arrival"}, true},  {{"duration"}, true},  {{"checkpoint_every"}, true}};
+  std::vector<fleet_job> out;
+  std::set<std::string, std::less<>> names;
+  auto read = read_csv_table(text, file, columns, "name,workers,num_gpu[,...]",
+                             [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
+                               fleet_job j;
+                               j.name = std::string(v[detail::job_name]);
+                               if (j.name.empty()) return make_error(error_code::invalid_argument, "name", "empty job name");
+                               if (!names.insert(j.name).second)
+                                 return make_error(error_code::duplicate, "name", "job \"" + j.name + "\" appears twice");
+                               GPURENT_TRY(detail::read_job_member(v, c, j.gang.member));
+                               GPURENT_TRY(detail::read_job_rules(v, c, j.gang));
+                               GPURENT_TRY(detail::read_job_schedule(v, j));
+                               out.push_back(std::move(j));
+                               return {};
+                             });
+  if (!read) return unexpected(read.error());
+  return out;
+}
+
+[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_file(const std::string& path, const fleet_cluster& c) {
+  GPURENT_TRY(text, read_file(path));
+  return read_fleet_jobs_csv(*text, path, c);
+}
+
+// The jobs file of a job list (the columns fleet generate fills; defaults elsewhere).
+[[nodiscard]] inline std::string write_fleet_jobs_csv(std::span<const fleet_job> jobs, const fleet_cluster& c) {
+  std::string out = "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration\n";
+  const auto level = [&](level_index l) { return l == no_level ? std::string() : std::string(c.topology.level_name(l)); };
+  for (const fleet_job& j : jobs) {
+    const placement_request& r = j.gang.member;
+    std::string spec;
+    for (model_index m = 0; r.allowed_models != any_model && m < c.inv.model_count(); ++m)
+      if ((r.allowed_models >> m & 1U) != 0) spec += (spec.empty() ? "" : "|") + c.inv.model(m).name;
+    csv_row(out, {j.name, std::to_string(j.gang.workers), std::to_string(r.num_gpu), std::to_string(r.num_gpu == 0 ? 1000 : r.gpu_milli.count()),
+                  std::to_string(r.cpu_milli), std::to_string(r.memory_mib), spec, std::to_string(j.gang.per_node), level(j.gang.required),
+                  level(j.gang.preferred), std::to_string(j.gang.segment), j.gang.exclusive ? "topo" : "",
+                  j.duration < 0 ? std::string() : std::to_string(j.duration)});
+  }
+  return out;
+}
+
+}  // namespace gpurent::io

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// The fleet layer: a generated fleet and job mix (the seed gives the same files; the mix
+// after NVIDIA's segment guidance; the demand to 130% of the up GPUs), the files read back
+// as written, and pack's occupancy and checked placements.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <gpurent/fleet/fleet.hpp>
+#include <gpurent/io/fleet_nodes_csv.hpp>
+#include <gpurent/io/jobs_csv.hpp>
+#include <gpurent/io/topology_json.hpp>
+#include <gpurent/matching/gang_check.hpp>
+
+using namespace gpurent;
+
+// Named, not anonymous, and around the test cases too: the layer's tests are also built as
+// one unity translation unit, where every file's helpers would meet.
+namespace test_fleet_fleet {
+
+generate_options options(std::int32_t blocks, std::uint64_t seed) {
+  generate_options o;
+  o.blocks = blocks;
+  o.down = 0.02;
+  o.seed = seed;
+  return o;
+}
+
+TEST_CASE("fleet generate: blocks, spines, down nodes and a job mix after the segment guidance") {
+  const auto f = generate_fleet(options(20, 3));
+  REQUIRE(f);
+  const fleet_cluster& c = f->cluster;
+  CHECK(c.inv.size() == 360);
+  CHECK(c.topology.level_count() == 2);
+  CHECK(c.topology.domain_count(0) == 3);   // 8 blocks per spine
+  CHECK(c.topology.domain_count(1) == 20);  // blocks
+  std::size_t down = 0;
+  for (node_index n = 0; n < c.inv.size(); ++n) down += c.topology.condition(n) == node_condition::down ? 1U : 0U;
+  CHECK(down == 7);  // 2% of 360, rounded
+  CHECK(c.gpus_up() == 4 * (360 - 7));
+  std::int64_t demand = 0;
+  for (const fleet_job& j : f->jobs) {
+    demand += j.gpu_milli_demand();
+    const gang_request& g = j.gang;
+    if (g.segment > 0) {
+      CHECK(g.segment == 16);
+      CHECK(g.workers % 16 == 0);
+      CHECK((g.workers >= 32 && g.workers <= 128));
+    } else if (g.required != no_level) {
+      CHECK(g.required == c.topology.block_level());
+      CHECK((g.workers >= 4 && g.workers <= 16));
+    } else {
+      CHECK(g.workers <= 2);
+      CHECK_FALSE(g.exclusive);
+    }
+    CHECK(j.duration > 0);
+  }
+  const std::int64_t target = 1300 * c.gpus_up();
+  CHECK(demand >= target);
+  CHECK(demand - f->jobs.back().gpu_milli_demand() < target);  // the last job crossed 130%
+}
+
+TEST_CASE("fleet generate: the same seed gives the same files, another seed others") {
+  const auto a = generate_fleet(options(12, 5));
+  const auto b = generate_fleet(options(12, 5));
+  const auto c = generate_fleet(options(12, 6));
+  REQUIRE((a && b && c));
+  CHECK(io::write_fleet_jobs_csv(a->jobs, a->cluster) == io::write_fleet_jobs_csv(b->jobs, b->cluster));
+  CHECK(io::write_fleet_nodes_csv(a->cluster) == io::write_fleet_nodes_csv(b->cluster));
+  CHECK(io::write_fleet_jobs_csv(a->jobs, a->cluster) != io::write_fleet_jobs_csv(c->jobs, c->cluster));
+  CHECK_FALSE(generate_fleet(options(0, 1)));
+}
+
+TEST_CASE("fleet files: nodes, topology and jobs read back as written") {
+  const auto f = generate_fleet(options(9, 11));
+  REQUIRE(f);
+  const std::string nodes = io::write_fleet_nodes_csv(f->cluster);
+  const std::string topo = io::write_topology_json(f->cluster);
+  const std::string jobs = io::write_fleet_jobs_csv(f->jobs, f->cluster);
+  auto ns = io::read_fleet_nodes_csv(nodes, "nodes.csv");
+  REQUIRE(ns);
+  auto c = fleet_cluster::make(*ns);
+  REQUIRE(c);
+  REQUIRE(io::read_topology_json(topo, "topology.json", *c));
+  CHECK(c->topology == f->cluster.topology);
+  auto js = io::read_fleet_jobs_csv(jobs, "jobs.csv", *c);
+  REQUIRE(js);
+  CHECK(io::write_fleet_jobs_csv(*js, *c) == jobs);
+  CHECK(io::write_fleet_nodes_csv(*c) == nodes);
+}
+
+TEST_CASE("fleet pack: occupancy at 100% arrival and at the end, placements that pass the rule check") {
+  auto f = generate_fleet(options(10, 2));
+  REQUIRE(f);
+  const gang_context ctx = context_of(f->jobs, f->cluster);
+  const pack_result r = pack<gang_policy_gpurent>(f->cluster, f->jobs, pack_options{}, ctx);
+  CHECK(r.jobs == f->jobs.size());
+  CHECK(r.placed > 0);
+  CHECK(r.placed < r.jobs);  // 130% demand: some fail
+  REQUIRE(r.occupancy_pct_at_100);
+  CHECK(*r.occupancy_pct_at_100 <= r.occupancy_pct);
+  CHECK(r.occupancy_pct <= 100.0);
+  std::int64_t milli = 0;
+  std::size_t placed = 0;
+  for (const auto& ps : r.placements) {
+    placed += ps.empty() ? 0U : 1U;
+    for (const placement& p : ps) milli += p.gpu_milli_total();
+  }
+  CHECK(placed == r.placed);
+  CHECK(milli == r.gpu_milli_allocated);
+  CHECK(check_gangs(f->cluster.inv, f->cluster.topology, r.gangs, r.placements).violations == 0);
+}
+
+}  // namespace test_fleet_fleet

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// `gpurent fleet run` as other programs see it (protocols/fleet.md): a hand-computed
+// preemption, and an independent checker that replays the placements CSV (not the tool's
+// bookkeeping): capacity at every instant, no start before arrival, one run of a job at a
+// time, preemption only of preemptible jobs, completed work covering the duration, and the
+// GPU-seconds of the CSV and of --emit-usage equal to what the run reports.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/tool.hpp"
+
+namespace test_fleet_run_tool {
+
+using gpurent::test::run_tool;
+std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet_run"); }
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto p = scratch() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::vector<std::string>> rows(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string x;
+    while (std::getline(ls, x, ',')) f.push_back(x);
+    out.push_back(f);
+  }
+  return out;
+}
+
+const std::string jobs_header = "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n";
+
+struct job_row {
+  std::string name;
+  int workers, gpus, milli, priority;
+  bool preemptible;
+  std::int64_t arrival, duration;
+};
+
+// The checker: every rule fleet.md states for the placements CSV.
+void check_placements(const std::vector<job_row>& jobs, const std::string& csv, double reported_gpu_s, std::size_t reported_completed) {
+  std::map<std::string, job_row> by_name;
+  for (const job_row& j : jobs) by_name[j.name] = j;
+  struct seg {
+    std::int64_t start, end;
+    bool preempted;
+    int members = 0;
+  };
+  std::map<std::pair<std::string, int>, seg> segs;                   // (job, run)
+  std::vector<std::tuple<std::int64_t, int, std::string, int>> use;  // (instant, +/- milli, node, gpu)
+  double gpu_s = 0;
+  for (const auto& f : rows(csv)) {
+    REQUIRE(f.size() == 8);
+    const job_row& j = by_name.at(f[0]);
+    const std::int64_t start = std::stoll(f[5]), end = std::stoll(f[6]);
+    CHECK(start >= j.arrival);  // no start before arrival
+    CHECK(end >= start);
+    if (f[7] == "preempted") CHECK(j.preemptible);  // only preemptible jobs are stopped
+    seg& s = segs[{f[0], std::stoi(f[1])}];
+    s = seg{start, end, f[7] == "preempted", s.members + 1};
+    std::stringstream gs(f[4]);
+    std::string take;
+    while (std::getline(gs, take, ';')) {
+      const auto colon = take.find(':');
+      const int gpu = std::stoi(take.substr(0, colon)), milli = std::stoi(take.substr(colon + 1));
+      use.emplace_back(start, milli, f[3], gpu);
+      use.emplace_back(end, -milli, f[3], gpu);
+      gpu_s += milli / 1000.0 * static_cast<double>(end - start);
+    }
+  }
+  // Capacity at every instant: releases before takes at the same instant.
+  std::sort(use.begin(), use.end(),
+            [](const auto& a, const auto& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
+  std::map<std::pair<std::string, int>, int> held;
+  for (const auto& [t, d, node, gpu] : use) {
+    const int h = held[{node, gpu}] += d;
+    CHECK(h <= 1000);
+    CHECK(h >= 0);
+  }
+  // One run at a time, runs numbered in order, work covering the duration when done.
+  std::size_t completed = 0;
+  for (const job_row& j : jobs) {
+    std::int64_t prev_end = -1, ran = 0;
+    bool done = false;
+    for (int r = 0; segs.count({j.name, r}) != 0; ++r) {
+      const seg& s = segs.at({j.name, r});
+      CHECK(s.members == j.workers);  // all members or none
+      CHECK(s.start >= prev_end);
+      CHECK_FALSE(done);  // nothing runs after the run that completed
+      prev_end = s.end;
+      ran += s.end - s.start;
+      done = !s.preempted;
+      if (r == 0 && done) CHECK(s.end - s.start == j.duration);
+    }
+    if (done) {
+      CHECK(ran >= j.duration);
+      ++completed;
+    }
+  }
+  CHECK(completed == reported_completed);
+  CHECK(gpu_s == doctest::Approx(reported_gpu_s).epsilon(1e-9));
+}
+
+TEST_CASE("fleet run: an hp job preempts a spot job; the spot job loses the work since its checkpoint and restarts") {
+  // One node of 4 GPUs. spot-a (4 GPUs, 10000 s, checkpoints every 1800 s) from 0; hp-b (4
+  // GPUs, 100 s, priority 100) at 4000. Notice 30 s < write 60 s: spot-a stops at 4030 having
+  // saved 3600 s (lost 4030 - 3600 = 430 s x 4 GPUs), hp-b runs 4030..4130, spot-a comes back
+  // at 4030, waits, runs 4130 with 10000 - 3600 + 120 = 6520 s: ends 10650.
+  const std::string nodes = write("one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
+  const std::string jobs = write("ab.csv", jobs_header + "spot-a,1,4,1000,0,true,0,10000,1800\nhp-b,1,4,1000,100,false,4000,100,1800\n");
+  const std::string csv = (scratch() / "ab_placements.csv").string();
+  for (const char* victims : {"kube", "gpurent"}) {
+    const auto r = run_tool(std::string("fleet run --nodes ") + nodes + " --jobs " + jobs + " --victims " + victims + " --placements " + csv);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["classes"]["spot"]["evictions"] == 1);
+    CHECK(j["classes"]["spot"]["lost_gpu_s"] == 1720.0);
+    CHECK(j["classes"]["spot"]["completed"] == 1);
+    CHECK(j["classes"]["hp"]["delay_s"]["p99"] == 30);
+    CHECK(j["classes"]["spot"]["delay_s"]["p50"] == 0);
+    CHECK(read(csv) ==
+          "job,run,member,node,gpus,start,end,end_reason\n"
+          "spot-a,0,0,n0,0:1000;1:1000;2:1000;3:1000,0,4030,preempted\n"
+          "hp-b,0,0,n0,0:1000;1:1000;2:1000;3:1000,4030,4130,done\n"
+          "spot-a,1,0,n0,0:1000;1:1000;2:1000;3:1000,4130,10650,done\n");
+  }
+  // No victims: hp-b waits for spot-a to finish at 10000.
+  const auto none = run_tool("fleet run --nodes " + nodes + " --jobs " + jobs + " --victims none --placements " + csv);
+  REQUIRE(none.status == 0);
+  CHECK(nlohmann::json::parse(none.out)["classes"]["hp"]["delay_s"]["p50"] == 6000);
+  // A notice long enough for the final checkpoint: nothing lost.
+  const auto saved = run_tool("fleet run --nodes " + nodes + " --jobs " + jobs + " --victims kube --notice 60s");
+  REQUIRE(saved.status == 0);
+  CHECK(nlohmann::json::parse(saved.out)["classes"]["spot"]["lost_gpu_s"] == 0.0);
+}
+
+TEST_CASE("fleet run: the independent checker on random workloads, every victim policy") {
+  const std::string nodes = write("four.csv",
+                                  "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\nn1,64000,262144,4,A100\n"
+                                  "n2,64000,262144,8,A100\nn3,64000,262144,2,A100\n");
+  const std::string tariff = write("unit.json", R"({"currency": "USD", "timezone": "UTC", "rates": [)"
+                                                R"({"resource": "gpu/A100", "mode": "on_demand", "unit_price": "1", "per": "1s"},)"
+                                                R"({"resource": "gpu/A100", "mode": "spot", "unit_price": "1", "per": "1s"}]})");
+  std::mt19937 rng(1717);
+  for (int round = 0; round < 6; ++round) {
+    std::vector<job_row> jobs;
+    std::string text = jobs_header;
+    for (int i = 0; i < 60; ++i) {
+      job_row j;
+      j.name = "j" + std::to_string(i);
+      j.workers = std::uniform_int_distribution<int>(1, 3)(rng);
+      j.gpus = std::uniform_int_distribution<int>(1, 4)(rng);
+      j.milli = j.gpus == 1 && rng() % 3 == 0 ? 500 : 1000;
+      j.preemptible = rng() % 2 == 0;
+      j.priority = j.preemptible ? 0 : static_cast<int>(rng() % 2) * 100;
+      j.arrival = std::uniform_int_distribution<int>(0, 20000)(rng);
+      j.duration = std::uniform_int_distribution<int>(100, 8000)(rng);
+      jobs.push_back(j);
+      text += j.name + "," + std::to_string(j.workers) + "," + std::to_string(j.gpus) + "," + std::to_string(j.milli) + "," +
+              std::to_string(j.priority) + "," + (j.preemptible ? "true" : "false") + "," + std::to_string(j.arrival) + "," +
+              std::to_string(j.duration) + ",1800\n";
+    }
+    const std::string file = write("random.csv", text);
+    for (const std::string victims : {"none", "kube", "gpurent"})
+      for (const std::string policy : {"gpurent", "best-fit"})
+        for (const std::string notice : {"0s", "30s"}) {
+          INFO("seed 1717 round " << round << " victims " << victims << " policy " << policy << " notice " << notice);
+          const std::string csv = (scratch() / "random_placements.csv").string();
+          const std::string usage = (scratch() / "random_usage.csv").string();
+          const auto r = run_tool("fleet run --nodes " + nodes + " --jobs " + file + " --victims " + victims + " --policy " + policy + " --notice " +
+                                  notice + " --placements " + csv + " --emit-usage " + usage);
+          REQUIRE(r.status == 0);
+          const auto j = nlohmann::json::parse(r.out);
+          const std::size_t completed = j["classes"]["hp"]["completed"].get<std::size_t>() + j["classes"]["spot"]["completed"].get<std::size_t>();
+          check_placements(jobs, read(csv), j["gpu_s"].get<double>(), completed);
+          // --emit-usage: one record per member per segment of non-zero length.
+          for (const auto& f : rows(read(usage))) {
+            REQUIRE(f.size() == 7);
+            CHECK((f[1] == "hp" || f[1] == "spot"));
+            CHECK(f[3] == (f[1] == "hp" ? "on_demand" : "spot"));
+            CHECK(f[2] == "gpu/A100");
+          }
+          // `gpurent meter` at 1 per GPU-second bills exactly the GPU-seconds the run reports.
+          const auto m = run_tool("meter --tariff " + tariff + " --usage " + usage + " --period 2026-11");
+          REQUIRE(m.status == 0);
+          double billed = 0;
+          const auto bill = nlohmann::json::parse(m.out);
+          for (const auto& a : bill["accounts"]) billed += std::stod(a["total"].get<std::string>());
+          CHECK(billed == doctest::Approx(j["gpu_s"].get<double>()).epsilon(1e-12));
+        }
+  }
+}
+
+TEST_CASE("fleet run: bad input exits 2") {
+  const std::string nodes = write("one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
+  const std::string no_duration = write("nodur.csv", "name,workers,num_gpu\na,1,1\n");
+  const auto r = run_tool("fleet run --nodes " + nodes + " --jobs " + no_duration);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("duration") != std::string::npos);
+  CHECK(run_tool("fleet run --nodes " + nodes).status == 2);
+  CHECK(run_tool("fleet run --nodes " + nodes + " --jobs " + no_duration + " --policy nope").status == 2);
+}
+
+}  // namespace test_fleet_run_tool

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// Victim selection (matching/preempt.hpp) and the checkpoint model (fleet/run_checkpoint.hpp),
+// on hand-computed scenarios: kube's order tie by tie, gpurent's lost work, minimality.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/fleet/run_checkpoint.hpp>
+#include <gpurent/matching/preempt.hpp>
+
+namespace test_fleet_run_victims {
+using namespace gpurent;
+
+victim v(std::uint32_t job, std::int32_t prio, std::int64_t start, std::int64_t gpus, std::int64_t lost = 0) {
+  victim x;
+  x.job = job;
+  x.priority = prio;
+  x.start = start;
+  x.gpu_milli = gpus * 1000;
+  x.lost_s = lost;
+  x.since_checkpoint_s = lost;
+  return x;
+}
+
+// One domain: `free` GPUs idle, the job needs `need`; removing a candidate frees its GPUs.
+struct gpu_domain {
+  std::int64_t free = 0;
+  std::int64_t need = 0;
+  std::vector<victim> c;
+  [[nodiscard]] bool fits(victim_mask m) const {
+    std::int64_t f = free * 1000;
+    for (std::size_t i = 0; i < c.size(); ++i) f += m[i] != 0 ? c[i].gpu_milli : 0;
+    return f >= need * 1000;
+  }
+};
+
+template <VictimPolicy VP>
+std::vector<std::uint32_t> choose(const std::vector<gpu_domain>& ds, victim_selector<VP>& s) {
+  s.reset();
+  for (std::uint32_t d = 0; d < ds.size(); ++d) s.consider(d, ds[d].c, [&](victim_mask m) { return ds[d].fits(m); });
+  std::vector<std::uint32_t> jobs;
+  for (const victim& x : s.victims()) jobs.push_back(x.job);
+  return jobs;
+}
+
+std::string name_of(std::uint32_t j) { return "spot-" + std::to_string(j); }
+
+TEST_CASE("kube: remove every candidate, re-admit the most important first while the job fits") {
+  // 0 free, need 4. B (prio 50) is re-admitted first (4 free left), then A (prio 0, earlier
+  // start) does not fit back, nor C: victims A and C.
+  victim_selector<victim_policy_kube> s;
+  const std::vector<gpu_domain> ds{{0, 4, {v(1, 0, 10, 2), v(2, 50, 5, 2), v(3, 0, 20, 2)}}};
+  CHECK(choose(ds, s) == std::vector<std::uint32_t>{1, 3});
+  // Nothing that makes it fit: nothing chosen.
+  const std::vector<gpu_domain> none{{0, 8, {v(1, 0, 10, 2), v(2, 0, 5, 2)}}};
+  CHECK(choose(none, s).empty());
+  CHECK_FALSE(s.found());
+  CHECK(s.explain(name_of) == "no set of victims makes it fit");
+}
+
+TEST_CASE("kube: among domains, lowest highest-victim priority, then sum, then count, then latest start, then first") {
+  victim_selector<victim_policy_kube> s;
+  // 1. highest victim priority: domain 1's victim has priority 0, domain 0's 10.
+  CHECK(choose({{0, 2, {v(1, 10, 0, 2)}}, {0, 2, {v(2, 0, 0, 2)}}}, s) == std::vector<std::uint32_t>{2});
+  CHECK(s.domain() == 1);
+  // 2. same highest (5), smaller sum: domain 1 (5 + 0 + 0 = 5) beats domain 0 (5 + 5 = 10)
+  //    although it evicts more jobs.
+  CHECK(choose({{0, 4, {v(1, 5, 0, 2), v(2, 5, 0, 2)}}, {0, 4, {v(3, 5, 0, 2), v(4, 0, 0, 1), v(5, 0, 0, 1)}}}, s) ==
+        std::vector<std::uint32_t>{3, 4, 5});
+  // 3. same highest and sum (0): fewer victims.
+  CHECK(choose({{0, 3, {v(1, 0, 0, 1), v(2, 0, 0, 1), v(3, 0, 0, 1)}}, {0, 3, {v(4, 0, 0, 2), v(5, 0, 0, 1)}}}, s) ==
+        std::vector<std::uint32_t>{4, 5});
+  // 4. same highest, sum, count: the latest start of the highest-priority victims, taking
+  //    each domain's earliest (domain 0: min(300, 50) = 50; domain 1: 100).
+  CHECK(choose({{0, 4, {v(1, 0, 300, 2), v(2, 0, 50, 2)}}, {0, 4, {v(3, 0, 100, 2), v(4, 0, 100, 2)}}}, s) == std::vector<std::uint32_t>{3, 4});
+  // 5. a full tie: the first domain.
+  CHECK(choose({{0, 2, {v(1, 0, 7, 2)}}, {0, 2, {v(2, 0, 7, 2)}}}, s) == std::vector<std::uint32_t>{1});
+  CHECK(s.domain() == 0);
+}
+
+TEST_CASE("gpurent: the fewest lost GPU-seconds plus restart, and the explanation") {
+  victim_selector<victim_policy_gpurent> s;
+  // Two spot jobs of 4 GPUs on one node: 28 min and 3 min since their checkpoints.
+  CHECK(choose({{0, 4, {v(9, 0, 0, 4, 28 * 60), v(17, 0, 0, 4, 3 * 60)}}}, s) == std::vector<std::uint32_t>{17});
+  // The same jobs on two nodes: the node of the cheaper victim, the other named.
+  CHECK(choose({{0, 4, {v(9, 0, 0, 4, 28 * 60)}}, {0, 4, {v(17, 0, 0, 4, 3 * 60)}}}, s) == std::vector<std::uint32_t>{17});
+  CHECK(s.explain(name_of) == "evicts spot-17 (4 GPUs, 3 min since checkpoint) instead of spot-9 (4 GPUs, 28 min since checkpoint)");
+  // Two small cheap victims (2 x 150 s and 2 x 10 s: 320 GPU-s) beat one large one (4 x 100 s).
+  CHECK(choose({{0, 4, {v(1, 0, 0, 2, 150), v(2, 0, 0, 2, 10), v(3, 0, 0, 4, 100)}}}, s) == std::vector<std::uint32_t>{1, 2});
+  // kube there: remove all, re-admit 1 and 2 (equal priority and start: candidate order),
+  // then 3 does not fit back: it evicts the 400 GPU-s job.
+  victim_selector<victim_policy_kube> k;
+  CHECK(choose({{0, 4, {v(1, 0, 0, 2, 150), v(2, 0, 0, 2, 10), v(3, 0, 0, 4, 100)}}}, k) == std::vector<std::uint32_t>{3});
+}
+
+TEST_CASE("both policies: the set makes the job fit and is minimal; gpurent's costs no more than kube's") {
+  std::mt19937 rng(1717);
+  for (int round = 0; round < 400; ++round) {
+    gpu_domain d;
+    d.free = std::uniform_int_distribution<int>(0, 3)(rng);
+    d.need = std::uniform_int_distribution<int>(1, 12)(rng);
+    const int k = std::uniform_int_distribution<int>(0, 9)(rng);
+    for (int i = 0; i < k; ++i)
+      d.c.push_back(v(static_cast<std::uint32_t>(i), std::uniform_int_distribution<int>(0, 3)(rng), std::uniform_int_distribution<int>(0, 50)(rng),
+                      std::uniform_int_distribution<int>(1, 4)(rng), std::uniform_int_distribution<int>(0, 3000)(rng)));
+    if (d.fits(std::vector<std::uint8_t>(d.c.size(), 0))) continue;  // preemption is for a job that does not fit
+    victim_selector<victim_policy_kube> ks;
+    victim_selector<victim_policy_gpurent> gs;
+    const auto kv = choose({d}, ks);
+    const auto gv = choose({d}, gs);
+    const bool possible = d.fits(std::vector<std::uint8_t>(d.c.size(), 1));
+    INFO("seed 1717 round " << round);
+    REQUIRE(ks.found() == possible);
+    REQUIRE(gs.found() == possible);
+    if (!possible) continue;
+    std::int64_t kcost = 0, gcost = 0;
+    for (const auto& [ids, cost] : {std::pair{&kv, &kcost}, std::pair{&gv, &gcost}}) {
+      std::vector<std::uint8_t> m(d.c.size(), 0);
+      for (const std::uint32_t j : *ids) {
+        m[j] = 1;
+        *cost += d.c[j].cost();
+      }
+      CHECK(d.fits(m));
+      for (const std::uint32_t j : *ids) {  // minimal: every victim is needed
+        m[j] = 0;
+        CHECK_FALSE(d.fits(m));
+        m[j] = 1;
+      }
+    }
+    CHECK(gcost <= kcost);
+  }
+}
+
+TEST_CASE("guards: only preemptible jobs of lower priority, past the minimum runtime") {
+  CHECK(eligible_victim(true, 0, 0, 100, 10));
+  CHECK_FALSE(eligible_victim(false, 0, 0, 100, 10));   // not preemptible
+  CHECK_FALSE(eligible_victim(true, 100, 0, 100, 10));  // same priority
+  CHECK_FALSE(eligible_victim(true, 0, 5, 100, 10, 600));
+  CHECK(eligible_victim(true, 0, 5, 100, 605, 600));
+}
+
+TEST_CASE("checkpoint model: lost work since the last checkpoint, none with notice for the write") {
+  using namespace std::chrono_literals;
+  const checkpoint_model m{30s, 60s, 120s};
+  // Started at 100 with 10000 s of work, checkpoints every 1800 s; told at 4000 to stop at 4030:
+  // ran 3930, saved 3600 (2 checkpoints), lost 330, next run 10000 - 3600 + 120.
+  const stop_outcome o = stop_segment(m, 100, 10000, 1800, 4000);
+  CHECK(o.stop == 4030);
+  CHECK_FALSE(o.completes);
+  CHECK(o.ran_s == 3930);
+  CHECK(o.saved_s == 3600);
+  CHECK(o.lost_s == 330);
+  CHECK(o.work_left == 6520);
+  // Notice of 60 s >= the write time: the final checkpoint keeps all 3960 s.
+  const stop_outcome w = stop_segment(checkpoint_model{60s, 60s, 120s}, 100, 10000, 1800, 4000);
+  CHECK(w.lost_s == 0);
+  CHECK(w.work_left == 10000 - 3960 + 120);
+  // A job that finishes inside the notice window completes: no loss, no restart.
+  const stop_outcome c = stop_segment(m, 100, 3910, 1800, 4000);
+  CHECK(c.completes);
+  CHECK(c.stop == 4010);
+  CHECK(c.lost_s == 0);
+  // As a victim: 4 GPUs x (330 lost + 120 restart); 100 s since the last checkpoint at t.
+  const victim x = victim_of(m, 7, 0, 4000, 100, 10000, 1800, 4000);
+  CHECK(x.cost() == 4000 * 450);
+  CHECK(x.since_checkpoint_s == 300);
+  CHECK(victim_of(m, 7, 0, 4000, 100, 3910, 1800, 4000).cost() == 0);
+}
+
+}  // namespace test_fleet_run_victims

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// gpurent fleet run: a cluster over time with departures, queueing and preemption
+// (../shared/protocols/fleet.md), on --jobs (gangs on the topology) or --pods (the Alibaba
+// trace, arrivals compressed K-fold). tools/cmd_fleet.cpp registers it.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <gpurent/core/time.hpp>
+#include <gpurent/fleet/fleet.hpp>
+#include <gpurent/io/csv.hpp>
+#include <gpurent/io/fleet_nodes_csv.hpp>
+#include <gpurent/io/jobs_csv.hpp>
+#include <gpurent/io/topology_json.hpp>
+#include <gpurent/io/trace_csv.hpp>
+#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/registry.hpp>
+
+#include "tool.hpp"
+
+namespace gpurent::tool::fleet_run_cmd {
+
+using ojson = nlohmann::ordered_json;
+
+struct run_args {
+  std::string nodes, topology, jobs, pods;
+  std::int64_t compress = 1;
+  std::string policy = "gpurent";
+  std::string victims = "gpurent";
+  std::string notice = "30s", checkpoint_write = "60s", restart = "120s", min_runtime = "0s";
+  std::string placements, emit_usage, epoch = "2026-11-01T00:00:00Z";
+  output_format format = output_format::json;
+};
+
+// The trace's policies for one-member jobs (the single-node matcher's).
+using pod_policies = policy_list<policy_gpurent, policy_fgd, policy_best_fit>;
+
+struct loaded {
+  fleet_cluster cluster;
+  std::vector<fleet_job> jobs;
+  std::size_t never_scheduled = 0;
+};
+
+expected<std::vector<fleet_job>> read_pod_jobs(const run_args& a, const fleet_cluster& c, std::size_t& never_scheduled) {
+  GPURENT_TRY(pods, read_trace_pods_file(a.pods));
+  std::vector<pod_times> times;
+  times.reserve(pods->size());
+  for (const trace_pod& p : *pods) {
+    auto r = trace_pod_request(p, c.inv);
+    if (!r) return unexpected<error>(r.error().at(a.pods, p.line));
+    times.push_back(pod_times{p.name, *r, p.qos, p.creation_time, p.scheduled_time, p.deletion_time});
+  }
+  pod_jobs pj = jobs_of_pods(times, a.compress);
+  never_scheduled = pj.never_scheduled;
+  return std::move(pj.jobs);
+}
+
+expected<loaded> read_inputs(const run_args& a) {
+  loaded l;
+  GPURENT_TRY(c, io::read_fleet_cluster_file(a.nodes));
+  l.cluster = std::move(*c);
+  if (!a.topology.empty()) GPURENT_TRY(io::read_topology_file(a.topology, l.cluster));
+  if (!a.pods.empty()) {
+    if (a.compress < 1) return make_error(error_code::invalid_argument, "--compress", "must be >= 1");
+    GPURENT_TRY(jobs, read_pod_jobs(a, l.cluster, l.never_scheduled));
+    l.jobs = std::move(*jobs);
+    return l;
+  }
+  GPURENT_TRY(jobs, io::read_fleet_jobs_file(a.jobs, l.cluster));
+  for (const fleet_job& j : *jobs)
+    if (j.duration < 0) return make_error(error_code::invalid_argument, "duration", a.jobs + ": job \"" + j.name + "\": fleet run needs a duration");
+  l.jobs = std::move(*jobs);
+  return l;
+}
+
+template <RunBackend B>
+run_result run_victims(const run_args& a, B& b, const std::vector<fleet_job>& jobs, const run_options& o) {
+  if (a.victims == "none") return run_fleet<victim_policy_kube, false>(b, jobs, o);
+  run_result r;
+  builtin_victim_policies::visit(a.victims, [&]<class VP>() { r = run_fleet<VP, true>(b, jobs, o); });
+  return r;
+}
+
+expected<run_result> run_policy(const run_args& a, loaded& l, const run_options& o) {
+  run_result r;
+  bool known = false;
+  if (!a.pods.empty()) {
+    known = pod_policies::visit(a.policy, [&]<class P>() {
+      pod_backend<P> b(l.cluster);
+      r = run_victims(a, b, l.jobs, o);
+    });
+  } else {
+    const gang_context ctx = context_of(l.jobs, l.cluster);
+    known = builtin_gang_policies::visit(a.policy, [&]<class GP>() {
+      gang_backend<GP> b(l.cluster, ctx);
+      r = run_victims(a, b, l.jobs, o);
+    });
+  }
+  if (!known)
+    return make_error(error_code::invalid_argument, "--policy", "no policy \"" + a.policy + "\" for " + (a.pods.empty() ? "--jobs" : "--pods"));
+  return r;
+}
+
+double rounded(double x, double scale = 1000.0) { return std::round(x * scale) / scale; }
+
+ojson class_object(const class_metrics& c, bool spot) {
+  ojson o;
+  o["arrived"] = c.arrived;
+  o["completed"] = c.completed;
+  o["never_started"] = c.never_started;
+  o["delay_s"] = ojson{{"mean", rounded(c.delay_s.mean)}, {"p50", c.delay_s.p50}, {"p95", c.delay_s.p95}, {"p99", c.delay_s.p99}};
+  if (spot) {
+    o["evictions"] = c.evictions;
+    o["lost_gpu_s"] = rounded(c.lost_gpu_s);
+  }
+  return o;
+}
+
+ojson run_object(const run_args& a, const loaded& l, const run_result& r, const run_metrics& m, double elapsed) {
+  ojson o;
+  o["policy"] = a.policy;
+  o["victims"] = a.victims;
+  o["compress"] = a.pods.empty() ? ojson(nullptr) : ojson(a.compress);
+  o["gpus_total"] = m.gpus_total;
+  o["offered_load_pct"] = rounded(m.offered_load_pct);
+  o["allocation_pct"] = rounded(m.allocation_pct);
+  o["classes"] = ojson{{"hp", class_object(m.hp, false)}, {"spot", class_object(m.spot, true)}};
+  o["never_scheduled"] = l.never_scheduled;
+  o["jobs"] = l.jobs.size();
+  o["preemptions"] = r.preemptions;
+  o["gpu_s"] = rounded(m.gpu_s);
+  o["end_s"] = r.end_time;
+  o["elapsed_s"] = rounded(elapsed, 10000.0);
+  return o;
+}
+
+void print_table(const run_args& a, const run_result& r, const run_metrics& m, double elapsed) {
+  fmt::print("policy {}  victims {}  GPUs {}  offered load {:.1f}%  allocation {:.1f}%\n", a.policy, a.victims, m.gpus_total, m.offered_load_pct,
+             m.allocation_pct);
+  fmt::print("{:<5} {:>8} {:>10} {:>14} {:>10} {:>8} {:>8} {:>8} {:>10} {:>14}\n", "class", "arrived", "completed", "never_started", "delay_mean",
+             "p50", "p95", "p99", "evictions", "lost_gpu_h");
+  for (const auto& [name, c] : {std::pair{"hp", &m.hp}, std::pair{"spot", &m.spot}})
+    fmt::print("{:<5} {:>8} {:>10} {:>14} {:>10.1f} {:>8} {:>8} {:>8} {:>10} {:>14.1f}\n", name, c->arrived, c->completed, c->never_started,
+               c->delay_s.mean, c->delay_s.p50, c->delay_s.p95, c->delay_s.p99, c->evictions, c->lost_gpu_s / 3600.0);
+  fmt::print("preemptions {}  GPU-hours {:.1f}  ends at {} s  elapsed {:.3f} s\n", r.preemptions, m.gpu_s / 3600.0, r.end_time, elapsed);
+}
+
+std::string placements_csv(const loaded& l, const run_result& r) {
+  std::vector<std::uint32_t> order(r.segments.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return r.segments[x].start < r.segments[y].start; });
+  std::string out = "job,run,member,node,gpus,start,end,end_reason\n";
+  for (const std::uint32_t i : order) {
+    const run_segment& s = r.segments[i];
+    for (std::uint32_t m = 0; m < s.count; ++m) {
+      const placement& p = r.members[s.first + m];
+      std::string gpus;
+      for (std::size_t g = 0; g < p.count; ++g) gpus += fmt::format("{}{}:{}", g == 0 ? "" : ";", p.gpus[g].gpu, p.gpus[g].milli);
+      io::csv_row(out, {l.jobs[s.job].name, std::to_string(s.run), std::to_string(m), l.cluster.inv.spec(p.node).name, gpus, std::to_string(s.start),
+                        std::to_string(s.end), s.preempted ? "preempted" : "done"});
+    }
+  }
+  return out;
+}
+
+expected<void> write_text(const std::string& path, const std::string& option, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return make_error(error_code::io_error, option, "cannot write " + path);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) return make_error(error_code::io_error, option, "cannot write " + path);
+  return {};
+}
+
+expected<run_options> options_of(const run_args& a) {
+  run_options o;
+  GPURENT_TRY(notice, parse_duration(a.notice));
+  GPURENT_TRY(write, parse_duration(a.checkpoint_write));
+  GPURENT_TRY(restart, parse_duration(a.restart));
+  GPURENT_TRY(min_run, parse_duration(a.min_runtime));
+  o.checkpoints = checkpoint_model{*notice, *write, *restart};
+  o.min_runtime = min_run->count();
+  return o;
+}
+
+expected<void> write_outputs(const run_args& a, const loaded& l, const run_result& r) {
+  if (!a.placements.empty()) GPURENT_TRY(write_text(a.placements, "--placements", placements_csv(l, r)));
+  if (!a.emit_usage.empty()) {
+    GPURENT_TRY(epoch, parse_instant(a.epoch));
+    GPURENT_TRY(write_text(a.emit_usage, "--emit-usage", io::write_usage_csv(usage_of_run(l.jobs, r, l.cluster.inv, *epoch))));
+  }
+  return {};
+}
+
+int run_command(const run_args& a) {
+  auto o = options_of(a);
+  if (!o) return fail(o.error());
+  auto l = read_inputs(a);
+  if (!l) return fail(l.error());
+  const std::int64_t gpus = l->cluster.gpus_up();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_policy(a, *l, *o);
+  if (!r) return fail(r.error());
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const run_metrics m = metrics_of(l->jobs, *r, gpus);
+  if (auto w = write_outputs(a, *l, *r); !w) return fail(w.error());
+  if (a.format == output_format::json) {
+    fmt::print("{}\n", run_object(a, *l, *r, m, elapsed).dump(2));
+  } else {
+    print_table(a, *r, m, elapsed);
+  }
+  return exit_ok;
+}
+
+void add_options(CLI::App& cmd, run_args& a) {
+  cmd.add_option("--nodes", a.nodes, "nodes CSV (sn,cpu_milli,memory_mib,gpu,model[,state])")->required();
+  cmd.add_option("--topology", a.topology, "topology JSON (levels, each node's domains)");
+  auto* jobs = cmd.add_option("--jobs", a.jobs, "jobs CSV (name,workers,num_gpu,...,priority,preemptible,arrival,duration)");
+  auto* pods = cmd.add_option("--pods", a.pods, "Alibaba trace pod list (openb_pod_list_*.csv)");
+  jobs->excludes(pods);
+  cmd.add_option("--compress", a.compress, "--pods: arrivals compressed K-fold (offered load about K times)")->capture_default_str();
+  cmd.add_option("--policy", a.policy, "placement policy: gpurent, fgd, best-fit (--pods); gpurent, slurm-block, kueue-best-fit, best-fit (--jobs)")
+      ->capture_default_str();
+  cmd.add_option("--victims", a.victims, "victim policy")->check(CLI::IsMember({"none", "kube", "gpurent"}))->capture_default_str();
+  cmd.add_option("--notice", a.notice, "notice before a victim stops")->capture_default_str();
+  cmd.add_option("--checkpoint-write", a.checkpoint_write, "notice a final checkpoint needs")->capture_default_str();
+  cmd.add_option("--restart", a.restart, "work a restart adds")->capture_default_str();
+  cmd.add_option("--min-runtime", a.min_runtime, "a job runs this long before it may be a victim")->capture_default_str();
+  cmd.add_option("--placements", a.placements, "one CSV row per member per run segment");
+  cmd.add_option("--emit-usage", a.emit_usage, "the run segments as meter.md usage CSV");
+  cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();
+  add_format_option(cmd, a.format, {{"json", output_format::json}, {"table", output_format::table}});
+}
+
+}  // namespace gpurent::tool::fleet_run_cmd
+
+namespace gpurent::tool {
+// `fleet run` under `fleet`; the runner to call when it was parsed.
+runner setup_fleet_run(CLI::App& fleet) {
+  auto a = std::make_shared<fleet_run_cmd::run_args>();
+  CLI::App* cmd = fleet.add_subcommand("run", "a cluster over time: arrivals, departures, queueing, preemption (protocols/fleet.md)");
+  fleet_run_cmd::add_options(*cmd, *a);
+  return [cmd, a]() -> int {
+    if (a->jobs.empty() == a->pods.empty()) return fail(error{error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)", {}});
+    return fleet_run_cmd::run_command(*a);
+  };
+}
+}  // namespace gpurent::tool

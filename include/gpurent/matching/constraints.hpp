@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/isolation_constraints.hpp>
 #include <gpurent/matching/request.hpp>
 #include <gpurent/sharing/isolation.hpp>
 
@@ -27,7 +28,8 @@ namespace gpurent {
 template <class C>
 concept Constraint = requires(const inventory& inv, node_index n, const placement_request& r) {
   { C::name } -> std::convertible_to<std::string_view>;
-  { C::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  { C::admits(inv, n, r) }
+  noexcept->std::same_as<bool>;
   { C::describe(r) } -> std::convertible_to<std::string>;
 };
 
@@ -38,15 +40,18 @@ concept Constraint = requires(const inventory& inv, node_index n, const placemen
 // node index or name, a policy that draws a random number per node) every node that passes
 // the cheap checks is still looked at, in order.
 template <class T>
-concept NodeSymmetric = requires { requires T::node_symmetric; };
+concept NodeSymmetric = requires {
+  requires T::node_symmetric;
+};
 
 // GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
 // and no other tenant on it (tenant isolation: no two tenants share a physical GPU, since a
-// time-sliced share isolates neither memory nor errors).
+// time-sliced share isolates neither memory nor errors), unless r and every user of the GPU
+// asked for no isolation (isolation_level::none; tenancy.hpp).
 static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation_of(sharing_kind::share).errors);
 [[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
   const std::int32_t need = r.gpu_milli.count();
-  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
+  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && gpu_shareable(s.users[g], s.tenancy.open_users(g), s.owner[g], r.tenant, r.isolation);
 }
 
 // Where a MIG request would go on node n: the MIG-mode GPU (of this tenant or unused) and
@@ -264,23 +269,23 @@ struct constraint_set {
     const bool all = ((Cs::admits(inv, n, r) ? (++i, true) : false) && ...);
     return all ? size : i;
   }
-  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return (Cs::admits(inv, n, r) && ...);
-  }
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept { return (Cs::admits(inv, n, r) && ...); }
   [[nodiscard]] static std::array<std::string, size> describe(const placement_request& r) { return {Cs::describe(r)...}; }
 };
 
 // What every placement must respect. Cheap checks first.
 using default_constraints =
-    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot,
-                   constraint::model_allowed, constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits,
-                   constraint::gpus_fit, constraint::mig_fits>;
+    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::isolated_node, constraint::node_isolation,
+                   constraint::network_segment, constraint::labels, constraint::residency, constraint::spot, constraint::model_allowed,
+                   constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits, constraint::gpus_fit, constraint::mig_fits>;
 
 template <class S>
 concept ConstraintSet = requires(const inventory& inv, node_index n, const placement_request& r) {
   { S::size } -> std::convertible_to<std::size_t>;
-  { S::first_rejecting(inv, n, r) } noexcept -> std::same_as<std::size_t>;
-  { S::admits(inv, n, r) } noexcept -> std::same_as<bool>;
+  { S::first_rejecting(inv, n, r) }
+  noexcept->std::same_as<std::size_t>;
+  { S::admits(inv, n, r) }
+  noexcept->std::same_as<bool>;
   S::names;
 };
 

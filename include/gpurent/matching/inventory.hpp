@@ -19,6 +19,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/tenancy.hpp>
 #include <gpurent/spec/mig.hpp>
 
 namespace gpurent {
@@ -26,8 +27,8 @@ namespace gpurent {
 // A GPU model as the matcher needs it (the catalog has the full spec).
 struct gpu_model_info {
   std::string name;
-  bytes vram{0};       // 0: unknown
-  gflops compute{0};   // 0: unknown
+  bytes vram{0};                      // 0: unknown
+  gflops compute{0};                  // 0: unknown
   const mig_geometry* mig = nullptr;  // MIG geometry (find_mig_geometry); null: no MIG
   friend bool operator==(const gpu_model_info&, const gpu_model_info&) = default;
 };
@@ -39,13 +40,14 @@ struct node_spec {
   std::int64_t cpu_milli = 0;
   std::int64_t memory_mib = 0;
   std::uint8_t gpu_count = 0;
-  model_index model = 0;  // meaningful when gpu_count > 0
+  model_index model = 0;                                        // meaningful when gpu_count > 0
   std::array<std::uint8_t, max_gpus_per_node> nvlink_domain{};  // per GPU; equal ids share a domain
   std::array<std::uint8_t, max_gpus_per_node> pcie_switch{};    // per GPU
   label_mask labels = 0;
   tenant_id reserved_for = no_tenant;  // no_tenant: open to all
   bool spot = false;                   // preemptible capacity
   std::uint16_t mig_gpus = 0;          // bit g: GPU g is in MIG mode (MIG requests only)
+  segment_id segment = no_segment;     // network segment (inventory::segment); network isolation
   friend bool operator==(const node_spec&, const node_spec&) = default;
 };
 
@@ -54,21 +56,22 @@ struct node_spec {
 struct node_state {
   std::int64_t cpu_free = 0;
   std::int64_t memory_free = 0;
-  label_mask labels = 0;                 // copy of the spec's
-  tenant_id reserved_for = no_tenant;    // copy of the spec's
+  label_mask labels = 0;               // copy of the spec's
+  tenant_id reserved_for = no_tenant;  // copy of the spec's
   std::int32_t idle_total = 0;
   std::int32_t max_idle = 0;
-  std::uint32_t version = 0;    // bumped on every change; caches key on it
-  std::uint32_t placements = 0; // live placements on the node
-  std::uint16_t mig_gpus = 0;   // copy of the spec's
-  std::uint8_t full_idle = 0;   // GPUs with all 1000 milli idle
-  std::uint8_t gpu_count = 0;   // copy of the spec's
-  model_index model = 0;        // copy of the spec's
-  bool spot = false;            // copy of the spec's
+  std::uint32_t version = 0;     // bumped on every change; caches key on it
+  std::uint32_t placements = 0;  // live placements on the node
+  std::uint16_t mig_gpus = 0;    // copy of the spec's
+  std::uint8_t full_idle = 0;    // GPUs with all 1000 milli idle
+  std::uint8_t gpu_count = 0;    // copy of the spec's
+  model_index model = 0;         // copy of the spec's
+  bool spot = false;             // copy of the spec's
   bool drained = false;
-  std::array<std::int32_t, max_gpus_per_node> idle{};        // milli-GPU idle per GPU
-  std::array<tenant_id, max_gpus_per_node> owner{};          // tenant holding the GPU (while used)
-  std::array<std::uint16_t, max_gpus_per_node> users{};      // placements on the GPU
+  std::array<std::int32_t, max_gpus_per_node> idle{};    // milli-GPU idle per GPU
+  std::array<tenant_id, max_gpus_per_node> owner{};      // tenant holding the GPU (while used)
+  std::array<std::uint16_t, max_gpus_per_node> users{};  // placements on the GPU
+  node_tenancy tenancy;                                  // tenants here (isolation beyond a GPU)
 };
 
 // The 32 bytes of a node that every candidate check reads, kept in their own dense array
@@ -160,6 +163,18 @@ class inventory {
     return label_mask{1} << (labels_.size() - 1);
   }
 
+  // Network segments (partition keys, VLANs) by name: interned once, ids from 1.
+  segment_id segment(std::string_view name) {
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      if (segments_[i] == name) return static_cast<segment_id>(i + 1);
+    }
+    segments_.emplace_back(name);
+    return static_cast<segment_id>(segments_.size());
+  }
+  [[nodiscard]] std::string_view segment_name(segment_id id) const noexcept { return id == no_segment ? std::string_view{} : segments_[id - 1]; }
+  // Live placements that asked for a node to themselves: none, and no node needs a look.
+  [[nodiscard]] std::size_t isolating_placements() const noexcept { return isolating_; }
+
   node_index add_node(node_spec s) {
     GPURENT_ASSERT(s.gpu_count <= max_gpus_per_node);
     GPURENT_ASSERT(s.gpu_count == 0 || s.model < models_.size());
@@ -227,6 +242,7 @@ class inventory {
     p.cpu_milli = r.cpu_milli;
     p.memory_mib = r.memory_mib;
     p.tenant = r.tenant;
+    p.isolation = r.isolation;
     p.count = pick.count;
     for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count()), -1, 0};
     return p;
@@ -240,6 +256,7 @@ class inventory {
     p.cpu_milli = r.cpu_milli;
     p.memory_mib = r.memory_mib;
     p.tenant = r.tenant;
+    p.isolation = r.isolation;
     p.count = 1;
     p.gpus[0] = gpu_take{static_cast<std::uint8_t>(slot.gpu), 0, static_cast<std::int8_t>(slot.start), slot.profile};
     return p;
@@ -254,7 +271,7 @@ class inventory {
     for (std::size_t i = 0; i < p.count; ++i) {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(t.gpu < specs_[p.node].gpu_count && s.idle[t.gpu] >= t.milli);
-      GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant);
+      GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant || p.isolation == isolation_level::none);
       if (t.mig_start >= 0) {
         GPURENT_ASSERT((s.mig_gpus >> t.gpu & 1U) != 0);
         const bool added = mig_[p.node][t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
@@ -266,6 +283,8 @@ class inventory {
       gpu_allocated_milli_ += t.milli;
     }
     ++s.placements;
+    s.tenancy.add(p);
+    isolating_ += p.isolation >= isolation_level::node ? 1U : 0U;
     refresh(p.node);
     journal_.note(p.node);
   }
@@ -289,6 +308,8 @@ class inventory {
     }
     GPURENT_ASSERT(s.placements > 0);
     --s.placements;
+    s.tenancy.remove(p);
+    isolating_ -= p.isolation >= isolation_level::node ? 1U : 0U;
     ++release_epoch_;
     refresh(p.node);
     journal_.note(p.node);
@@ -336,6 +357,8 @@ class inventory {
 
   std::vector<gpu_model_info> models_;
   std::vector<std::string> labels_;
+  std::vector<std::string> segments_;
+  std::size_t isolating_ = 0;
   std::vector<node_spec> specs_;
   std::vector<node_state> states_;
   std::vector<node_hot> hot_;

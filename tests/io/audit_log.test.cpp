@@ -223,6 +223,22 @@ TEST_CASE("--audit on meter, plan and replay: same output, a chain that verifies
   CHECK(first_match["policy"] == "best-fit");
   CHECK(first_match["explain"]["nodes"].is_number());
 
+  // meter: one line with the inputs' digests and the invoice's, as printed.
+  const std::string usage = (dir / "plan.usage.csv").string();
+  const std::string tariff = (dir / "plan.tariff.json").string();
+  REQUIRE(gpurent::test::run_tool(plan + " --emit-usage '" + usage + "' --emit-tariff '" + tariff + "'").status == 0);
+  const std::string meter = "meter --tariff '" + tariff + "' --usage '" + usage + "' --period 2026-11 --format csv";
+  auto invoice = gpurent::test::run_tool(meter);
+  auto metered = gpurent::test::run_tool(meter + audit);
+  REQUIRE(invoice.status == 0);
+  CHECK(metered.out == invoice.out);
+  head = io::verify_audit_log(gpurent::test::slurp(log), log);
+  REQUIRE(head);
+  const auto m = line_of(gpurent::test::slurp(log), head->lines);
+  CHECK(m["kind"] == "meter");
+  CHECK(m["invoice_sha256"] == io::sha256_hex(invoice.out));
+  CHECK(m["usage"]["sha256"] == io::sha256_hex(gpurent::test::slurp(usage)));
+
   // A bad --audit-time is a usage error naming the option; nothing is written.
   auto bad = gpurent::test::run_tool(plan + " --audit '" + log + "' --audit-time yesterday");
   CHECK(bad.status == 2);

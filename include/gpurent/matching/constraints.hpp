@@ -51,7 +51,8 @@ concept NodeSymmetric = requires {
 static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation_of(sharing_kind::share).errors);
 [[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
   const std::int32_t need = r.gpu_milli.count();
-  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && gpu_shareable(s.users[g], s.tenancy.open_users(g), s.owner[g], r.tenant, r.isolation);
+  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need &&
+         gpu_shareable(s.users[g], (s.open_gpus >> g & 1U) != 0, s.owner[g], r.tenant, r.isolation);
 }
 
 // Where a MIG request would go on node n: the MIG-mode GPU (of this tenant or unused) and

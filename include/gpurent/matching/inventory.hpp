@@ -63,6 +63,7 @@ struct node_state {
   std::uint32_t version = 0;     // bumped on every change; caches key on it
   std::uint32_t placements = 0;  // live placements on the node
   std::uint16_t mig_gpus = 0;    // copy of the spec's
+  std::uint16_t open_gpus = 0;   // bit g: every user of GPU g asked for no isolation (tenancy.hpp)
   std::uint8_t full_idle = 0;    // GPUs with all 1000 milli idle
   std::uint8_t gpu_count = 0;    // copy of the spec's
   model_index model = 0;         // copy of the spec's
@@ -71,7 +72,6 @@ struct node_state {
   std::array<std::int32_t, max_gpus_per_node> idle{};    // milli-GPU idle per GPU
   std::array<tenant_id, max_gpus_per_node> owner{};      // tenant holding the GPU (while used)
   std::array<std::uint16_t, max_gpus_per_node> users{};  // placements on the GPU
-  node_tenancy tenancy;                                  // tenants here (isolation beyond a GPU)
 };
 
 // The 32 bytes of a node that every candidate check reads, kept in their own dense array
@@ -196,6 +196,7 @@ class inventory {
     states_.push_back(st);
     mig_.emplace_back();
     hot_.emplace_back();
+    tenancy_.emplace_back();
     ++release_epoch_;
     refresh(states_.size() - 1);
     journal_.note(static_cast<node_index>(states_.size() - 1));
@@ -206,6 +207,8 @@ class inventory {
   [[nodiscard]] const node_spec& spec(node_index n) const noexcept { return specs_[n]; }
   [[nodiscard]] const node_state& state(node_index n) const noexcept { return states_[n]; }
   [[nodiscard]] const node_hot& hot(node_index n) const noexcept { return hot_[n]; }
+  // Which tenants hold work on node n (node and network isolation).
+  [[nodiscard]] const node_tenancy& tenancy(node_index n) const noexcept { return tenancy_[n]; }
   // The MIG instances on GPU g of node n (empty unless the GPU is in MIG mode).
   [[nodiscard]] const mig_layout& mig(node_index n, std::size_t g) const noexcept { return mig_[n][g]; }
   // Bumped whenever capacity can grow (release, undrain, a new node): a request that found
@@ -279,11 +282,12 @@ class inventory {
       }
       s.idle[t.gpu] -= t.milli;
       s.owner[t.gpu] = p.tenant;
+      s.open_gpus = open_after_join(s.open_gpus, t.gpu, s.users[t.gpu], p.isolation);
       ++s.users[t.gpu];
       gpu_allocated_milli_ += t.milli;
     }
     ++s.placements;
-    s.tenancy.add(p);
+    tenancy_[p.node].add(p);
     isolating_ += p.isolation >= isolation_level::node ? 1U : 0U;
     refresh(p.node);
     journal_.note(p.node);
@@ -303,12 +307,15 @@ class inventory {
         GPURENT_ASSERT(removed);
       }
       s.idle[t.gpu] += t.milli;
-      if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
+      if (--s.users[t.gpu] == 0) {
+        s.owner[t.gpu] = no_tenant;
+        s.open_gpus = static_cast<std::uint16_t>(s.open_gpus & ~(1U << t.gpu));
+      }
       gpu_allocated_milli_ -= t.milli;
     }
     GPURENT_ASSERT(s.placements > 0);
     --s.placements;
-    s.tenancy.remove(p);
+    tenancy_[p.node].remove(p);
     isolating_ -= p.isolation >= isolation_level::node ? 1U : 0U;
     ++release_epoch_;
     refresh(p.node);
@@ -362,6 +369,7 @@ class inventory {
   std::vector<node_spec> specs_;
   std::vector<node_state> states_;
   std::vector<node_hot> hot_;
+  std::vector<node_tenancy> tenancy_;
   std::vector<std::array<mig_layout, max_gpus_per_node>> mig_;
   std::uint64_t release_epoch_ = 0;
   detail::change_journal journal_;

@@ -19,7 +19,7 @@ struct isolated_node {
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     if (inv.isolating_placements() == 0) return true;
-    const node_tenancy& t = inv.state(n).tenancy;
+    const node_tenancy& t = inv.tenancy(n);
     return !t.isolating() || t.only(r.tenant);
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are held in isolation by another tenant"; }
@@ -30,7 +30,7 @@ struct node_isolation {
   static constexpr std::string_view name = "isolation-node";
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return r.isolation < isolation_level::node || inv.state(n).tenancy.only(r.tenant);
+    return r.isolation < isolation_level::node || inv.tenancy(n).only(r.tenant);
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "hold another tenant's work (node isolation)"; }
 };

@@ -2,9 +2,10 @@
 #pragma once
 // Who holds work on a node, for the isolation levels beyond a GPU (sharing/isolation.hpp):
 // which tenants have placements there (node and network isolation: no other tenant on the
-// node), how many placements asked for a node to themselves, and per GPU how many users
-// asked for no isolation (they may share a GPU with strangers who did the same). The
-// inventory keeps one per node; place and release update it.
+// node) and how many placements asked for a node to themselves. The inventory keeps one per
+// node, apart from the node states the hot path reads; place and release update it. Which
+// GPUs strangers may share (isolation none) is a bit per GPU in the node state instead
+// (node_state::open_gpus, gpu_shareable below).
 
 #include <array>
 #include <cstddef>
@@ -35,9 +36,6 @@ class node_tenancy {
       ++untracked_;
     }
     if (p.isolation >= isolation_level::node) ++isolating_;
-    if (p.isolation == isolation_level::none) {
-      for (std::size_t i = 0; i < p.count; ++i) ++open_[p.gpus[i].gpu];
-    }
   }
 
   void remove(const placement& p) noexcept {
@@ -50,9 +48,6 @@ class node_tenancy {
       --untracked_;
     }
     if (p.isolation >= isolation_level::node) --isolating_;
-    if (p.isolation == isolation_level::none) {
-      for (std::size_t i = 0; i < p.count; ++i) --open_[p.gpus[i].gpu];
-    }
   }
 
   // No tenant but t has work here (true on an empty node). Exact while at most `tracked`
@@ -66,8 +61,6 @@ class node_tenancy {
   }
   // Some placement here asked for the node to itself (so its tenant is the only one).
   [[nodiscard]] bool isolating() const noexcept { return isolating_ > 0; }
-  // Users of GPU g that asked for no isolation.
-  [[nodiscard]] std::uint16_t open_users(std::size_t g) const noexcept { return open_[g]; }
 
   friend bool operator==(const node_tenancy&, const node_tenancy&) = default;
 
@@ -76,15 +69,22 @@ class node_tenancy {
   std::array<std::uint32_t, tracked> count_{};
   std::uint32_t untracked_ = 0;
   std::uint32_t isolating_ = 0;
-  std::array<std::uint16_t, max_gpus_per_node> open_{};
 };
 
-// Whether tenant `t`'s work at `level` may join a GPU with `users` placements, `open` of
-// which asked for no isolation, held by `owner` (the tenant of its isolated users): an
-// unused GPU; a GPU only t's isolated work uses; or, asking for no isolation itself, a GPU
-// only work that asked for none uses.
-[[nodiscard]] constexpr bool gpu_shareable(std::uint16_t users, std::uint16_t open, tenant_id owner, tenant_id t, isolation_level level) noexcept {
-  return users == 0 || (open == 0 && owner == t) || (level == isolation_level::none && open == users);
+// Whether tenant `t`'s work at `level` may join a GPU with `users` placements held by
+// `owner`: an unused GPU; a GPU open to strangers (every user asked for no isolation) when t
+// asks for none too; else a GPU only t's work uses (owner: one tenant's users only).
+[[nodiscard]] constexpr bool gpu_shareable(std::uint16_t users, bool open, tenant_id owner, tenant_id t, isolation_level level) noexcept {
+  return users == 0 || (open ? level == isolation_level::none : owner == t);
+}
+
+// node_state::open_gpus once a placement at `level` joins GPU g's `users_before` users: g
+// stays open while every user asked for none. A GPU that held isolated work opens again only
+// once it is empty (release clears the bit then): no per-GPU counts, never wrongly open.
+[[nodiscard]] constexpr std::uint16_t open_after_join(std::uint16_t open, std::size_t g, std::uint16_t users_before, isolation_level level) noexcept {
+  const auto bit = static_cast<std::uint16_t>(1U << g);
+  const bool stays = ((open & bit) != 0 || users_before == 0) && level == isolation_level::none;
+  return static_cast<std::uint16_t>(stays ? open | bit : open & ~bit);
 }
 
 }  // namespace gpurent

@@ -238,14 +238,21 @@ class inventory {
     return std::nullopt;
   }
 
-  // A placement of `r` on node n taking the picked GPUs. Does not change the inventory.
-  [[nodiscard]] static placement make_placement(node_index n, const placement_request& r, const gpu_pick& pick) noexcept {
+  // What a placement of `r` on node n holds besides its GPUs: the one place that says which
+  // of the request's fields a placement keeps (to be released with it).
+  [[nodiscard]] static placement placement_base(node_index n, const placement_request& r) noexcept {
     placement p;
     p.node = n;
     p.cpu_milli = r.cpu_milli;
     p.memory_mib = r.memory_mib;
     p.tenant = r.tenant;
     p.isolation = r.isolation;
+    return p;
+  }
+
+  // A placement of `r` on node n taking the picked GPUs. Does not change the inventory.
+  [[nodiscard]] static placement make_placement(node_index n, const placement_request& r, const gpu_pick& pick) noexcept {
+    placement p = placement_base(n, r);
     p.count = pick.count;
     for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count()), -1, 0};
     return p;
@@ -254,12 +261,7 @@ class inventory {
   // A placement of MIG request `r` on node n in the slot best_mig_slot found (slot.gpu >= 0).
   [[nodiscard]] static placement make_mig_placement(node_index n, const placement_request& r, const mig_slot& slot) noexcept {
     GPURENT_ASSERT(slot.gpu >= 0);
-    placement p;
-    p.node = n;
-    p.cpu_milli = r.cpu_milli;
-    p.memory_mib = r.memory_mib;
-    p.tenant = r.tenant;
-    p.isolation = r.isolation;
+    placement p = placement_base(n, r);
     p.count = 1;
     p.gpus[0] = gpu_take{static_cast<std::uint8_t>(slot.gpu), 0, static_cast<std::int8_t>(slot.start), slot.profile};
     return p;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include <date/date.h>
 #include <CLI/CLI.hpp>
 
 #include <gpurent/core/time.hpp>
@@ -32,7 +33,9 @@ inline void add_audit_options(CLI::App& cmd, audit_cli& a) {
   if (a.path.empty()) return std::optional<io::audit_file>{};
   std::string time = a.time;
   if (time.empty()) {
-    time = format_instant(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+    // date::format, not format_instant: GCC's -O2 format-truncation check trips on the latter's
+    // snprintf when it is inlined here.
+    time = date::format("%FT%TZ", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   } else if (auto t = parse_instant(time); !t) {
     return unexpected(t.error().in_field("--audit-time"));
   }

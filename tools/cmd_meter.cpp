@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/file.hpp>
 #include <gpurent/io/invoice_json.hpp>
 #include <gpurent/io/meter_files.hpp>
@@ -20,6 +21,7 @@
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/shard.hpp>
 
+#include "audit_option.hpp"
 #include "meter_common.hpp"
 #include "tool.hpp"
 
@@ -36,6 +38,7 @@ struct meter_options {
   std::string partial_out;
   bool detail = false;
   tool::output_format format{};
+  tool::audit_cli audit;
   // meter merge
   std::vector<std::string> partials;
   bool detail_merge = false;
@@ -49,6 +52,20 @@ expected<void> write_bytes(const std::string& path, const std::string& bytes) {
   return {};
 }
 
+// With --audit: one "meter" line with the digests of the tariff, each usage file (read once
+// more, in blocks, only then) and the invoice bytes as printed.
+expected<void> audit_meter_run(const meter_options& o, io::audit_file& log, const std::string& out) {
+  GPURENT_TRY(tariff_text, io::read_file(o.tariff_path));
+  std::vector<io::ordered_json> usage;
+  for (const std::string& u : o.usage_paths) {
+    GPURENT_TRY(digest, io::file_sha256_hex(u));
+    usage.push_back(io::ordered_json{{"file", u}, {"sha256", *digest}});
+  }
+  const auto fmt_name = o.format == tool::output_format::csv ? "csv" : o.format == tool::output_format::table ? "table" : "json";
+  log.record("meter", io::audit_meter(o.tariff_path, *tariff_text, std::move(usage), o.period, fmt_name, out));
+  return log.commit();
+}
+
 int run_meter(const meter_options& o) {
   for (const char* name : {"--tariff", "--usage", "--period"}) {
     const bool given = std::string_view(name) == "--tariff"  ? !o.tariff_path.empty()
@@ -56,6 +73,8 @@ int run_meter(const meter_options& o) {
                                                              : !o.period.empty();
     if (!given) return tool::fail(error{error_code::invalid_argument, name, std::string(name) + " is required", {}});
   }
+  auto audit = tool::open_audit(o.audit);
+  if (!audit) return tool::fail(audit.error());
   auto t = tool::load_tariff(o.tariff_path, o.rounding_point);
   if (!t) return tool::fail(t.error());
   auto m = meter::for_month(*t, o.period);
@@ -75,7 +94,11 @@ int run_meter(const meter_options& o) {
     if (!bytes) return tool::fail(bytes.error());
     if (auto w = write_bytes(o.partial_out, *bytes); !w) return tool::fail(w.error());
   }
-  return tool::print_invoice(*inv, o.format, o.detail);
+  const std::string out = tool::format_invoice(*inv, o.format, o.detail);
+  if (*audit) {
+    if (auto r = audit_meter_run(o, **audit, out); !r) return tool::fail(r.error());
+  }
+  return tool::print_bytes(out);
 }
 
 int run_merge(const meter_options& o) {
@@ -120,6 +143,7 @@ tool::runner setup_meter(CLI::App& app) {
   cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
   tool::add_format_option(*cmd, o->format,
                           {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
+  tool::add_audit_options(*cmd, o->audit);
   add_merge(*cmd, *o);
   return [o, cmd] { return cmd->get_subcommand("merge")->parsed() ? run_merge(*o) : run_meter(*o); };
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/offers_json.hpp>
 #include <gpurent/io/plan_json.hpp>
 #include <gpurent/io/tariff_json.hpp>
@@ -14,6 +15,7 @@
 #include <gpurent/planning/format.hpp>
 #include <gpurent/planning/planner.hpp>
 
+#include "audit_option.hpp"
 #include "plan_example.hpp"
 #include "tool.hpp"
 
@@ -34,6 +36,7 @@ struct plan_options_cli {
   std::string emit_usage;
   std::string emit_tariff;
   tool::output_format format{};
+  tool::audit_cli audit;
 };
 
 // The usage and the tariff the plan was priced with, in meter.md's formats.
@@ -43,7 +46,28 @@ expected<void> emit(const plan_options_cli& o, const plan_result& p) {
   return write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
 }
 
+// The file a plan was made from (the built-in example's text when there is none).
+expected<std::string> input_text(const std::string& path, std::string_view example) {
+  if (path.empty()) return std::string(example);
+  return io::read_file(path);
+}
+
+// With --audit: one "plan" line per job, then one "plan-output" line with the inputs' and the
+// output's digests.
+expected<void> audit_plan(const plan_options_cli& o, io::audit_file& log, const workload& w, const offer_catalog& cat, const plan_result& p,
+                          std::string_view out) {
+  for (std::size_t i = 0; i < w.jobs.size() && i < p.jobs.size(); ++i) log.record("plan", io::audit_plan_job(w.jobs[i], p.jobs[i], cat));
+  GPURENT_TRY(wt, input_text(o.workload, tool::example_workload_json));
+  GPURENT_TRY(ot, input_text(o.offers, tool::example_offers_json));
+  log.record("plan-output", io::ordered_json{{"workload", io::audit_input(o.workload.empty() ? "(built-in example)" : o.workload, *wt)},
+                                             {"offers", io::audit_input(o.offers.empty() ? "(built-in example)" : o.offers, *ot)},
+                                             {"output_sha256", io::sha256_hex(out)}});
+  return log.commit();
+}
+
 int run_plan(const plan_options_cli& o) {
+  auto audit = tool::open_audit(o.audit);
+  if (!audit) return tool::fail(audit.error());
   auto cat = o.offers.empty() ? read_offers_json(tool::example_offers_json) : read_offers_file(o.offers);
   if (!cat) return tool::fail(cat.error());
   auto w = o.workload.empty() ? read_workload_json(tool::example_workload_json) : read_workload_file(o.workload);
@@ -57,11 +81,11 @@ int run_plan(const plan_options_cli& o) {
   if (!o.emit_usage.empty()) {
     if (auto r = emit(o, *p); !r) return tool::fail(r.error());
   }
-  if (o.format == tool::output_format::json) {
-    fmt::print("{}\n", plan_to_json(*p).dump(2));
-  } else {
-    fmt::print("{}", format_plan_table(*p));
+  const std::string out = o.format == tool::output_format::json ? plan_to_json(*p).dump(2) + "\n" : format_plan_table(*p);
+  if (*audit) {
+    if (auto r = audit_plan(o, **audit, *w, *cat, *p, out); !r) return tool::fail(r.error());
   }
+  fmt::print("{}", out);
   return tool::exit_ok;
 }
 
@@ -75,6 +99,7 @@ tool::runner setup_plan(CLI::App& app) {
   auto* tariff = cmd->add_option("--emit-tariff", o->emit_tariff, "write the plan's tariff as meter.md JSON");
   usage->needs(tariff);
   tariff->needs(usage);
+  tool::add_audit_options(*cmd, o->audit);
   return [o] { return run_plan(*o); };
 }
 GPURENT_TOOL_COMMAND("plan", &setup_plan);

@@ -10,16 +10,19 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/matching/reference/replay.hpp>
 #include <gpurent/matching/registry.hpp>
 
+#include "audit_option.hpp"
 #include "tool.hpp"
 
 namespace {
@@ -36,6 +39,7 @@ struct replay_args {
   double tune = 1.3;
   std::string placements;
   output_format format = output_format::json;
+  gpurent::tool::audit_cli audit;
 };
 
 double round_to(double x, int digits) {
@@ -135,7 +139,23 @@ struct replay_runs {
   }
 };
 
-replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, const std::vector<std::uint64_t>& seeds, bool keep) {
+// With --audit: one "match" line per decision, naming the task (the replay's arrival order).
+struct replay_auditor {
+  gpurent::io::audit_file& log;
+  const gpurent::replay_workload& w;
+  const std::string& policy;
+  std::uint64_t seed;
+  std::vector<std::uint32_t> arrivals;
+  std::size_t next = 0;
+  void operator()(const gpurent::match_decision& d) {
+    ojson r = {{"seed", seed}};
+    r.update(gpurent::io::audit_match(d, policy, w.task_names[arrivals[next++]]));
+    log.record("match", r);
+  }
+};
+
+replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, const std::vector<std::uint64_t>& seeds, bool keep,
+                      gpurent::io::audit_file* audit) {
   using namespace gpurent;
   const bool tty = isatty(fileno(stderr)) != 0;
   replay_runs runs;
@@ -144,6 +164,11 @@ replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, c
     o.seed = seed;
     o.tune = a.tune;
     o.keep_placements = keep;
+    std::optional<replay_auditor> auditor;
+    if (audit != nullptr) {
+      auditor.emplace(replay_auditor{*audit, w, a.policy, seed, arrival_sequence(w.tasks, w.cluster.gpu_capacity_milli(), a.tune, seed)});
+      o.observer = decision_observer::of(*auditor);
+    }
     if (tty) {
       o.progress = [seed](std::size_t done, std::size_t total) { fmt::print(stderr, "\rreplay seed {}: {}/{} tasks", seed, done, total); };
     }
@@ -220,8 +245,8 @@ void print_summary(const replay_args& a, const std::vector<std::uint64_t>& seeds
     return;
   }
   const gpurent::replay_result& first = runs.results.front();
-  fmt::print("policy {}  seeds {}  tune {}  nodes {}  gpus {}  elapsed {:.3f} s\n", first.policy, seeds.size(), a.tune, first.nodes,
-             first.gpus_total, runs.total_elapsed());
+  fmt::print("policy {}  seeds {}  tune {}  nodes {}  gpus {}  elapsed {:.3f} s\n", first.policy, seeds.size(), a.tune, first.nodes, first.gpus_total,
+             runs.total_elapsed());
   fmt::print("{:>9}  {:>13}  {:>8}  {:>18}\n", "arrived %", "alloc % mean", "sd", "unallocated % mean");
   for (std::size_t i = 0; i < replay_points.size(); ++i) {
     fmt::print("{:>9}  {:>13.2f}  {:>8.2f}  {:>18.2f}\n", replay_points[i], stats[i].mean, stats[i].sd, 100.0 - stats[i].mean);
@@ -238,12 +263,17 @@ int run_replay(const replay_args& a) {
   }
   const auto w = read_workload(a);
   if (!w) return tool::fail(w.error());
+  auto audit = tool::open_audit(a.audit);
+  if (!audit) return tool::fail(audit.error());
   std::FILE* out_csv = nullptr;
   if (!a.placements.empty()) {
     out_csv = std::fopen(a.placements.c_str(), "w");
     if (out_csv == nullptr) return tool::fail(error{error_code::io_error, "--placements", "cannot write " + a.placements, {}});
   }
-  const replay_runs runs = run_seeds(a, *w, *seeds, out_csv != nullptr);
+  const replay_runs runs = run_seeds(a, *w, *seeds, out_csv != nullptr, *audit ? &**audit : nullptr);
+  if (*audit) {
+    if (auto r = (*audit)->commit(); !r) return tool::fail(r.error());
+  }
   if (out_csv != nullptr) {
     write_placements(out_csv, *w, runs.results.front());
     std::fclose(out_csv);
@@ -268,6 +298,7 @@ gpurent::tool::runner setup_replay(CLI::App& app) {
   cmd->add_option("--tune", a->tune, "inflate arrivals to tune x cluster GPU capacity")->capture_default_str();
   cmd->add_option("--placements", a->placements, "write one CSV row per arrived task (single seed)");
   gpurent::tool::add_format_option(*cmd, a->format, {{"json", output_format::json}, {"table", output_format::table}});
+  gpurent::tool::add_audit_options(*cmd, a->audit);
   return [a] { return run_replay(*a); };
 }
 

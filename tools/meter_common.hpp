@@ -32,16 +32,21 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
 }
 
 // The invoice on stdout as --format asks (built whole first); the status to exit with.
-inline int print_invoice(const invoice& inv, output_format format, bool detail) {
+// The invoice's bytes as `gpurent meter` prints them in `format`.
+[[nodiscard]] inline std::string format_invoice(const invoice& inv, output_format format, bool detail) {
   const io::invoice_format_options fo{detail};
-  std::string out;
   switch (format) {
-    case output_format::csv: out = io::write_invoice_csv(inv, fo); break;
-    case output_format::table: out = fmt::format("{}", inv); break;  // every line's exact amount and rounding, always
-    default: out = io::write_invoice_json(inv, fo); break;
+    case output_format::csv: return io::write_invoice_csv(inv, fo);
+    case output_format::table: return fmt::format("{}", inv);  // every line's exact amount and rounding, always
+    default: return io::write_invoice_json(inv, fo);
   }
+}
+
+inline int print_bytes(const std::string& out) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? exit_ok : exit_invalid;
 }
+
+inline int print_invoice(const invoice& inv, output_format format, bool detail) { return print_bytes(format_invoice(inv, format, detail)); }
 
 }  // namespace gpurent::tool

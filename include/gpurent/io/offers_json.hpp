@@ -129,6 +129,22 @@ using io::json_object;
   return {};
 }
 
+// Residency and isolation (docs/isolation.md): "zone", "jurisdiction", and "isolation" (none,
+// gpu, node, network: what the provider guarantees; default by unit). A time-sliced fraction
+// cannot promise more than none: it keeps no memory apart from the other tenants on its GPU.
+[[nodiscard]] inline expected<void> read_residency(json_object& r, offer& o) {
+  GPURENT_TRY(r.string("zone", o.zone));
+  GPURENT_TRY(r.string("jurisdiction", o.jurisdiction));
+  if (!r.has("isolation")) return {};
+  isolation_level level{};
+  GPURENT_TRY(r.enumeration("isolation", level));
+  if (o.unit == offer_unit::fraction && level != isolation_level::none) {
+    return r.fail("isolation", "a time-sliced fraction keeps no memory apart from other tenants: its isolation is none");
+  }
+  o.isolation = level;
+  return {};
+}
+
 // What is rented: provider, GPU model and count, the unit sold, the capacity mode.
 [[nodiscard]] inline expected<void> read_unit(json_object& r, offer& o) {
   std::int64_t vram_gib = 0;
@@ -150,6 +166,7 @@ using io::json_object;
   GPURENT_TRY(r.enumeration("mode", o.mode));
   GPURENT_TRY(r.boolean("multi_node", o.multi_node));
   GPURENT_TRY(r.integer("max_units", o.max_units, 1, 1 << 24));
+  GPURENT_TRY(read_residency(r, o));
   o.vram_mib = vram_gib * 1024;
   o.gflops = tflops.raw().convert_to<std::int64_t>();
   return {};

@@ -75,7 +75,8 @@ using io::json_object;
   return {};
 }
 
-// "constraints": {"gpus": [...], "regions": [...], "providers": [...], "spot": bool, "reserved": bool}
+// "constraints": {"gpus": [...], "regions": [...], "zones": [...], "jurisdictions": [...],
+//                 "providers": [...], "spot": bool, "reserved": bool}
 [[nodiscard]] inline expected<void> read_constraints(json_object& r, job& x) {
   const json* c = r.find("constraints");
   if (c == nullptr) return {};
@@ -83,6 +84,8 @@ using io::json_object;
   GPURENT_TRY(cr.check());
   GPURENT_TRY(cr.strings("gpus", x.constraints.gpus));
   GPURENT_TRY(cr.strings("regions", x.constraints.regions));
+  GPURENT_TRY(cr.strings("zones", x.constraints.zones));
+  GPURENT_TRY(cr.strings("jurisdictions", x.constraints.jurisdictions));
   GPURENT_TRY(cr.strings("providers", x.constraints.providers));
   if (cr.has("spot")) {
     bool spot = false;
@@ -109,6 +112,7 @@ using io::json_object;
     x.deadline = deadline;
   }
   GPURENT_TRY(r.duration("start_slack", x.start_slack));
+  GPURENT_TRY(r.enumeration("isolation", x.isolation));
   if (r.has("max_spot_price")) {
     decimal<9> max{};
     GPURENT_TRY(r.dec("max_spot_price", max));

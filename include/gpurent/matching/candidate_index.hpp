@@ -231,8 +231,8 @@ class candidate_index {
     std::iota(by_spec.begin(), by_spec.end(), node_index{0});
     const auto key = [&](node_index n) {
       const node_spec& s = inv.spec(n);
-      return std::tie(s.cpu_milli, s.memory_mib, s.gpu_count, s.model, s.nvlink_domain, s.pcie_switch, s.labels, s.reserved_for, s.spot,
-                      s.mig_gpus);
+      return std::tie(s.cpu_milli, s.memory_mib, s.gpu_count, s.model, s.nvlink_domain, s.pcie_switch, s.labels, s.reserved_for, s.spot, s.mig_gpus,
+                      s.segment);
     };
     std::sort(by_spec.begin(), by_spec.end(), [&](node_index a, node_index b) { return key(a) < key(b); });
     std::vector<std::size_t> sizes;
@@ -273,8 +273,8 @@ class candidate_index {
     std::uint32_t first = no_rank;    // the shown one: lowest rank of an untouched twin
   };
 
-  std::vector<node_index> order_;     // rank -> node
-  std::vector<std::uint32_t> rank_;   // node -> rank
+  std::vector<node_index> order_;    // rank -> node
+  std::vector<std::uint32_t> rank_;  // node -> rank
   std::vector<std::uint8_t> untouched_;
   std::vector<std::uint8_t> in_heap_;
   std::vector<std::uint32_t> twin_of_;

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/isolation_constraints.hpp>
 #include <gpurent/matching/request.hpp>
 #include <gpurent/sharing/isolation.hpp>
 
@@ -45,11 +46,13 @@ concept NodeSymmetric = requires {
 
 // GPU g of node n can take r's per-GPU part: enough idle milli (all of it for a whole GPU)
 // and no other tenant on it (tenant isolation: no two tenants share a physical GPU, since a
-// time-sliced share isolates neither memory nor errors).
+// time-sliced share isolates neither memory nor errors), unless r and every user of the GPU
+// asked for no isolation (isolation_level::none; tenancy.hpp).
 static_assert(!isolation_of(sharing_kind::share).memory_protection && !isolation_of(sharing_kind::share).errors);
 [[nodiscard]] inline bool gpu_eligible(const node_state& s, std::size_t g, const placement_request& r) noexcept {
   const std::int32_t need = r.gpu_milli.count();
-  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need && (s.users[g] == 0 || s.owner[g] == r.tenant);
+  return (s.mig_gpus >> g & 1U) == 0 && s.idle[g] >= need &&
+         gpu_shareable(s.users[g], (s.open_gpus >> g & 1U) != 0, s.owner[g], r.tenant, r.isolation);
 }
 
 // Where a MIG request would go on node n: the MIG-mode GPU (of this tenant or unused) and
@@ -276,7 +279,8 @@ struct constraint_set {
 
 // What every placement must respect. Cheap checks first.
 using default_constraints =
-    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::labels, constraint::spot, constraint::model_allowed,
+    constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::isolated_node, constraint::node_isolation,
+                   constraint::network_segment, constraint::labels, constraint::residency, constraint::spot, constraint::model_allowed,
                    constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits, constraint::gpus_fit, constraint::mig_fits>;
 
 template <class S>

@@ -19,6 +19,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/tenancy.hpp>
 #include <gpurent/spec/mig.hpp>
 
 namespace gpurent {
@@ -46,6 +47,7 @@ struct node_spec {
   tenant_id reserved_for = no_tenant;  // no_tenant: open to all
   bool spot = false;                   // preemptible capacity
   std::uint16_t mig_gpus = 0;          // bit g: GPU g is in MIG mode (MIG requests only)
+  segment_id segment = no_segment;     // network segment (inventory::segment); network isolation
   friend bool operator==(const node_spec&, const node_spec&) = default;
 };
 
@@ -61,6 +63,7 @@ struct node_state {
   std::uint32_t version = 0;     // bumped on every change; caches key on it
   std::uint32_t placements = 0;  // live placements on the node
   std::uint16_t mig_gpus = 0;    // copy of the spec's
+  std::uint16_t open_gpus = 0;   // bit g: every user of GPU g asked for no isolation (tenancy.hpp)
   std::uint8_t full_idle = 0;    // GPUs with all 1000 milli idle
   std::uint8_t gpu_count = 0;    // copy of the spec's
   model_index model = 0;         // copy of the spec's
@@ -160,6 +163,18 @@ class inventory {
     return label_mask{1} << (labels_.size() - 1);
   }
 
+  // Network segments (partition keys, VLANs) by name: interned once, ids from 1.
+  segment_id segment(std::string_view name) {
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      if (segments_[i] == name) return static_cast<segment_id>(i + 1);
+    }
+    segments_.emplace_back(name);
+    return static_cast<segment_id>(segments_.size());
+  }
+  [[nodiscard]] std::string_view segment_name(segment_id id) const noexcept { return id == no_segment ? std::string_view{} : segments_[id - 1]; }
+  // Live placements that asked for a node to themselves: none, and no node needs a look.
+  [[nodiscard]] std::size_t isolating_placements() const noexcept { return isolating_; }
+
   node_index add_node(node_spec s) {
     GPURENT_ASSERT(s.gpu_count <= max_gpus_per_node);
     GPURENT_ASSERT(s.gpu_count == 0 || s.model < models_.size());
@@ -181,6 +196,7 @@ class inventory {
     states_.push_back(st);
     mig_.emplace_back();
     hot_.emplace_back();
+    tenancy_.emplace_back();
     ++release_epoch_;
     refresh(states_.size() - 1);
     journal_.note(static_cast<node_index>(states_.size() - 1));
@@ -191,6 +207,8 @@ class inventory {
   [[nodiscard]] const node_spec& spec(node_index n) const noexcept { return specs_[n]; }
   [[nodiscard]] const node_state& state(node_index n) const noexcept { return states_[n]; }
   [[nodiscard]] const node_hot& hot(node_index n) const noexcept { return hot_[n]; }
+  // Which tenants hold work on node n (node and network isolation).
+  [[nodiscard]] const node_tenancy& tenancy(node_index n) const noexcept { return tenancy_[n]; }
   // The MIG instances on GPU g of node n (empty unless the GPU is in MIG mode).
   [[nodiscard]] const mig_layout& mig(node_index n, std::size_t g) const noexcept { return mig_[n][g]; }
   // Bumped whenever capacity can grow (release, undrain, a new node): a request that found
@@ -220,13 +238,21 @@ class inventory {
     return std::nullopt;
   }
 
-  // A placement of `r` on node n taking the picked GPUs. Does not change the inventory.
-  [[nodiscard]] static placement make_placement(node_index n, const placement_request& r, const gpu_pick& pick) noexcept {
+  // What a placement of `r` on node n holds besides its GPUs: the one place that says which
+  // of the request's fields a placement keeps (to be released with it).
+  [[nodiscard]] static placement placement_base(node_index n, const placement_request& r) noexcept {
     placement p;
     p.node = n;
     p.cpu_milli = r.cpu_milli;
     p.memory_mib = r.memory_mib;
     p.tenant = r.tenant;
+    p.isolation = r.isolation;
+    return p;
+  }
+
+  // A placement of `r` on node n taking the picked GPUs. Does not change the inventory.
+  [[nodiscard]] static placement make_placement(node_index n, const placement_request& r, const gpu_pick& pick) noexcept {
+    placement p = placement_base(n, r);
     p.count = pick.count;
     for (std::size_t i = 0; i < pick.count; ++i) p.gpus[i] = gpu_take{pick.gpu[i], static_cast<std::int16_t>(r.gpu_milli.count()), -1, 0};
     return p;
@@ -235,11 +261,7 @@ class inventory {
   // A placement of MIG request `r` on node n in the slot best_mig_slot found (slot.gpu >= 0).
   [[nodiscard]] static placement make_mig_placement(node_index n, const placement_request& r, const mig_slot& slot) noexcept {
     GPURENT_ASSERT(slot.gpu >= 0);
-    placement p;
-    p.node = n;
-    p.cpu_milli = r.cpu_milli;
-    p.memory_mib = r.memory_mib;
-    p.tenant = r.tenant;
+    placement p = placement_base(n, r);
     p.count = 1;
     p.gpus[0] = gpu_take{static_cast<std::uint8_t>(slot.gpu), 0, static_cast<std::int8_t>(slot.start), slot.profile};
     return p;
@@ -252,7 +274,7 @@ class inventory {
     for (std::size_t i = 0; i < p.count; ++i) {
       const gpu_take t = p.gpus[i];
       GPURENT_ASSERT(t.gpu < specs_[p.node].gpu_count && s.idle[t.gpu] >= t.milli);
-      GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant);
+      GPURENT_ASSERT(s.users[t.gpu] == 0 || s.owner[t.gpu] == p.tenant || p.isolation == isolation_level::none);
       if (t.mig_start >= 0) {
         GPURENT_ASSERT((s.mig_gpus >> t.gpu & 1U) != 0);
         const bool added = mig_[p.node][t.gpu].add(mig_instance{t.mig_profile, static_cast<std::uint8_t>(t.mig_start)});
@@ -261,6 +283,8 @@ class inventory {
       gpu_allocated_milli_ += t.milli;
     }
     take(s, p);
+    tenancy_[p.node].add(p);
+    isolating_ += p.isolation >= isolation_level::node ? 1U : 0U;
     refresh(p.node);
     journal_.note(p.node);
   }
@@ -275,6 +299,7 @@ class inventory {
       const gpu_take t = p.gpus[i];
       s.idle[t.gpu] -= t.milli;
       s.owner[t.gpu] = p.tenant;
+      s.open_gpus = open_after_join(s.open_gpus, t.gpu, s.users[t.gpu], p.isolation);
       ++s.users[t.gpu];
     }
     ++s.placements;
@@ -294,11 +319,16 @@ class inventory {
         GPURENT_ASSERT(removed);
       }
       s.idle[t.gpu] += t.milli;
-      if (--s.users[t.gpu] == 0) s.owner[t.gpu] = no_tenant;
+      if (--s.users[t.gpu] == 0) {
+        s.owner[t.gpu] = no_tenant;
+        s.open_gpus = static_cast<std::uint16_t>(s.open_gpus & ~(1U << t.gpu));
+      }
       gpu_allocated_milli_ -= t.milli;
     }
     GPURENT_ASSERT(s.placements > 0);
     --s.placements;
+    tenancy_[p.node].remove(p);
+    isolating_ -= p.isolation >= isolation_level::node ? 1U : 0U;
     ++release_epoch_;
     refresh(p.node);
     journal_.note(p.node);
@@ -346,9 +376,12 @@ class inventory {
 
   std::vector<gpu_model_info> models_;
   std::vector<std::string> labels_;
+  std::vector<std::string> segments_;
+  std::size_t isolating_ = 0;
   std::vector<node_spec> specs_;
   std::vector<node_state> states_;
   std::vector<node_hot> hot_;
+  std::vector<node_tenancy> tenancy_;
   std::vector<std::array<mig_layout, max_gpus_per_node>> mig_;
   std::uint64_t release_epoch_ = 0;
   detail::change_journal journal_;

@@ -29,6 +29,7 @@
 #include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/observer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
 
@@ -153,9 +154,15 @@ class matcher {
   // Places r where the policy says; nothing when it fits nowhere (see explain).
   std::optional<placement> place(const placement_request& r) {
     auto p = find(r);
+    if (observer_) [[unlikely]]
+      observer_(
+          match_decision{*inv_, r, p, this, [](const void* m, const placement_request& q) { return static_cast<const matcher*>(m)->explain(q); }});
     if (p) inv_->place(*p);
     return p;
   }
+
+  // Called for every decision place() makes, before it is applied (observer.hpp); none by default.
+  void set_observer(decision_observer o) noexcept { observer_ = o; }
 
   void release(const placement& p) noexcept { inv_->release(p); }
 
@@ -251,6 +258,7 @@ class matcher {
   std::vector<node_index> order_;
   candidate_index index_;
   failure_memo failed_;
+  decision_observer observer_;
 };
 
 }  // namespace gpurent

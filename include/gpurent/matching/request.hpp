@@ -9,13 +9,14 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <variant>
 #include <string_view>
+#include <variant>
 
 #include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/sharing/accept.hpp>
+#include <gpurent/sharing/isolation.hpp>
 #include <gpurent/sharing/modes.hpp>
 
 namespace gpurent {
@@ -36,6 +37,10 @@ inline constexpr std::size_t max_labels = 64;
 using tenant_id = std::uint32_t;
 inline constexpr tenant_id no_tenant = 0;  // the anonymous tenant; shares GPUs only with itself
 
+// A network segment (InfiniBand partition key or VLAN), interned by the inventory.
+using segment_id = std::uint32_t;
+inline constexpr segment_id no_segment = 0;  // a node in no segment; a request naming none
+
 // Where the GPUs of a multi-GPU request must sit relative to each other.
 enum class gpu_locality : std::uint8_t {
   same_node,           // any GPUs of one node (the default; a request never spans nodes)
@@ -51,21 +56,25 @@ struct enum_names<gpu_locality> {
 };
 
 struct placement_request {
-  std::int32_t num_gpu = 0;         // 0: CPU-only; 1 with gpu_milli < 1000: a share of one GPU
-  milli_gpu gpu_milli{0};           // per GPU; 1000 (whole) when num_gpu > 1
+  std::int32_t num_gpu = 0;  // 0: CPU-only; 1 with gpu_milli < 1000: a share of one GPU
+  milli_gpu gpu_milli{0};    // per GPU; 1000 (whole) when num_gpu > 1
   std::int64_t cpu_milli = 0;
   std::int64_t memory_mib = 0;
   model_mask allowed_models = any_model;
-  bytes min_vram{0};                // per GPU, of the model (0: no minimum)
-  gflops min_compute{0};            // per GPU, of the model (0: no minimum)
+  bytes min_vram{0};      // per GPU, of the model (0: no minimum)
+  gflops min_compute{0};  // per GPU, of the model (0: no minimum)
   gpu_locality locality = gpu_locality::same_node;
   tenant_id tenant = no_tenant;
-  label_mask required_labels = 0;   // the node must carry all of them
+  label_mask required_labels = 0;                                         // the node must carry all of them
   accept_set accepts = accept_mode::exclusive | accept_mode::fractional;  // spot nodes need spot
-  std::int32_t priority = 0;        // higher goes first in batch placement (no preemption)
+  std::int32_t priority = 0;                                              // higher goes first in batch placement (no preemption)
   // A MIG instance ("3g.40gb") on a GPU in MIG mode instead of milli-GPU: then num_gpu = 1
   // and gpu_milli = 0. The view must outlive the request (a literal, or the catalog's name).
   std::string_view mig_profile{};
+  // Isolation from other tenants (sharing/isolation.hpp); network: only nodes of `segment`.
+  isolation_level isolation = isolation_level::gpu;
+  segment_id segment = no_segment;
+  label_mask residency = 0;  // the node must carry one of them (regions, zones, jurisdictions); 0: anywhere
 
   [[nodiscard]] constexpr bool is_mig() const noexcept { return !mig_profile.empty(); }
   [[nodiscard]] constexpr bool is_share() const noexcept { return num_gpu == 1 && gpu_milli.count() < 1000 && !is_mig(); }
@@ -75,9 +84,7 @@ struct placement_request {
     if (is_mig()) return sharing_kind::mig;
     return is_share() ? sharing_kind::share : sharing_kind::exclusive;
   }
-  [[nodiscard]] constexpr std::int64_t gpu_request_milli() const noexcept {
-    return static_cast<std::int64_t>(num_gpu) * gpu_milli.count();
-  }
+  [[nodiscard]] constexpr std::int64_t gpu_request_milli() const noexcept { return static_cast<std::int64_t>(num_gpu) * gpu_milli.count(); }
   // A request that can be placed at all: non-negative amounts, whole GPUs when several.
   [[nodiscard]] constexpr bool ok() const noexcept {
     if (num_gpu < 0 || cpu_milli < 0 || memory_mib < 0 || gpu_milli.count() < 0 || gpu_milli.count() > 1000) return false;
@@ -120,7 +127,9 @@ struct placement_request {
   }
   if (k == sharing_kind::preemptible) r.accepts |= accept_mode::spot;
   if (k == sharing_kind::mps) return make_error(error_code::unsupported, "sharing_mode", "the matcher places no MPS clients");
-  if (!r.ok()) return make_error(error_code::invalid_argument, "gpus", "at most " + std::to_string(max_gpus_per_node) + " GPUs on one node, got " + std::to_string(gpus));
+  if (!r.ok())
+    return make_error(error_code::invalid_argument, "gpus",
+                      "at most " + std::to_string(max_gpus_per_node) + " GPUs on one node, got " + std::to_string(gpus));
   return r;
 }
 
@@ -128,8 +137,8 @@ struct placement_request {
 struct gpu_take {
   std::uint8_t gpu = 0;
   std::int16_t milli = 0;
-  std::int8_t mig_start = -1;     // a MIG instance's start memory slice; -1: not MIG
-  std::uint8_t mig_profile = 0;   // its profile index in the GPU model's MIG geometry
+  std::int8_t mig_start = -1;    // a MIG instance's start memory slice; -1: not MIG
+  std::uint8_t mig_profile = 0;  // its profile index in the GPU model's MIG geometry
   friend constexpr bool operator==(gpu_take, gpu_take) = default;
 };
 
@@ -158,6 +167,7 @@ struct placement {
   std::int64_t memory_mib = 0;
   tenant_id tenant = no_tenant;
   std::uint8_t count = 0;
+  isolation_level isolation = isolation_level::gpu;  // the request's: released with it
   std::array<gpu_take, max_gpus_per_node> gpus{};
   [[nodiscard]] constexpr std::int64_t gpu_milli_total() const noexcept {
     std::int64_t s = 0;

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/integer.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/checkpoint.hpp>
@@ -53,15 +54,35 @@ inline constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
   return names.empty() || std::ranges::any_of(names, [&](const std::string& n) { return n == s; });
 }
 
-// Whether job j may use offer o at all (mode, GPU model, region and provider constraints).
-[[nodiscard]] inline bool allowed(const job& j, const offer& o) {
-  if (o.mode == offer_mode::spot && !j.allows_spot()) return false;
-  if (o.mode == offer_mode::reserved && !j.constraints.reserved) return false;
-  if (!j.constraints.gpus.empty() &&
-      std::ranges::none_of(j.constraints.gpus, [&](const std::string& g) { return same_model_name(g, o.gpu); }))
-    return false;
-  return name_in(j.constraints.regions, o.region) && name_in(j.constraints.providers, o.provider);
+}  // namespace detail::plan
+
+// Why job j may not use offer o at all, by the first rule that says no: its mode (spot,
+// reserved), GPU model, residency (region, zone, jurisdiction: an offer that does not state
+// one is outside every list of them), provider, isolation.
+enum class offer_rejection : std::uint8_t { none, mode, gpu, residency, provider, isolation };
+
+template <>
+struct enum_names<offer_rejection> {
+  static constexpr enum_entry<offer_rejection> entries[] = {{offer_rejection::none, "none"},         {offer_rejection::mode, "mode"},
+                                                            {offer_rejection::gpu, "gpu"},           {offer_rejection::residency, "residency"},
+                                                            {offer_rejection::provider, "provider"}, {offer_rejection::isolation, "isolation"}};
+};
+
+namespace detail::plan {
+[[nodiscard]] inline offer_rejection rejection_of(const job& j, const offer& o) {
+  if (o.mode == offer_mode::spot && !j.allows_spot()) return offer_rejection::mode;
+  if (o.mode == offer_mode::reserved && !j.constraints.reserved) return offer_rejection::mode;
+  if (!j.constraints.gpus.empty() && std::ranges::none_of(j.constraints.gpus, [&](const std::string& g) { return same_model_name(g, o.gpu); }))
+    return offer_rejection::gpu;
+  const job_constraints& c = j.constraints;
+  if (!name_in(c.regions, o.region) || !name_in(c.zones, o.zone) || !name_in(c.jurisdictions, o.jurisdiction)) return offer_rejection::residency;
+  if (!name_in(c.providers, o.provider)) return offer_rejection::provider;
+  if (offer_isolation(o) < j.isolation) return offer_rejection::isolation;
+  return offer_rejection::none;
 }
+
+// Whether job j may use offer o at all.
+[[nodiscard]] inline bool allowed(const job& j, const offer& o) { return rejection_of(j, o) == offer_rejection::none; }
 
 // The smallest MIG profile (fewest compute slices, then least memory) of a model with at
 // least `milli` compute and `vram_mib` memory; none when the model has no MIG or none fits.
@@ -91,7 +112,7 @@ struct candidate {
   std::int64_t n_b = 0;
   seconds len_b{0};
   bool sequential = false;
-  std::int64_t machines = 0;   // experiments: parallel machines
+  std::int64_t machines = 0;  // experiments: parallel machines
   std::optional<spot_estimate> spot;
   std::optional<training_speed> speed;  // training where storage or network changed the speed
   std::optional<seconds> checkpoint;    // training on spot: the write time used
@@ -336,6 +357,14 @@ void experiment_candidates(const plan_context& cx, const job& j, std::size_t oi,
 }
 
 }  // namespace detail::plan
+
+// Per reason (offer_rejection as index), how many offers of the catalog job j may not use:
+// the planner's explanation (an audit line records it).
+[[nodiscard]] inline std::array<std::size_t, 6> offer_rejections(const job& j, const offer_catalog& cat) {
+  std::array<std::size_t, 6> n{};
+  for (std::size_t i = 0; i < cat.size(); ++i) ++n[static_cast<std::size_t>(detail::plan::rejection_of(j, cat[i]))];
+  return n;
+}
 
 // Every feasible candidate of job j on offer oi, priced, passed to `consider`.
 template <class F>

@@ -24,6 +24,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/sharing/isolation.hpp>
 #include <gpurent/sharing/rental.hpp>
 #include <gpurent/spec/catalog.hpp>
 #include <gpurent/spec/mig_data.hpp>
@@ -35,27 +36,30 @@ namespace gpurent {
 using unit_quantity = decimal<3>;
 
 struct offer {
-  std::string id;        // unique with mode; the tariff resource
+  std::string id;  // unique with mode; the tariff resource
   std::string provider;
   std::string region;
+  std::string zone;                          // residency: where the provider says the unit runs (empty: not stated)
+  std::string jurisdiction;                  // residency: the law its data is held under ("EU", "CH"; empty: not stated)
+  std::optional<isolation_level> isolation;  // what the provider guarantees; default by unit (offer_isolation)
   std::string instance;
-  std::string gpu;       // canonical catalog name where the catalog knows the model
-  std::int32_t gpu_count = 1;     // GPUs of the server
-  std::int64_t vram_mib = 0;      // per GPU
-  std::int64_t gflops = 0;        // dense FP16/BF16 tensor throughput per GPU
+  std::string gpu;             // canonical catalog name where the catalog knows the model
+  std::int32_t gpu_count = 1;  // GPUs of the server
+  std::int64_t vram_mib = 0;   // per GPU
+  std::int64_t gflops = 0;     // dense FP16/BF16 tensor throughput per GPU
   std::int32_t vcpus = 0;
   std::int64_t memory_gib = 0;
   std::int64_t disk_gib = 0;
   offer_unit unit = offer_unit::gpu;  // the quantity of a record: servers, GPUs, slices, or a share of one GPU
-  std::string mig_profile;        // unit mig_slice: the NVIDIA profile name
-  unit_quantity fraction_step{};  // unit fraction: smallest share sold (0.125)
+  std::string mig_profile;            // unit mig_slice: the NVIDIA profile name
+  unit_quantity fraction_step{};      // unit fraction: smallest share sold (0.125)
   offer_mode mode = offer_mode::on_demand;
-  seconds notice{0};              // spot: warning before an interruption
+  seconds notice{0};                  // spot: warning before an interruption
   double interruptions_per_hour = 0;  // spot: expected interruptions per unit-hour (an estimate)
-  bool multi_node = false;        // one job may span several units (cluster networking)
-  std::int32_t max_units = 1024;  // how many units can be rented at once (owned: the pool's size)
-  rate pricing;                   // one unit; resource and mode are set from id and mode. Owned: the marginal cost
-  decimal<9> fixed_cost{};        // owned: what one unit costs per billing period whatever the use (capex, hosting, staff)
+  bool multi_node = false;            // one job may span several units (cluster networking)
+  std::int32_t max_units = 1024;      // how many units can be rented at once (owned: the pool's size)
+  rate pricing;                       // one unit; resource and mode are set from id and mode. Owned: the marginal cost
+  decimal<9> fixed_cost{};            // owned: what one unit costs per billing period whatever the use (capex, hosting, staff)
   // Storage and network of one unit, where the provider states them (0: not stated).
   std::int64_t storage_read_mb_per_s = 0;
   std::int64_t storage_write_mb_per_s = 0;
@@ -78,7 +82,7 @@ struct offer {
 struct mig_slice_info {
   const mig_geometry* geometry = nullptr;
   mig_profile_index profile = 0;
-  std::int64_t milli_gpu = 0;   // compute slices / total compute slices, in milli-GPU (down)
+  std::int64_t milli_gpu = 0;  // compute slices / total compute slices, in milli-GPU (down)
   std::int64_t vram_mib = 0;
 };
 
@@ -146,15 +150,23 @@ inline job_sharing offer::sharing() const {
   return {unit, exclusive{}, false};
 }
 
+// What one unit of the offer keeps from other tenants: what the provider states, else by
+// unit: a whole server is a node of the renter's own; a GPU or a MIG slice (isolated memory,
+// bandwidth and faults) a GPU of its own; a time-sliced fraction, sold to strangers, nothing
+// (docs/isolation.md).
+[[nodiscard]] inline isolation_level offer_isolation(const offer& o) {
+  if (o.isolation) return *o.isolation;
+  if (o.unit == offer_unit::server) return isolation_level::node;
+  return level_of(kind_of(o.sharing().mode));
+}
+
 // A limit on the GPUs in use at once across offers: a provider's account quota, or one
 // region's (region empty: every region of the provider; provider empty: every provider).
 struct offer_quota {
   std::string provider;
   std::string region;
   std::int64_t max_gpus = 0;
-  [[nodiscard]] bool covers(const offer& o) const {
-    return (provider.empty() || provider == o.provider) && (region.empty() || region == o.region);
-  }
+  [[nodiscard]] bool covers(const offer& o) const { return (provider.empty() || provider == o.provider) && (region.empty() || region == o.region); }
   friend bool operator==(const offer_quota&, const offer_quota&) = default;
 };
 
@@ -187,7 +199,9 @@ namespace detail::offers {
 // Fills what the spec catalog knows (canonical name, VRAM, FP16 throughput) and checks what
 // an offer's fields must satisfy; the rate's own rules were checked when it was made.
 [[nodiscard]] inline expected<void> check(offer& o, const std::string& at) {
-  const auto bad = [&](std::string_view field, std::string msg) { return make_error(error_code::invalid_argument, at + "." + std::string(field), std::move(msg)); };
+  const auto bad = [&](std::string_view field, std::string msg) {
+    return make_error(error_code::invalid_argument, at + "." + std::string(field), std::move(msg));
+  };
   if (o.id.empty()) return bad("id", "must not be empty");
   if (o.gpu.empty()) return bad("gpu", "must name a GPU model");
   if (const gpu_model* m = find_model(o.gpu)) {
@@ -209,7 +223,8 @@ namespace detail::offers {
   if (o.pricing.per.count() <= 0) return bad("per", "must be positive");
   if (o.fixed_cost.sign() < 0) return bad("owned.fixed_cost", "must not be negative");
   if (!o.owned() && o.fixed_cost.sign() != 0) return bad("owned", "only an owned offer has a fixed cost");
-  if (o.storage_read_mb_per_s < 0 || o.storage_write_mb_per_s < 0 || o.internode_gbit_per_s < 0) return bad("storage", "bandwidths must not be negative");
+  if (o.storage_read_mb_per_s < 0 || o.storage_write_mb_per_s < 0 || o.internode_gbit_per_s < 0)
+    return bad("storage", "bandwidths must not be negative");
   if (o.pricing.kind == price_kind::unit && o.pricing.price.base() < nano_price{0}) return bad("price", "must not be negative");
   o.pricing.resource = o.id;
   o.pricing.mode = std::string(to_string(o.mode));
@@ -228,8 +243,9 @@ inline expected<offer_catalog> offer_catalog::make(currency c, rounding_mode r, 
     const std::string at = "offers[" + std::to_string(i) + "]";
     for (std::size_t j = 0; j < i; ++j)
       if (offers[j].id == offers[i].id && offers[j].mode == offers[i].mode)
-        return make_error(error_code::duplicate, at + ".id",
-                          "offer \"" + offers[i].id + "\" in mode " + std::string(to_string(offers[i].mode)) + " repeats offers[" + std::to_string(j) + "]");
+        return make_error(
+            error_code::duplicate, at + ".id",
+            "offer \"" + offers[i].id + "\" in mode " + std::string(to_string(offers[i].mode)) + " repeats offers[" + std::to_string(j) + "]");
     GPURENT_TRY(detail::offers::check(offers[i], at));
   }
   cat.offers_ = std::move(offers);

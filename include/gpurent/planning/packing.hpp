@@ -49,7 +49,7 @@ struct bin {
 };
 
 struct packing_options {
-  std::size_t exact_limit = 12;  // jobs; beyond: first-fit-decreasing (at most 16 exactly)
+  std::size_t exact_limit = 12;      // jobs; beyond: first-fit-decreasing (at most 16 exactly)
   std::size_t heuristic_offers = 8;  // cheapest bin offers tried by the heuristic
 };
 
@@ -99,7 +99,9 @@ namespace detail::plan {
   return true;
 }
 
-// MIG first (isolation), then time-slicing when no job is latency-sensitive.
+// MIG first (isolation), then time-slicing when no job is latency-sensitive or asks for
+// isolation (a time-sliced GPU keeps no memory apart). The jobs of a bin are one account's
+// (packer::same_account), so node isolation needs nothing more here.
 [[nodiscard]] inline bin_fit fit_bin(const offer& o, std::span<const job* const> jobs) {
   bin_fit r;
   const mig_geometry* g = find_mig_geometry(o.gpu);
@@ -107,7 +109,7 @@ namespace detail::plan {
     r.fits = r.mig = true;
     return r;
   }
-  if (std::ranges::any_of(jobs, [](const job* x) { return x->latency_sensitive; })) return bin_fit{};
+  if (std::ranges::any_of(jobs, [](const job* x) { return x->latency_sensitive || x->isolation >= isolation_level::gpu; })) return bin_fit{};
   if (fill_unit(o, jobs, g, false, r)) {
     r.fits = true;
     return r;

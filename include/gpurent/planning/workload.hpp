@@ -11,9 +11,9 @@
 #include <vector>
 
 #include <gpurent/core/calendar.hpp>
+#include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/core/enum.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/spec/catalog.hpp>
 
@@ -33,50 +33,56 @@ struct enum_names<job_kind> {
 
 // Where a job may run (empty: anywhere) and how.
 struct job_constraints {
-  std::vector<std::string> gpus;       // model names or aliases
+  std::vector<std::string> gpus;  // model names or aliases
   std::vector<std::string> regions;
+  std::vector<std::string> zones;          // residency: the offer's zone must be one of them
+  std::vector<std::string> jurisdictions;  // residency: the offer's jurisdiction must be one of them
   std::vector<std::string> providers;
-  std::optional<bool> spot;            // default: training with checkpoints yes, others no
-  bool reserved = true;                // may use reservations
+  std::optional<bool> spot;  // default: training with checkpoints yes, others no
+  bool reserved = true;      // may use reservations
 };
 
 // What a training job moves, where it says (planning/throughput.hpp): its checkpoint, its
 // data and its gradients. Estimates, so doubles; what they feed into a cost is rounded up
 // to whole seconds.
 struct job_model {
-  std::int64_t parameters = 0;                 // 0: not stated
-  std::int32_t state_bytes_per_parameter = 16; // checkpointed state (mixed-precision Adam: 16)
+  std::int64_t parameters = 0;                    // 0: not stated
+  std::int32_t state_bytes_per_parameter = 16;    // checkpointed state (mixed-precision Adam: 16)
   std::int32_t gradient_bytes_per_parameter = 2;  // what all-reduce moves (bf16: 2)
   std::int64_t dataset_gib = 0;
-  double read_mb_per_s_per_gpu = 0;            // data read by a reference GPU at full speed
-  double step_seconds = 0;                     // one step's computation at the reference GPU
-  double overlap = 0;                          // share of a step that hides communication, [0, 1]
+  double read_mb_per_s_per_gpu = 0;  // data read by a reference GPU at full speed
+  double step_seconds = 0;           // one step's computation at the reference GPU
+  double overlap = 0;                // share of a step that hides communication, [0, 1]
 };
 
 struct job {
-  std::string name;                    // [A-Za-z0-9._-]+, unique
-  std::string account;                 // empty: the workload's
+  std::string name;     // [A-Za-z0-9._-]+, unique
+  std::string account;  // empty: the workload's
   job_kind kind = job_kind::training;
-  seconds start{0};                    // offset from the start of the period
+  seconds start{0};  // offset from the start of the period
   std::string reference_gpu = "H100-SXM5-80GB";
-  std::int64_t memory_gib = 0;         // training: total state (sets the minimum GPUs); else per replica/run
+  std::int64_t memory_gib = 0;  // training: total state (sets the minimum GPUs); else per replica/run
   // training
-  unit_quantity gpu_hours{};           // at the reference GPU
+  unit_quantity gpu_hours{};  // at the reference GPU
   std::int32_t max_gpus = 64;
-  std::optional<seconds> checkpoint;   // checkpoint write time; checkpointable when set
-  seconds restart{600};                // restart from a checkpoint (provisioning + load)
-  std::optional<seconds> deadline;     // from the job's start
-  seconds start_slack{0};              // the job may start this much later when that is cheaper (a cheaper price window)
+  std::optional<seconds> checkpoint;         // checkpoint write time; checkpointable when set
+  seconds restart{600};                      // restart from a checkpoint (provisioning + load)
+  std::optional<seconds> deadline;           // from the job's start
+  seconds start_slack{0};                    // the job may start this much later when that is cheaper (a cheaper price window)
   std::optional<decimal<9>> max_spot_price;  // per GPU-hour: spot offers only while their price is at or under it
-  job_model model;                     // training: checkpoint, data and gradient sizes
+  job_model model;                           // training: checkpoint, data and gradient sizes
   // service
   seconds duration{0};
   std::int32_t replicas = 1;
-  unit_quantity gpu_share{1};          // of the reference GPU's compute, per replica
-  bool latency_sensitive = false;      // no time-sliced fractions
+  unit_quantity gpu_share{1};      // of the reference GPU's compute, per replica
+  bool latency_sensitive = false;  // no time-sliced fractions
+  // Kept from other tenants (sharing/isolation.hpp): gpu and above, never a time-sliced
+  // fraction or share (MIG only); node, only offers of a node of its own (packed jobs are
+  // always one account's); network, only offers that state it.
+  isolation_level isolation = isolation_level::none;
   // experiments
   std::int32_t runs = 1;
-  seconds run_duration{0};             // at the reference GPU
+  seconds run_duration{0};  // at the reference GPU
   std::int32_t gpus_per_run = 1;
   job_constraints constraints;
 
@@ -89,7 +95,7 @@ struct job {
 };
 
 struct workload {
-  std::string period = "2026-11";      // YYYY-MM
+  std::string period = "2026-11";  // YYYY-MM
   std::string timezone = "UTC";
   std::string account = "renter";
   std::vector<job> jobs;
@@ -120,7 +126,8 @@ namespace detail {
     };
     if (!detail::plain_name(j.name)) return bad("name", "must be 1-64 of [A-Za-z0-9._-]");
     for (std::size_t k = 0; k < i; ++k)
-      if (w.jobs[k].name == j.name) return make_error(error_code::duplicate, at + ".name", "\"" + j.name + "\" repeats jobs[" + std::to_string(k) + "]");
+      if (w.jobs[k].name == j.name)
+        return make_error(error_code::duplicate, at + ".name", "\"" + j.name + "\" repeats jobs[" + std::to_string(k) + "]");
     if (!j.account.empty() && !detail::plain_name(j.account)) return bad("account", "must be 1-64 of [A-Za-z0-9._-]");
     const gpu_model* ref = find_model(j.reference_gpu);
     if (ref == nullptr) return make_error(error_code::unknown_name, at + ".reference_gpu", "unknown GPU model \"" + j.reference_gpu + "\"");

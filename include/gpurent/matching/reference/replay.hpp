@@ -51,6 +51,7 @@ struct replay_options {
   double tune = 1.3;
   bool keep_placements = false;
   std::function<void(std::size_t done, std::size_t total)> progress;  // every 1024 tasks
+  decision_observer observer;                                         // every placement decision (matchers with set_observer)
 };
 
 struct replay_result {
@@ -84,8 +85,8 @@ inline void fisher_yates(std::vector<std::uint32_t>& v, std::mt19937_64& rng) no
 }  // namespace detail
 
 // The arrival sequence for one seed: indices into `tasks`, clones repeating an index.
-[[nodiscard]] inline std::vector<std::uint32_t> arrival_sequence(std::span<const placement_request> tasks,
-                                                                 std::int64_t capacity_milli, double tune, std::uint64_t seed) {
+[[nodiscard]] inline std::vector<std::uint32_t> arrival_sequence(std::span<const placement_request> tasks, std::int64_t capacity_milli, double tune,
+                                                                 std::uint64_t seed) {
   std::vector<std::uint32_t> seq(tasks.size());
   std::iota(seq.begin(), seq.end(), std::uint32_t{0});
   std::mt19937_64 rng(seed);
@@ -126,18 +127,17 @@ inline void fisher_yates(std::vector<std::uint32_t>& v, std::mt19937_64& rng) no
 // policy context, with a settable node order (matcher<P, Cs>, full_scan_matcher<P, Cs>).
 template <class M>
 concept ReplayMatcher = PlacementPolicy<typename M::policy_type> && std::constructible_from<M, inventory&, const policy_context&> &&
-                        requires(M& m, std::vector<node_index> order, const placement_request& r) {
-                          m.set_node_order(std::move(order));
-                          { m.place(r) } -> std::same_as<std::optional<placement>>;
-                        };
+    requires(M& m, std::vector<node_index> order, const placement_request& r) {
+  m.set_node_order(std::move(order));
+  { m.place(r) } -> std::same_as<std::optional<placement>>;
+};
 
 namespace detail {
 // The replay's counters, and its allocation curve: alloc_pct[i] is read when the arrived
 // GPU demand first reaches replay_points[i] % of the capacity.
 class replay_recorder {
  public:
-  replay_recorder(const inventory& inv, replay_result& res) noexcept
-      : inv_(inv), res_(res), cap_(static_cast<double>(inv.gpu_capacity_milli())) {}
+  replay_recorder(const inventory& inv, replay_result& res) noexcept : inv_(inv), res_(res), cap_(static_cast<double>(inv.gpu_capacity_milli())) {}
 
   void record(const placement_request& r, bool placed) noexcept {
     arrived_milli_ += r.gpu_request_milli();
@@ -168,6 +168,7 @@ template <ReplayMatcher M>
   inventory inv = w.cluster;
   M m(inv, policy_context{&w.shapes, o.seed});
   m.set_node_order(replay_node_order(inv.size(), o.seed));
+  if constexpr (requires { m.set_observer(o.observer); }) m.set_observer(o.observer);
   const std::vector<std::uint32_t> seq = arrival_sequence(w.tasks, inv.gpu_capacity_milli(), o.tune, o.seed);
 
   replay_result res;

@@ -29,8 +29,8 @@ std::vector<std::int64_t> year_profile(std::int64_t peak) {
   return load;
 }
 
-const ownership_costs own{*decimal<9>::parse("30000"), 26280, *decimal<9>::parse("0.20"), *decimal<9>::parse("0.30"),
-                          *decimal<9>::parse("0.7"), *decimal<9>::parse("0.15")};
+const ownership_costs own{*decimal<9>::parse("30000"), 26280, *decimal<9>::parse("0.20"), *decimal<9>::parse("0.30"), *decimal<9>::parse("0.7"),
+                          *decimal<9>::parse("0.15")};
 
 void bm_sweep(benchmark::State& st) {
   const auto load = year_profile(st.range(0));

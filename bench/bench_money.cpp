@@ -27,8 +27,8 @@ struct data {
     std::mt19937_64 rng(42);
     for (std::size_t i = 0; i < n; ++i) {
       price_nano[i] = static_cast<std::int64_t>(rng() % 10'000'000'000ULL);  // up to 10.00 per unit
-      qty_milli[i] = static_cast<std::int64_t>(rng() % 8000 + 1);           // up to 8 units
-      secs[i] = static_cast<std::int64_t>(rng() % 86400 + 1);               // up to a day
+      qty_milli[i] = static_cast<std::int64_t>(rng() % 8000 + 1);            // up to 8 units
+      secs[i] = static_cast<std::int64_t>(rng() % 86400 + 1);                // up to a day
     }
   }
 };

@@ -154,7 +154,7 @@ void BM_naive_cheapest(benchmark::State& state) {
     for (const job& j : w.jobs) {
       gpu_demand d;
       d.vram_mib = j.memory_gib * 1024;
-      d.duration = j.kind == job_kind::training ? seconds(j.gpu_hours.raw().convert_to<std::int64_t>() * 36 / 10)
+      d.duration = j.kind == job_kind::training  ? seconds(j.gpu_hours.raw().convert_to<std::int64_t>() * 36 / 10)
                    : j.kind == job_kind::service ? j.duration
                                                  : j.run_duration * j.runs;
       if (auto c = cheapest_offer(pricer, d)) total += c->amount;

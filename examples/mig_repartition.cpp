@@ -18,8 +18,7 @@ int main() {
   auto profile = [&](std::string_view name) { return *g->find_profile(name); };
 
   mig_layout gpu;  // empty GPU with MIG enabled
-  const std::vector<std::vector<std::string_view>> queue = {
-      {"3g.40gb"}, {"1g.10gb"}, {"1g.10gb"}, {"4g.40gb"}, {"2g.20gb", "1g.10gb"}};
+  const std::vector<std::vector<std::string_view>> queue = {{"3g.40gb"}, {"1g.10gb"}, {"1g.10gb"}, {"4g.40gb"}, {"2g.20gb", "1g.10gb"}};
   int repartitions = 0;
   for (const auto& request : queue) {
     std::vector<mig_profile_index> want;

@@ -18,7 +18,7 @@ int main() {
   const auto where = m.place(job);
   if (!where) return fmt::print("no fit: {}\n", m.explain(job).summary()), 1;
 
-  const auto rate = *price<currencies::USD>::parse("2.49", 1h);  // per GPU-hour, per second
+  const auto rate = *price<currencies::USD>::parse("2.49", 1h);    // per GPU-hour, per second
   const auto cost = (rate * 5'403s * 4).round<round_half_even>();  // 1.5 h + 3 s on 4 GPUs
   fmt::print("{} GPUs on {}: {}\n", where->count, inv.spec(where->node).name, cost);
   return cost.to_string() == "14.95" ? 0 : 1;

@@ -28,7 +28,11 @@ int main() {
   }
   matcher<policy_best_fit> m(inv);
 
-  struct event { bool arrive; std::string job; placement_request req; };
+  struct event {
+    bool arrive;
+    std::string job;
+    placement_request req;
+  };
   auto gpus = [](int n, int milli, std::int64_t cpu, gpu_locality loc = gpu_locality::same_node) {
     placement_request r;
     r.num_gpu = n;

@@ -33,9 +33,7 @@ namespace gpurent::tool::advise {
 namespace {
 using json = nlohmann::ordered_json;
 
-void add_format(CLI::App& cmd, output_format& out) {
-  add_format_option(cmd, out, {{"json", output_format::json}, {"table", output_format::table}});
-}
+void add_format(CLI::App& cmd, output_format& out) { add_format_option(cmd, out, {{"json", output_format::json}, {"table", output_format::table}}); }
 
 // ---- Flags: every error names the flag it came from.
 
@@ -92,7 +90,9 @@ expected<ratio<>> mode_price(const offer_catalog& cat, const commitment_cli& o, 
   if (of == nullptr)
     return unexpected(error{error_code::invalid_argument, "--offer", fmt::format("no offer \"{}\" in mode {}", o.offer, to_string(m)), o.offers});
   auto p = base_price_per_hour(of->pricing);
-  if (!p) return unexpected(error{p.error().code, "--offer", fmt::format("offer \"{}\" in mode {}: {}", o.offer, to_string(m), p.error().message), o.offers});
+  if (!p)
+    return unexpected(
+        error{p.error().code, "--offer", fmt::format("offer \"{}\" in mode {}: {}", o.offer, to_string(m), p.error().message), o.offers});
   return p;
 }
 
@@ -115,7 +115,8 @@ expected<commitment_inputs> read_commitment(const commitment_cli& o) {
 json commitment_json(const commitment_cli& o, const commitment_inputs& in, const commitment_advice& a) {
   const currency& c = in.catalog.currency_value();
   json curve = json::array();
-  for (const commitment_option& x : a.curve) curve.push_back({{"level", x.level}, {"cost", x.cost.to_string()}, {"utilization", share(x.utilization)}});
+  for (const commitment_option& x : a.curve)
+    curve.push_back({{"level", x.level}, {"cost", x.cost.to_string()}, {"utilization", share(x.utilization)}});
   json j = {{"offer", o.offer},
             {"currency", std::string(c.code)},
             {"hours", in.load.hourly.size()},
@@ -138,8 +139,8 @@ json commitment_json(const commitment_cli& o, const commitment_inputs& in, const
 
 void commitment_table(const commitment_cli& o, const commitment_inputs& in, const commitment_advice& a) {
   const std::string_view code = in.catalog.currency_value().code;
-  fmt::print("offer {}: committed {} {}/h, on demand {} {}/h, over {} hours (peak {})\n", o.offer, hourly(in.committed), code,
-             hourly(in.on_demand), code, in.load.hourly.size(), a.curve.back().level);
+  fmt::print("offer {}: committed {} {}/h, on demand {} {}/h, over {} hours (peak {})\n", o.offer, hourly(in.committed), code, hourly(in.on_demand),
+             code, in.load.hourly.size(), a.curve.back().level);
   fmt::print("commit {} units: {} {} against {} on demand, saving {} (utilization {})\n", a.best.level, a.best.cost.to_string(), code,
              a.on_demand_cost.to_string(), a.savings.to_string(), percent(share(a.best.utilization)));
   if (a.term)
@@ -205,9 +206,14 @@ expected<build_inputs> read_build(const build_cli& o) {
 
 // The library's field names as the flags that set them.
 error as_flag(error e) {
-  static const std::pair<std::string_view, std::string_view> names[] = {
-      {"life_hours", "--life"}, {"purchase", "--purchase"},         {"hosting_per_hour", "--hosting"}, {"staff_per_hour", "--staff"},
-      {"power_kw", "--power-kw"}, {"energy_per_kwh", "--energy-price"}, {"rent", "--rent"},             {"utilization", "--utilization"}};
+  static const std::pair<std::string_view, std::string_view> names[] = {{"life_hours", "--life"},
+                                                                        {"purchase", "--purchase"},
+                                                                        {"hosting_per_hour", "--hosting"},
+                                                                        {"staff_per_hour", "--staff"},
+                                                                        {"power_kw", "--power-kw"},
+                                                                        {"energy_per_kwh", "--energy-price"},
+                                                                        {"rent", "--rent"},
+                                                                        {"utilization", "--utilization"}};
   for (const auto& [field, flag] : names)
     if (e.field == field) e.field = flag;
   return e;
@@ -282,7 +288,8 @@ int run_build(const build_cli& o) {
   auto in = read_build(o);
   if (!in) return fail(in.error());
   if (o.load.empty()) {
-    if (o.utilization.empty()) return fail(error{error_code::invalid_argument, "--utilization", "give --utilization (scalar form) or --load (profile form)", {}});
+    if (o.utilization.empty())
+      return fail(error{error_code::invalid_argument, "--utilization", "give --utilization (scalar form) or --load (profile form)", {}});
     return run_build_scalar(o, *in);
   }
   auto load = io::read_load_file(o.load);
@@ -314,7 +321,6 @@ CLI::App* add_build(CLI::App& advise, std::shared_ptr<build_cli> o) {
   return cmd;
 }
 
-
 // ---- advise checkpoint
 
 struct checkpoint_cli {
@@ -343,7 +349,8 @@ expected<std::optional<bytes>> checkpoint_size(const checkpoint_cli& o) {
   GPURENT_TRY(d, decimal_flag(gib ? o.size_gib : o.size_gb, flag));
   // 1 GB is 10^9 bytes: the decimal's nano-units are bytes; a GiB is 2^30 bytes, rounded up.
   const int128 n = gib ? int128((d->raw() * (int128(1) << 30) + decimal<9>::one() - 1) / decimal<9>::one()) : d->raw();
-  if (n < 0 || n > int128(std::numeric_limits<std::int64_t>::max())) return make_error(error_code::invalid_argument, flag, "must be in 0..2^63 bytes");
+  if (n < 0 || n > int128(std::numeric_limits<std::int64_t>::max()))
+    return make_error(error_code::invalid_argument, flag, "must be in 0..2^63 bytes");
   return std::optional<bytes>(bytes(n.convert_to<std::int64_t>()));
 }
 
@@ -353,7 +360,8 @@ expected<void> checkpoint_times(const checkpoint_cli& o, checkpoint_inputs& in) 
   in.size = *size;
   if (!in.size) {
     if (o.write.empty())
-      return make_error(error_code::invalid_argument, "--write", "give --write, or a checkpoint size (--size-gb, --size-gib or --params) and --write-mb-per-s");
+      return make_error(error_code::invalid_argument, "--write",
+                        "give --write, or a checkpoint size (--size-gb, --size-gib or --params) and --write-mb-per-s");
     GPURENT_TRY(w, duration_flag(o.write, "--write"));
     in.write = *w;
     return {};
@@ -389,8 +397,11 @@ expected<checkpoint_inputs> read_checkpoint(const checkpoint_cli& o) {
 json seconds_json(double s) { return std::isfinite(s) ? json(std::round(s * 1000) / 1000) : json(); }
 
 json checkpoint_json(const checkpoint_cli& o, const checkpoint_inputs& in, const spot_estimate& e) {
-  json j = {{"solve_s", in.solve.count()}, {"write_s", in.write.count()}, {"restart_s", in.restart.count()},
-            {"notice_s", in.notice.count()}, {"interruptions_per_hour", in.per_hour}};
+  json j = {{"solve_s", in.solve.count()},
+            {"write_s", in.write.count()},
+            {"restart_s", in.restart.count()},
+            {"notice_s", in.notice.count()},
+            {"interruptions_per_hour", in.per_hour}};
   if (in.size) j.update({{"checkpoint_bytes", in.size->count()}, {"write_mb_per_s", o.write_mbps}});
   if (in.restore) j.update({{"read_mb_per_s", o.read_mbps}, {"restore_s", in.restore->count()}});
   j.update({{"feasible", e.feasible},
@@ -407,18 +418,19 @@ json checkpoint_json(const checkpoint_cli& o, const checkpoint_inputs& in, const
 }
 
 void checkpoint_table(const checkpoint_inputs& in, const spot_estimate& e) {
-  if (in.size) fmt::print("checkpoint: {} bytes, written in {}{}\n", in.size->count(), format_duration(in.write),
-                          in.restore ? ", read back in " + format_duration(*in.restore) : std::string());
+  if (in.size)
+    fmt::print("checkpoint: {} bytes, written in {}{}\n", in.size->count(), format_duration(in.write),
+               in.restore ? ", read back in " + format_duration(*in.restore) : std::string());
   fmt::print("{} of work, checkpoint write {}, restart {}, notice {}, {} interruptions per hour\n", format_duration(in.solve),
              format_duration(in.write), format_duration(in.restart), format_duration(in.notice), in.per_hour);
   if (!e.feasible) {
     fmt::print("infeasible: interruptions come faster than the work progresses\n");
     return;
   }
-  if (in.per_hour > 0)
-    fmt::print("mean time between interruptions {:.0f} s; Young {:.0f} s, Daly {:.0f} s\n", e.mtbf_s, e.young_s, e.daly_s);
-  fmt::print("{}\n", e.notice_fits_checkpoint ? "the notice holds a checkpoint: write on notice, lose write + restart per interruption"
-                                               : fmt::format("checkpoint every Daly interval; {:.0f} s of work lost per interruption", e.rework_per_interruption_s));
+  if (in.per_hour > 0) fmt::print("mean time between interruptions {:.0f} s; Young {:.0f} s, Daly {:.0f} s\n", e.mtbf_s, e.young_s, e.daly_s);
+  fmt::print("{}\n", e.notice_fits_checkpoint
+                         ? "the notice holds a checkpoint: write on notice, lose write + restart per interruption"
+                         : fmt::format("checkpoint every Daly interval; {:.0f} s of work lost per interruption", e.rework_per_interruption_s));
   fmt::print("expected wall time {} ({:.1f} s), {} interruptions ({:.2f})\n", duration_text(e.wall), e.expected_wall_s, e.interruptions,
              e.expected_interruptions);
 }
@@ -436,13 +448,16 @@ int run_checkpoint(const checkpoint_cli& o) {
 }
 
 CLI::App* add_checkpoint(CLI::App& advise, std::shared_ptr<checkpoint_cli> o) {
-  auto* cmd = advise.add_subcommand("checkpoint", "checkpoint interval (Young/Daly), expected wall time and rework of a job on interruptible capacity");
+  auto* cmd =
+      advise.add_subcommand("checkpoint", "checkpoint interval (Young/Daly), expected wall time and rework of a job on interruptible capacity");
   cmd->add_option("--solve", o->solve, "work to do, uninterrupted (48h, 2d)")->required();
   auto* w = cmd->add_option("--write", o->write, "checkpoint write time (5min); or give a size and --write-mb-per-s");
   auto* gb = cmd->add_option("--size-gb", o->size_gb, "checkpoint size in GB (10^9 bytes)");
   auto* gib = cmd->add_option("--size-gib", o->size_gib, "checkpoint size in GiB (2^30 bytes)");
   auto* params = cmd->add_option("--params", o->params, "model parameters: the checkpoint is params x --bytes-per-param")->check(CLI::PositiveNumber);
-  cmd->add_option("--bytes-per-param", o->bytes_per_param, "bytes per parameter with optimizer state (16: mixed-precision Adam)")->check(CLI::PositiveNumber)->needs(params);
+  cmd->add_option("--bytes-per-param", o->bytes_per_param, "bytes per parameter with optimizer state (16: mixed-precision Adam)")
+      ->check(CLI::PositiveNumber)
+      ->needs(params);
   gb->excludes(gib)->excludes(params)->excludes(w);
   gib->excludes(params)->excludes(w);
   params->excludes(w);
@@ -482,8 +497,14 @@ int run_scaling(const scaling_cli& o) {
     if (!d.waiting.empty()) fmt::print("waiting for a checkpoint: {}\n", fmt::join(d.waiting, ", "));
     return exit_ok;
   }
-  print({{"action", to_string(d.action)}, {"add", d.add}, {"release", d.release}, {"waiting", d.waiting}, {"reason", d.reason},
-         {"nodes", nodes->size()}, {"queued", o.queued}, {"mean_utilization", std::round(d.mean_utilization * 1e4) / 1e4}});
+  print({{"action", to_string(d.action)},
+         {"add", d.add},
+         {"release", d.release},
+         {"waiting", d.waiting},
+         {"reason", d.reason},
+         {"nodes", nodes->size()},
+         {"queued", o.queued},
+         {"mean_utilization", std::round(d.mean_utilization * 1e4) / 1e4}});
   return exit_ok;
 }
 

@@ -33,8 +33,8 @@ tool::runner setup_calendar(CLI::App& app) {
     const interval p = month_period(*zone, *ym);
     const auto secs = p.length().count();
     if (o->format == tool::output_format::json) {
-      nlohmann::json j = {{"timezone", o->zone}, {"period", o->period}, {"start", format_instant(p.begin())},
-                          {"end", format_instant(p.end())}, {"seconds", secs}};
+      nlohmann::json j = {
+          {"timezone", o->zone}, {"period", o->period}, {"start", format_instant(p.begin())}, {"end", format_instant(p.end())}, {"seconds", secs}};
       fmt::print("{}\n", j.dump());
     } else {
       fmt::print("{} in {}: {} ({} s, {}h{:02}m)\n", o->period, o->zone, p, secs, secs / 3600, (secs % 3600) / 60);

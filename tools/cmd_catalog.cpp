@@ -26,8 +26,7 @@ std::size_t mig_profile_count(const gpu_model& m) {
 nlohmann::json catalog_json() {
   nlohmann::json j = catalog_to_json(builtin_catalog(), builtin_sources());
   auto& models = j["models"];
-  for (std::size_t i = 0; i < builtin_catalog().size(); ++i)
-    models[i]["mig_profiles"] = mig_profile_count(builtin_catalog()[i]);
+  for (std::size_t i = 0; i < builtin_catalog().size(); ++i) models[i]["mig_profiles"] = mig_profile_count(builtin_catalog()[i]);
   return j;
 }
 
@@ -49,36 +48,27 @@ class table_writer {
 
   int print() {
     auto tf = [this](const std::optional<sourced<gflops>>& v) { return cell(v, [](gflops g) { return tflops_string(g); }); };
-    auto integer = [this](const std::optional<sourced<std::int32_t>>& v) {
-      return cell(v, [](std::int32_t n) { return std::to_string(n); });
-    };
-    fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n",
-               "model", "vendor", "arch", "pci", "cc", "VRAM", "SMs/CUs", "FP64", "FP32", "TF32", "FP16/BF16", "FP8",
-               "mem GB/s", "TDP W", "NVLink", "MIG");
-    fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n",
-               "", "", "", "", "", "GiB", "", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS", "", "", "gen GB/s",
-               "profiles");
+    auto integer = [this](const std::optional<sourced<std::int32_t>>& v) { return cell(v, [](std::int32_t n) { return std::to_string(n); }); };
+    fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n", "model", "vendor", "arch",
+               "pci", "cc", "VRAM", "SMs/CUs", "FP64", "FP32", "TF32", "FP16/BF16", "FP8", "mem GB/s", "TDP W", "NVLink", "MIG");
+    fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n", "", "", "", "", "", "GiB",
+               "", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS", "", "", "gen GB/s", "profiles");
     for (const gpu_model& m : builtin_catalog()) {
       const std::size_t mig = mig_profile_count(m);
-      fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n",
-                 m.name, to_string(m.vendor), m.architecture.empty() ? "-" : m.architecture,
-                 cell(m.pci, [](const pci_identity& p) { return to_string(p); }),
+      fmt::print("{:<16} {:<7} {:<12} {:<15} {:<9} {:<9} {:<10} {:<10} {:<12} {:<13} {:<13} {:<12} {:<9} {:<10} {:<13} {}\n", m.name,
+                 to_string(m.vendor), m.architecture.empty() ? "-" : m.architecture, cell(m.pci, [](const pci_identity& p) { return to_string(p); }),
                  cell(m.capability, [](compute_capability c) { return fmt::format("{}", c); }),
-                 cell(m.vram, [](bytes b) { return std::to_string(to_mib(b) / 1024); }), integer(m.sm_count),
-                 tf(m.throughput.fp64), tf(m.throughput.fp32), tf(m.throughput.tf32), tf(m.throughput.fp16),
-                 tf(m.throughput.fp8), cell(m.memory_bandwidth, [](mb_per_s b) { return std::to_string(b.count() / 1000); }),
-                 integer(m.tdp_watts),
-                 cell(m.nvlink, [](const nvlink_spec& n) {
-                   return std::to_string(n.generation) + " " + std::to_string(n.bandwidth.count() / 1000);
-                 }),
+                 cell(m.vram, [](bytes b) { return std::to_string(to_mib(b) / 1024); }), integer(m.sm_count), tf(m.throughput.fp64),
+                 tf(m.throughput.fp32), tf(m.throughput.tf32), tf(m.throughput.fp16), tf(m.throughput.fp8),
+                 cell(m.memory_bandwidth, [](mb_per_s b) { return std::to_string(b.count() / 1000); }), integer(m.tdp_watts),
+                 cell(m.nvlink, [](const nvlink_spec& n) { return std::to_string(n.generation) + " " + std::to_string(n.bandwidth.count() / 1000); }),
                  m.mig_capable ? (mig > 0 ? std::to_string(mig) : std::string("yes")) : std::string("-"));
     }
     fmt::print("\nnotes:\n");
     for (const gpu_model& m : builtin_catalog())
       if (!m.notes.empty()) fmt::print("  {:<16} {}\n", m.name, m.notes);
     fmt::print("\nsources ([n] above):\n");
-    for (std::size_t i = 0; i < builtin_sources().size(); ++i)
-      fmt::print("  [{}] {}\n", i + 1, builtin_sources()[i]);
+    for (std::size_t i = 0; i < builtin_sources().size(); ++i) fmt::print("  [{}] {}\n", i + 1, builtin_sources()[i]);
     return tool::exit_ok;
   }
 };

@@ -51,23 +51,20 @@ int run_profiles(const std::string& gpu, tool::output_format format) {
                           {"start_slots", start_list(p)},
                           {"source", p.source}});
     }
-    nlohmann::json j = {{"gpu", geo.model},
-                        {"compute_slices", geo.compute_slices},
-                        {"memory_slices", geo.memory_slices},
-                        {"profiles", profiles}};
+    nlohmann::json j = {{"gpu", geo.model}, {"compute_slices", geo.compute_slices}, {"memory_slices", geo.memory_slices}, {"profiles", profiles}};
     if (!geo.note.empty()) j["note"] = geo.note;
     fmt::print("{}\n", j.dump());
     return tool::exit_ok;
   }
   fmt::print("{}: {} compute slices, {} memory slices\n", geo.model, geo.compute_slices, geo.memory_slices);
-  fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", "PROFILE", "ID", "COMPUTE", "MEM-SLICES", "GIB", "SMS",
-             "MAX", "+ME", "START SLOTS");
+  fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", "PROFILE", "ID", "COMPUTE", "MEM-SLICES", "GIB", "SMS", "MAX", "+ME",
+             "START SLOTS");
   std::vector<std::string_view> sources;
   for (const mig_profile& p : geo.profiles) {
     const std::string gib = p.memory_centigib != 0 ? fmt::format("{}.{:02}", p.memory_centigib / 100, p.memory_centigib % 100) : "-";
     const std::string sms = p.sms != 0 ? fmt::format("{}", p.sms) : "-";
-    fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", p.name, p.id, p.compute_slices, p.memory_slices, gib, sms,
-               p.max_instances, p.media_extensions ? "yes" : "no", fmt::join(start_list(p), ","));
+    fmt::print("{:<12} {:>3} {:>7} {:>10} {:>8} {:>4} {:>4} {:>3}  {}\n", p.name, p.id, p.compute_slices, p.memory_slices, gib, sms, p.max_instances,
+               p.media_extensions ? "yes" : "no", fmt::join(start_list(p), ","));
     if (std::find(sources.begin(), sources.end(), p.source) == sources.end()) sources.push_back(p.source);
   }
   for (std::string_view s : sources) fmt::print("source: {}\n", s);
@@ -96,13 +93,10 @@ nlohmann::json plan_json(const mig_geometry& g, const expected<mig_plan>& plan, 
   j["destroyed"] = plan->destroyed;
   nlohmann::json ops = nlohmann::json::array();
   for (const mig_operation& op : plan->operations)
-    ops.push_back({{"op", to_string(op.kind)},
-                   {"profile", g.profiles[op.instance.profile].name},
-                   {"start", op.instance.start}});
+    ops.push_back({{"op", to_string(op.kind)}, {"profile", g.profiles[op.instance.profile].name}, {"start", op.instance.start}});
   j["operations"] = ops;
   nlohmann::json placements = nlohmann::json::array();
-  for (std::size_t i = 0; i < want.size(); ++i)
-    placements.push_back({{"profile", g.profiles[want[i]].name}, {"start", plan->starts[i]}});
+  for (std::size_t i = 0; i < want.size(); ++i) placements.push_back({{"profile", g.profiles[want[i]].name}, {"start", plan->starts[i]}});
   j["placements"] = placements;
   return j;
 }
@@ -120,8 +114,7 @@ int run_fit(const fit_options& o) {
   if (r.fits()) {
     if (json) {
       nlohmann::json placements = nlohmann::json::array();
-      for (std::size_t i = 0; i < want->size(); ++i)
-        placements.push_back({{"profile", geo.profiles[(*want)[i]].name}, {"start", r.starts[i]}});
+      for (std::size_t i = 0; i < want->size(); ++i) placements.push_back({{"profile", geo.profiles[(*want)[i]].name}, {"start", r.starts[i]}});
       fmt::print("{}\n", nlohmann::json{{"fits", true}, {"gpu", geo.model}, {"placements", placements}, {"options_left", r.options}}.dump());
     } else {
       fmt::print("fits on {} ({} layouts still possible)\n{:<12} {:>5}  {}\n", geo.model, r.options, "PROFILE", "START", "MEMORY SLICES");
@@ -146,8 +139,7 @@ int run_fit(const fit_options& o) {
         fmt::print("no repartition ({}): {}\n", mode, plan.error().message);
       } else {
         fmt::print("repartition ({}), {} instance(s) destroyed:\n", mode, plan->destroyed);
-        for (const mig_operation& op : plan->operations)
-          fmt::print("  {:<8} {}\n", op.kind, mig_name(geo, op.instance));
+        for (const mig_operation& op : plan->operations) fmt::print("  {:<8} {}\n", op.kind, mig_name(geo, op.instance));
       }
     }
   }

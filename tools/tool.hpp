@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <gpurent/core/error.hpp>
 
@@ -18,8 +18,8 @@ namespace gpurent::tool {
 
 // Exit statuses, as ../shared/protocols/cli.md fixes them.
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_invalid = 2;    // invalid input or usage; message on stderr, nothing on stdout
-inline constexpr int exit_not_here = 3;   // the thing asked for does not exist here
+inline constexpr int exit_invalid = 2;   // invalid input or usage; message on stderr, nothing on stdout
+inline constexpr int exit_not_here = 3;  // the thing asked for does not exist here
 
 enum class output_format { json, table, csv };
 
@@ -54,4 +54,4 @@ inline int fail(const error& e) {
 #define GPURENT_TOOL_CONCAT2(a, b) a##b
 #define GPURENT_TOOL_CONCAT(a, b) GPURENT_TOOL_CONCAT2(a, b)
 #define GPURENT_TOOL_COMMAND(name, fn) \
-  static const ::gpurent::tool::registration GPURENT_TOOL_CONCAT(gpurent_tool_reg_, __COUNTER__){name, fn}
+  static const ::gpurent::tool::registration GPURENT_TOOL_CONCAT(gpurent_tool_reg_, __COUNTER__) { name, fn }

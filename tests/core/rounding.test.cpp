@@ -14,8 +14,8 @@ std::string r(const char* amount, rounding_mode m, currency c = *find_currency("
   REQUIRE(d);
   return money_value::round(c, ratio<>(*d), m).to_string();
 }
-constexpr auto HE = rounding_mode::half_even, HU = rounding_mode::half_up, HD = rounding_mode::half_down,
-               UP = rounding_mode::up, DN = rounding_mode::down;
+constexpr auto HE = rounding_mode::half_even, HU = rounding_mode::half_up, HD = rounding_mode::half_down, UP = rounding_mode::up,
+               DN = rounding_mode::down;
 }  // namespace
 
 TEST_CASE("rounding: ties and negatives, per mode") {

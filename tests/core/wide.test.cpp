@@ -84,9 +84,7 @@ TEST_CASE("the portable i128: + - * / % and order agree with the oracle, checked
         REQUIRE(value(a % b) == va % vb);
       }
 #if GPURENT_NATIVE_INT128
-      const auto native = [](i128 x) {
-        return detail::i128(static_cast<std::int64_t>(x.high())) * (detail::i128(1) << 64) + detail::i128(x.low());
-      };
+      const auto native = [](i128 x) { return detail::i128(static_cast<std::int64_t>(x.high())) * (detail::i128(1) << 64) + detail::i128(x.low()); };
       detail::i128 ns = native(a), np = 0;
       REQUIRE(detail::add_to(ns, native(b)) == s_ok);
       REQUIRE(detail::mul_into(native(a), native(b), np) == p_ok);

@@ -13,13 +13,13 @@
 
 // A property the target asserts: on failure, say which and where, then abort so the input
 // is saved as a crash.
-#define FUZZ_CHECK(cond, ...)                                                       \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
+#define FUZZ_CHECK(cond, ...)                                                              \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
       std::fprintf(stderr, "FUZZ_CHECK failed: %s at %s:%d\n", #cond, __FILE__, __LINE__); \
-      ::gpurent_fuzz::note(__VA_ARGS__);                                            \
-      std::abort();                                                                 \
-    }                                                                               \
+      ::gpurent_fuzz::note(__VA_ARGS__);                                                   \
+      std::abort();                                                                        \
+    }                                                                                      \
   } while (false)
 
 namespace gpurent_fuzz {
@@ -27,9 +27,7 @@ namespace gpurent_fuzz {
 inline void note() {}
 inline void note(std::string_view what) { std::fprintf(stderr, "  %.*s\n", static_cast<int>(what.size()), what.data()); }
 
-inline std::string_view as_text(const std::uint8_t* data, std::size_t size) noexcept {
-  return {reinterpret_cast<const char*>(data), size};
-}
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) noexcept { return {reinterpret_cast<const char*>(data), size}; }
 
 // Consumes fuzz bytes as small integers; yields zeros once the input is used up, so every
 // input is a valid (if short) program.

@@ -50,11 +50,28 @@ placement_request random_request(bytes_reader& in) {
   const std::uint8_t kind = in.byte();
   switch (kind % 8) {
     case 0: break;  // CPU-only
-    case 1: case 2: r.num_gpu = 1; r.gpu_milli = milli_gpu(static_cast<std::int32_t>(1 + in.below(999))); break;
-    case 3: r.num_gpu = 1; r.gpu_milli = whole_gpu; break;
-    case 4: case 5: r.num_gpu = static_cast<std::int32_t>(2 + in.below(7)); r.gpu_milli = whole_gpu; break;
-    case 6: r.num_gpu = static_cast<std::int32_t>(in.below(18)); r.gpu_milli = milli_gpu(static_cast<std::int32_t>(in.below(1002))); break;
-    default: r.num_gpu = 1; r.gpu_milli = milli_gpu(static_cast<std::int32_t>(in.below(4) * 250 + 250)); break;
+    case 1:
+    case 2:
+      r.num_gpu = 1;
+      r.gpu_milli = milli_gpu(static_cast<std::int32_t>(1 + in.below(999)));
+      break;
+    case 3:
+      r.num_gpu = 1;
+      r.gpu_milli = whole_gpu;
+      break;
+    case 4:
+    case 5:
+      r.num_gpu = static_cast<std::int32_t>(2 + in.below(7));
+      r.gpu_milli = whole_gpu;
+      break;
+    case 6:
+      r.num_gpu = static_cast<std::int32_t>(in.below(18));
+      r.gpu_milli = milli_gpu(static_cast<std::int32_t>(in.below(1002)));
+      break;
+    default:
+      r.num_gpu = 1;
+      r.gpu_milli = milli_gpu(static_cast<std::int32_t>(in.below(4) * 250 + 250));
+      break;
   }
   r.cpu_milli = std::int64_t{1000} * in.below(33);
   r.memory_mib = std::int64_t{4096} * in.below(65);
@@ -76,8 +93,8 @@ bool same_live_state(const inventory& a, const std::vector<node_state>& b) {
   for (node_index n = 0; n < a.size(); ++n) {
     node_state x = a.state(n), y = b[n];
     x.version = y.version = 0;
-    if (x.cpu_free != y.cpu_free || x.memory_free != y.memory_free || x.idle != y.idle || x.users != y.users ||
-        x.idle_total != y.idle_total || x.max_idle != y.max_idle || x.full_idle != y.full_idle || x.drained != y.drained) {
+    if (x.cpu_free != y.cpu_free || x.memory_free != y.memory_free || x.idle != y.idle || x.users != y.users || x.idle_total != y.idle_total ||
+        x.max_idle != y.max_idle || x.full_idle != y.full_idle || x.drained != y.drained) {
       return false;
     }
     for (std::size_t g = 0; g < max_gpus_per_node; ++g) {
@@ -95,9 +112,15 @@ void run(bytes_reader& in) {
   const std::uint32_t nodes = 1 + in.below(6);
   for (std::uint32_t i = 0; i < nodes; ++i) add_random_node(inv, in);
   std::vector<placement_request> typical(4);
-  typical[1].num_gpu = 1; typical[1].gpu_milli = milli_gpu(500); typical[1].cpu_milli = 4000;
-  typical[2].num_gpu = 1; typical[2].gpu_milli = whole_gpu; typical[2].cpu_milli = 8000;
-  typical[3].num_gpu = 4; typical[3].gpu_milli = whole_gpu; typical[3].cpu_milli = 32000;
+  typical[1].num_gpu = 1;
+  typical[1].gpu_milli = milli_gpu(500);
+  typical[1].cpu_milli = 4000;
+  typical[2].num_gpu = 1;
+  typical[2].gpu_milli = whole_gpu;
+  typical[2].cpu_milli = 8000;
+  typical[3].num_gpu = 4;
+  typical[3].gpu_milli = whole_gpu;
+  typical[3].cpu_milli = 32000;
   const shape_distribution shapes = shape_distribution::of(typical);
   matcher<P> m(inv, policy_context{&shapes, in.byte()});
   std::vector<sim::live_placement> live;
@@ -116,7 +139,10 @@ void run(bytes_reader& in) {
   for (int step = 0; step < 256 && !in.empty(); ++step) {
     const std::uint8_t op = in.byte();
     switch (op % 10) {
-      case 0: case 1: case 2: case 3: {  // place
+      case 0:
+      case 1:
+      case 2:
+      case 3: {  // place
         const placement_request r = random_request(in);
         const auto before = sim::snapshot(inv);
         const auto p = m.place(r);
@@ -124,7 +150,8 @@ void run(bytes_reader& in) {
         placed(r, before, p);
         break;
       }
-      case 4: case 5: {  // release
+      case 4:
+      case 5: {  // release
         if (live.empty()) break;
         const std::size_t k = in.below(static_cast<std::uint32_t>(live.size()));
         m.release(live[k].where);

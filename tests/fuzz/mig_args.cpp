@@ -59,8 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto pick = static_cast<unsigned char>(gpu[1]);
     std::string name(mig_geometries[pick % mig_geometries.size()].model);
     for (std::size_t i = 0; i < name.size(); ++i) {
-      if (((pick >> (i % 8)) & 1U) != 0) name[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
-      else name[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+      if (((pick >> (i % 8)) & 1U) != 0)
+        name[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
+      else
+        name[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
     }
     gpu = name;
   }
@@ -104,8 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // What the tool runs next.
   const mig_fit_result r = mig_fit(geo, *have, *want);
   FUZZ_CHECK(!mig_explain(geo, *have, *want, r).empty());
-  FUZZ_CHECK(r.status != mig_fit_status::invalid_layout && r.status != mig_fit_status::unknown_profile,
-             "fit rejected what the parsers accepted");
+  FUZZ_CHECK(r.status != mig_fit_status::invalid_layout && r.status != mig_fit_status::unknown_profile, "fit rejected what the parsers accepted");
   if (r.fits()) {
     const mig_layout after = mig_apply(*have, *want, r);
     FUZZ_CHECK(mig_valid(geo, after), "fit's layout is invalid");

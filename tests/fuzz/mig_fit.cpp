@@ -120,8 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool want_known = std::all_of(want.begin(), want.end(), [&](mig_profile_index p) { return p < nprof; });
   // Finding F1 (docs/reliability.md), fixed: an unknown wanted profile is reported before
   // any other rule, so mig_explain never reads past the profile table.
-  FUZZ_CHECK(want_known || have_ok == false || r.status == mig_fit_status::unknown_profile,
-             "an unknown wanted profile must be reported as such");
+  FUZZ_CHECK(want_known || have_ok == false || r.status == mig_fit_status::unknown_profile, "an unknown wanted profile must be reported as such");
   const std::string why = mig_explain(g, have, want, r);
   FUZZ_CHECK(!why.empty());
   if (!have_ok) {

@@ -77,8 +77,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t k = 0; k < 4; ++k) {
       const rate& r = t->rate_at(i);
       const instant start = base + seconds(static_cast<std::int64_t>(k * 86400 * 9 + i * 3607));
-      const usage_record u{"r" + std::to_string(n++), std::string(accounts[k % 2]), r.resource, r.mode, quantities[k % 3], start,
-                           start + seconds(static_cast<std::int64_t>(61 + k * 5000)), {}};
+      const usage_record u{"r" + std::to_string(n++),
+                           std::string(accounts[k % 2]),
+                           r.resource,
+                           r.mode,
+                           quantities[k % 3],
+                           start,
+                           start + seconds(static_cast<std::int64_t>(61 + k * 5000)),
+                           {}};
       const auto ok = whole->add(u);
       const auto shard_ok = (k % 2 == 0 ? a : b).add(u);
       FUZZ_CHECK(ok.has_value() == shard_ok.has_value(), "a shard and the whole meter disagree on a record");

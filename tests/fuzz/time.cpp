@@ -23,9 +23,9 @@ using namespace std::chrono_literals;
 
 // Zones with DST rules of every shape: none, northern, southern, half-hour offsets, a
 // 30-minute DST shift (Lord Howe), historic oddities.
-constexpr std::string_view zones[] = {"UTC", "America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata",
-                                      "Australia/Lord_Howe", "America/Santiago", "Pacific/Apia", "Africa/Casablanca",
-                                      "Asia/Kathmandu", "Europe/Dublin", "America/St_Johns"};
+constexpr std::string_view zones[] = {
+    "UTC",          "America/New_York",  "Europe/London",  "Australia/Sydney", "Asia/Kolkata",    "Australia/Lord_Howe", "America/Santiago",
+    "Pacific/Apia", "Africa/Casablanca", "Asia/Kathmandu", "Europe/Dublin",    "America/St_Johns"};
 
 bool in_printable_range(gpurent::instant t) {
   const auto lo = date::sys_days(date::year(0) / 1 / 1);

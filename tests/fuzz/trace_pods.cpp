@@ -27,8 +27,8 @@ std::string write_pods(const std::vector<gpurent::trace_pod>& pods) {
 }
 
 bool same_fields(const gpurent::trace_pod& a, const gpurent::trace_pod& b) {
-  return a.name == b.name && a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib && a.num_gpu == b.num_gpu &&
-         a.gpu_milli == b.gpu_milli && a.gpu_spec == b.gpu_spec;
+  return a.name == b.name && a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib && a.num_gpu == b.num_gpu && a.gpu_milli == b.gpu_milli &&
+         a.gpu_spec == b.gpu_spec;
 }
 
 const std::vector<gpurent::trace_node>& cluster() {

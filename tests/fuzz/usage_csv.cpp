@@ -60,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const usage_record& r = lr.record;
     FUZZ_CHECK(validate(r).has_value(), "the reader accepted an invalid record: " + validate(r).error().describe());
     FUZZ_CHECK(lr.line >= 2);
-    again += csv_quote(r.id) + "," + csv_quote(r.account) + "," + csv_quote(r.resource) + "," + csv_quote(r.mode) + "," + format_nano(r.quantity) + "," +
-             format_instant(r.start) + "," + format_instant(r.end);
+    again += csv_quote(r.id) + "," + csv_quote(r.account) + "," + csv_quote(r.resource) + "," + csv_quote(r.mode) + "," + format_nano(r.quantity) +
+             "," + format_instant(r.start) + "," + format_instant(r.end);
     for (const auto& [k, v] : r.labels) again += "," + csv_quote(v);
     again += "\r\n";
   }

@@ -57,13 +57,16 @@ struct world {
     s.name = "n" + std::to_string(i);
     s.memory_mib = 262144;
     switch (below(8)) {
-      case 0: case 1: case 2:  // 8 x G2, two NVLink domains of four
+      case 0:
+      case 1:
+      case 2:  // 8 x G2, two NVLink domains of four
         s.cpu_milli = 96000;
         s.gpu_count = 8;
         s.model = g2;
         for (std::size_t g = 0; g < 8; ++g) s.nvlink_domain[g] = static_cast<std::uint8_t>(g / 4);
         break;
-      case 3: case 4:  // 2 x T4, one PCIe switch each
+      case 3:
+      case 4:  // 2 x T4, one PCIe switch each
         s.cpu_milli = 64000;
         s.gpu_count = 2;
         s.model = t4;
@@ -314,7 +317,7 @@ TEST_CASE("the inventory's change journal") {
   CHECK(inv.untouched(0));
   inventory other = inv;
   CHECK(other.change_count() == inv.change_count());  // a copy: a new observer builds anyway
-  other = inv;  // assignment: observers of `other` must not replay inv's journal
+  other = inv;                                        // assignment: observers of `other` must not replay inv's journal
   CHECK(other.change_count() > inv.change_count() + inventory::journal_capacity);
 }
 

@@ -7,8 +7,8 @@
 #include <array>
 #include <vector>
 
-#include <gpurent/matching/matching.hpp>
 #include <gpurent/matching/format.hpp>
+#include <gpurent/matching/matching.hpp>
 
 using namespace gpurent;
 
@@ -72,7 +72,6 @@ placement_request share(std::int32_t milli, std::int64_t cpu = 1000) {
   r.cpu_milli = cpu;
   return r;
 }
-
 
 TEST_CASE("best-fit packs a share onto the tightest GPU and node") {
   inventory inv;

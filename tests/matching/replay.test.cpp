@@ -126,7 +126,6 @@ void check_replay(const std::string& pods_file, std::uint64_t seed) {
   for (std::size_t i = 1; i < r.alloc_pct.size(); ++i) CHECK(r.alloc_pct[i] >= r.alloc_pct[i - 1]);
 }
 
-
 TEST_CASE("replay: every placement valid, checked after every step") {
   if (!have_trace()) return;
   check_replay<policy_gpurent>("openb_pod_list_default.csv", 42);

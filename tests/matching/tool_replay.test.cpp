@@ -29,7 +29,6 @@ std::string write(const std::string& name, const std::string& text) {
 const std::string node_csv = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,96000,393216,8,G2\n";
 const std::string pod_header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
 
-
 TEST_CASE("replay: bad input exits 2 naming file, line and field") {
   const std::string nodes = write("nodes.csv", node_csv);
   SUBCASE("negative request") {
@@ -73,7 +72,8 @@ TEST_CASE("replay: bad input exits 2 naming file, line and field") {
 
 TEST_CASE("replay: JSON fields and the placements CSV") {
   const std::string nodes = write("nodes.csv", node_csv);
-  const std::string pods = write("small.csv", pod_header + "p0,1000,1024,1,500,G2\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
+  const std::string pods =
+      write("small.csv", pod_header + "p0,1000,1024,1,500,G2\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
   const std::string out_csv = (scratch() / "placements.csv").string();
   const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy best-fit --seed 3 --placements " + out_csv);
   REQUIRE(r.status == 0);

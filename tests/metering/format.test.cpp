@@ -25,7 +25,8 @@ using namespace gpurent;
 invoice example_invoice() {
   auto t = io::parse_tariff_json(R"({"currency": "USD", "timezone": "UTC", "rates": [
       {"resource": "gpu/H100", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "1s", "minimum": "60s"}],
-      "credits": [{"account": "acme", "amount": "1.00"}]})", "t.json");
+      "credits": [{"account": "acme", "amount": "1.00"}]})",
+                                 "t.json");
   REQUIRE(t);
   auto m = meter::for_month(*t, "2026-11");
   REQUIRE(m);
@@ -59,10 +60,8 @@ TEST_CASE("a usage record in one line, labels included") {
 TEST_CASE("lines and accounts in one line each, the rounding signed") {
   const invoice inv = example_invoice();
   REQUIRE(inv.accounts.size() == 2);
-  CHECK(fmt::format("{}", inv.accounts[0].lines[0]) ==
-        "gpu/H100 on_demand: 5.02 USD (2 records, 3660 s billed, exact 5.0215, rounding -0.0015)");
-  CHECK(fmt::format("{}", inv.accounts[1].lines[0]) ==
-        "gpu/H100 on_demand: 0.62 USD (1 record, 1800 s billed, exact 0.6225, rounding -0.0025)");
+  CHECK(fmt::format("{}", inv.accounts[0].lines[0]) == "gpu/H100 on_demand: 5.02 USD (2 records, 3660 s billed, exact 5.0215, rounding -0.0015)");
+  CHECK(fmt::format("{}", inv.accounts[1].lines[0]) == "gpu/H100 on_demand: 0.62 USD (1 record, 1800 s billed, exact 0.6225, rounding -0.0025)");
   CHECK(fmt::format("{}", inv.accounts[0]) == "acme: 5.02 USD in 1 line, credit applied 1.00 USD, due 4.02 USD");
   CHECK(fmt::format("{}", inv.accounts[1]) == "beta: 0.62 USD in 1 line, due 0.62 USD");
 

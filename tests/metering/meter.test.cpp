@@ -74,15 +74,18 @@ TEST_CASE("Chargebee: 4.4556 x 10.625 = 47.34075 -> USD 47.34, JPY 47") {
 TEST_CASE("Stripe tiers through the meter: 6 unit-hours, graduated 41.50, volume 39.00") {
   // docs.stripe.com/subscriptions/pricing-models/tiered-pricing (1-5: 7, 6-10: 6.5, 11+: 6).
   const std::string steps = R"("steps":[{"up_to":"5","unit_price":"7"},{"up_to":"10","unit_price":"6.5"},{"up_to":null,"unit_price":"6"}])";
-  const std::string rows = "a,acme,font,std,4,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\nb,acme,font,std,2,2026-11-04T10:00:00Z,2026-11-04T11:00:00Z\n";
-  auto g = run(make_tariff("USD", "UTC", R"({"resource":"font","mode":"std","per":"1h","tiers":{"mode":"graduated",)" + steps + "}}"), "2026-11", rows);
+  const std::string rows =
+      "a,acme,font,std,4,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\nb,acme,font,std,2,2026-11-04T10:00:00Z,2026-11-04T11:00:00Z\n";
+  auto g =
+      run(make_tariff("USD", "UTC", R"({"resource":"font","mode":"std","per":"1h","tiers":{"mode":"graduated",)" + steps + "}}"), "2026-11", rows);
   REQUIRE(g);
   CHECK(g->accounts[0].total.to_string() == "41.50");
   auto v = run(make_tariff("USD", "UTC", R"({"resource":"font","mode":"std","tiers":{"mode":"volume",)" + steps + "}}"), "2026-11", rows);
   REQUIRE(v);
   CHECK(v->accounts[0].total.to_string() == "39.00");
   // Record-point rounding lays each record on the steps after the ones before it.
-  auto rt = make_tariff("USD", "UTC", R"({"resource":"font","mode":"std","tiers":{"mode":"graduated",)" + steps + "}}", R"(,"rounding_point":"record")");
+  auto rt =
+      make_tariff("USD", "UTC", R"({"resource":"font","mode":"std","tiers":{"mode":"graduated",)" + steps + "}}", R"(,"rounding_point":"record")");
   auto gr = run(rt, "2026-11", rows);
   REQUIRE(gr);
   CHECK(gr->accounts[0].total.to_string() == "41.50");
@@ -191,12 +194,14 @@ TEST_CASE("rounding points, forgiveness and carry") {
   auto record = run(make_tariff("USD", "UTC", rate, R"(,"rounding_point":"record","rounding":"up")"), "2026-11", rows);
   REQUIRE(record);
   CHECK(record->accounts[0].total.to_string() == "0.03");  // each 0.004 rounds up to 0.01
-  auto forgive = run(make_tariff("USD", "UTC", rate, R"(,"rounding_point":"record","rounding":"up","forgive_below_minor_unit":true)"), "2026-11", rows);
+  auto forgive =
+      run(make_tariff("USD", "UTC", rate, R"(,"rounding_point":"record","rounding":"up","forgive_below_minor_unit":true)"), "2026-11", rows);
   REQUIRE(forgive);
   CHECK(forgive->accounts[0].total.to_string() == "0.00");
   // Invoice point: two lines of 0.005 each round to 0.01 in total, allocated to one line.
-  auto inv = run(make_tariff("USD", "UTC", R"({"resource":"g","mode":"m","unit_price":"0.005","per":"1h"})" + std::string(",") +
-                                               R"({"resource":"h","mode":"m","unit_price":"0.005","per":"1h"})",
+  auto inv = run(make_tariff("USD", "UTC",
+                             R"({"resource":"g","mode":"m","unit_price":"0.005","per":"1h"})" + std::string(",") +
+                                 R"({"resource":"h","mode":"m","unit_price":"0.005","per":"1h"})",
                              R"(,"rounding_point":"invoice")"),
                  "2026-11", "a,x,g,m,1,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\nb,x,h,m,1,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\n");
   REQUIRE(inv);
@@ -243,13 +248,14 @@ TEST_CASE("tariff JSON that is not JSON, or holds a number no double can (fuzz F
 }
 
 TEST_CASE("the meter.md example tariff end to end") {
-  const tariff t = make_tariff("USD", "America/New_York",
-                               R"({ "resource": "gpu/H100-80GB", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "60s", "minimum": "60s" },
+  const tariff t =
+      make_tariff("USD", "America/New_York",
+                  R"({ "resource": "gpu/H100-80GB", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "60s", "minimum": "60s" },
     { "resource": "gpu/H100-80GB", "mode": "spot", "unit_price": "1.10", "per": "1h", "increment": "1s",
       "price_changes": [ { "from": "2026-11-10T06:00:00Z", "unit_price": "0.87" } ] },
     { "resource": "mig/H100-80GB/3g.40gb", "mode": "on_demand", "per": "1h", "increment": "1s",
       "tiers": { "mode": "graduated", "steps": [ { "up_to": "100", "unit_price": "1.20" }, { "up_to": null,  "unit_price": "0.95" } ] } })",
-                               R"(,"credits": [ { "account": "acme", "amount": "100.00" } ])");
+                  R"(,"credits": [ { "account": "acme", "amount": "100.00" } ])");
   auto inv = run(t, "2026-11",
                  "r1,acme,gpu/H100-80GB,on_demand,1,2026-11-03T10:15:00Z,2026-11-03T10:15:10Z\n"
                  "r2,acme,gpu/H100-80GB,spot,2,2026-11-10T05:00:00Z,2026-11-10T07:00:00Z\n"

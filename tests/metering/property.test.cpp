@@ -127,7 +127,14 @@ TEST_CASE("property: lines sum to totals, credits never negative, permutations a
 
 TEST_CASE("merge: a conflicting repeat across shards is an error naming both files") {
   const tariff t = make("line");
-  usage_record r{"x1", "acme", "gpu/H100", "on_demand", nano_quantity(detail::nano_one), *parse_instant("2026-11-03T10:00:00Z"), *parse_instant("2026-11-03T11:00:00Z"), {}};
+  usage_record r{"x1",
+                 "acme",
+                 "gpu/H100",
+                 "on_demand",
+                 nano_quantity(detail::nano_one),
+                 *parse_instant("2026-11-03T10:00:00Z"),
+                 *parse_instant("2026-11-03T11:00:00Z"),
+                 {}};
   auto a = meter::for_month(t, "2026-11");
   auto b = meter::for_month(t, "2026-11");
   a->set_source("a.csv");

@@ -29,8 +29,8 @@ constexpr std::string_view tariff_text = R"({"currency":"USD","timezone":"UTC","
 
 // Records of every rate; some start before the period, one is out of it.
 constexpr std::string_view records[] = {
-    "2026-11-01T00:00:00Z,2026-11-01T00:00:10Z,1",      "2026-10-31T23:50:00Z,2026-11-01T01:07:13Z,0.5",
-    "2026-11-10T05:10:00Z,2026-11-10T07:41:03Z,2.25",   "2026-11-10T06:59:59Z,2026-11-10T07:20:01Z,3",
+    "2026-11-01T00:00:00Z,2026-11-01T00:00:10Z,1",           "2026-10-31T23:50:00Z,2026-11-01T01:07:13Z,0.5",
+    "2026-11-10T05:10:00Z,2026-11-10T07:41:03Z,2.25",        "2026-11-10T06:59:59Z,2026-11-10T07:20:01Z,3",
     "2026-11-29T20:00:00Z,2026-12-01T00:00:00Z,0.333333333", "2026-10-01T00:00:00Z,2026-10-02T00:00:00Z,1",
 };
 
@@ -50,8 +50,8 @@ TEST_CASE("a line rated with line_cost and line_denominator is the meter's invoi
   for (const rate& r : t.rates()) {
     for (std::string_view rec : records) {
       const auto c1 = rec.find(','), c2 = rec.rfind(',');
-      csv += std::to_string(++id) + ",acme," + r.resource + ",m," + std::string(rec.substr(c2 + 1)) + "," + std::string(rec.substr(0, c1)) +
-             "," + std::string(rec.substr(c1 + 1, c2 - c1 - 1)) + "\n";
+      csv += std::to_string(++id) + ",acme," + r.resource + ",m," + std::string(rec.substr(c2 + 1)) + "," + std::string(rec.substr(0, c1)) + "," +
+             std::string(rec.substr(c1 + 1, c2 - c1 - 1)) + "\n";
     }
   }
   REQUIRE(io::meter_usage_csv(*m, csv, "u.csv"));

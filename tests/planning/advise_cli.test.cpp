@@ -72,11 +72,11 @@ TEST_CASE("gpurent advise commitment: the best level of a small profile") {
   REQUIRE(j["curve"].size() == 6);
   CHECK(j["curve"][1]["cost"] == "40.40");
   CHECK(j["curve"][3]["cost"] == "41.20");
-  const auto t = run_json("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) +
-                          " --offer a100 --term 8");
+  const auto t =
+      run_json("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) + " --offer a100 --term 8");
   CHECK(t["term"]["cost"] == "38.80");  // a term as long as the window
-  const tool_result table = run("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) +
-                                " --offer a100 --format table");
+  const tool_result table =
+      run("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) + " --offer a100 --format table");
   CHECK(table.status == 0);
   CHECK(table.out.find("commit 2 units: 38.80 USD") != std::string::npos);
 }
@@ -109,8 +109,8 @@ TEST_CASE("gpurent advise build-vs-rent: scalar form") {
   CHECK(run_json("build-vs-rent " + own_flags + " --utilization 0.9")["own_is_cheaper"] == true);
   CHECK(run_json("build-vs-rent --purchase 30000 --life 30000 --rent 1.00 --hosting 0.5 --utilization 1")["break_even_utilization"].is_null());
   // --life as a duration: 1250d = 30000 h.
-  CHECK(run_json("build-vs-rent " + own_flags.substr(0, own_flags.find("--life")) + "--life 1250d" +
-                 own_flags.substr(own_flags.find(" --hosting")) + " --utilization 0.5")["fixed_per_hour"] == "1.500000");
+  CHECK(run_json("build-vs-rent " + own_flags.substr(0, own_flags.find("--life")) + "--life 1250d" + own_flags.substr(own_flags.find(" --hosting")) +
+                 " --utilization 0.5")["fixed_per_hour"] == "1.500000");
 }
 
 TEST_CASE("gpurent advise build-vs-rent: profile form, own the base and rent the peak") {
@@ -151,8 +151,9 @@ TEST_CASE("gpurent advise checkpoint: a 70B model's checkpoint from size and ban
   // 70e9 parameters x 16 bytes = 1.12e12 bytes; at 2000 MB/s: 560 s to write; read back at
   // 4000 MB/s: 280 s, added to the 600 s restart. M = 1/0.05 h = 72000 s; Young =
   // sqrt(2 x 560 x 72000) = 8979.978 s; Daly = 8610.525 s (advise_levels.test.cpp).
-  const auto j = run_json("checkpoint --solve 48h --params 70000000000 --bytes-per-param 16 --write-mb-per-s 2000 --read-mb-per-s 4000 "
-                          "--restart 10min --notice 2min --interruptions-per-hour 0.05");
+  const auto j = run_json(
+      "checkpoint --solve 48h --params 70000000000 --bytes-per-param 16 --write-mb-per-s 2000 --read-mb-per-s 4000 "
+      "--restart 10min --notice 2min --interruptions-per-hour 0.05");
   CHECK(j["checkpoint_bytes"] == 1120000000000);
   CHECK(j["write_s"] == 560);
   CHECK(j["restore_s"] == 280);

@@ -92,8 +92,8 @@ TEST_CASE("own the base, rent the peak: a profile worked by hand") {
 TEST_CASE("own the base, rent the peak: renting at cost never owns; free ownership owns the peak") {
   const std::array<std::int64_t, 4> load = {1, 4, 2, 0};
   const ownership_costs own{d9("1000"), 1000, d9("0"), d9("0"), d9("1"), d9("0.5")};  // F = 1, V = 0.5
-  CHECK(size_owned_pool(own, d9("0.5"), load)->best.owned == 0);   // R = V: owning never pays
-  CHECK(size_owned_pool(own, d9("1.4"), load)->best.owned == 0);   // u* = 1/0.9 > 1
+  CHECK(size_owned_pool(own, d9("0.5"), load)->best.owned == 0);                      // R = V: owning never pays
+  CHECK(size_owned_pool(own, d9("1.4"), load)->best.owned == 0);                      // u* = 1/0.9 > 1
   const ownership_costs free_own{d9("0"), 1000, d9("0"), d9("0"), d9("0"), d9("0")};
   auto a = size_owned_pool(free_own, d9("2"), load);
   CHECK(a->best.owned == 4);
@@ -110,8 +110,9 @@ TEST_CASE("own the base, rent the peak: random profiles against brute force") {
     const std::int64_t top = std::uniform_int_distribution<std::int64_t>(0, 25)(rng);
     std::vector<std::int64_t> load(hours);
     for (auto& l : load) l = std::uniform_int_distribution<std::int64_t>(0, top)(rng);
-    const ownership_costs own{random_price(rng, 40000), std::uniform_int_distribution<std::int64_t>(1, 40000)(rng), random_price(rng, 2),
-                              random_price(rng, 2), random_price(rng, 2), random_price(rng, 1)};
+    const ownership_costs own{random_price(rng, 40000), std::uniform_int_distribution<std::int64_t>(1, 40000)(rng),
+                              random_price(rng, 2),     random_price(rng, 2),
+                              random_price(rng, 2),     random_price(rng, 1)};
     const decimal<9> rent = random_price(rng, 6);
     auto a = size_owned_pool(own, rent, load);
     REQUIRE(a);

@@ -138,10 +138,10 @@ TEST_CASE("scaling: out on backlog, in only after a checkpoint") {
   const std::vector<node_status> busy = {{"a", 0.9, true, t0, t0}, {"b", 0.95, true, t0, t0}};
   auto out = decide_scaling(p, 20, busy);
   CHECK(out.action == scaling_action::scale_out);
-  CHECK(out.add == 3);  // 20 queued / 4 per node = 5 nodes
-  const std::vector<node_status> quiet = {{"a", 0.1, true, t0 + seconds(100), t0 + seconds(50)},   // checkpointed since
-                                          {"b", 0.05, true, t0 + seconds(10), t0 + seconds(90)},   // progress after checkpoint
-                                          {"c", 0.0, false, t0, t0},                               // idle
+  CHECK(out.add == 3);                                                                            // 20 queued / 4 per node = 5 nodes
+  const std::vector<node_status> quiet = {{"a", 0.1, true, t0 + seconds(100), t0 + seconds(50)},  // checkpointed since
+                                          {"b", 0.05, true, t0 + seconds(10), t0 + seconds(90)},  // progress after checkpoint
+                                          {"c", 0.0, false, t0, t0},                              // idle
                                           {"d", 0.6, true, t0, t0}};
   auto in = decide_scaling(p, 0, quiet);
   CHECK(in.action == scaling_action::scale_in);

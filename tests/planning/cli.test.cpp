@@ -3,9 +3,9 @@
 // `gpurent meter` on the usage and tariff it emits.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,7 +85,8 @@ TEST_CASE("gpurent meter on the plan's usage and tariff totals exactly billed_to
   // metered), quotas, spot price rules and storage.
   for (const std::string& files : {std::string(), " --workload \"" + dir + "hybrid-workload.json\" --offers \"" + dir + "hybrid-offers.json\""}) {
     CAPTURE(files);
-    const run_result p = run("plan" + files + " --emit-usage \"" + (d / "usage.csv").string() + "\" --emit-tariff \"" + (d / "tariff.json").string() + "\"");
+    const run_result p =
+        run("plan" + files + " --emit-usage \"" + (d / "usage.csv").string() + "\" --emit-tariff \"" + (d / "tariff.json").string() + "\"");
     REQUIRE(p.status == 0);
     const auto plan = nlohmann::json::parse(p.out);
     CHECK(slurp(d / "usage.csv").starts_with("id,account,resource,mode,quantity,start,end\n"));

@@ -36,8 +36,10 @@ struct svc {
 std::string workload(const std::vector<svc>& jobs) {
   std::string s = R"({"period": "2026-11", "jobs": [)";
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    s += std::string(i ? "," : "") + R"({"name": ")" + jobs[i].name + R"(", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "gpu_share": "1", "memory_gib": 40, "replicas": )" +
-         std::to_string(jobs[i].replicas) + R"(, "start": ")" + std::to_string(jobs[i].start_h) + R"(h", "duration": ")" + std::to_string(jobs[i].hours) + R"(h"})";
+    s += std::string(i ? "," : "") + R"({"name": ")" + jobs[i].name +
+         R"(", "kind": "service", "reference_gpu": "A100-SXM4-80GB", "gpu_share": "1", "memory_gib": 40, "replicas": )" +
+         std::to_string(jobs[i].replicas) + R"(, "start": ")" + std::to_string(jobs[i].start_h) + R"(h", "duration": ")" +
+         std::to_string(jobs[i].hours) + R"(h"})";
   return s + "]}";
 }
 

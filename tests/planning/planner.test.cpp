@@ -107,17 +107,18 @@ TEST_CASE("offers price through the tariff: graduated and volume tiers (rule 6)"
 
 TEST_CASE("an offer's price obeys the tariff's rules, with the tariff's messages") {
   const auto field_of = [](const auto& r) { return r ? std::string("(ok)") : r.error().field; };
-  const auto offers = [](const std::string& member) {
-    return read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", )" + member + "}]}");
-  };
+  const auto offers = [](const std::string& member) { return read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", )" + member + "}]}"); };
   CHECK(field_of(offers(R"("price": "1", "increment": "0s")")) == "offers[0].increment");
   CHECK(field_of(offers(R"("price": "-1")")) == "offers[0].price");
   CHECK(field_of(offers(R"("price": "1", "tiers": {"mode": "volume", "steps": [{"price": "1"}]})")) == "offers[0].price");
-  CHECK(field_of(offers(R"("tiers": {"mode": "volume", "steps": [{"price": "1"}, {"up_to": "5", "price": "1"}]})")) == "offers[0].tiers.steps[0].up_to");
+  CHECK(field_of(offers(R"("tiers": {"mode": "volume", "steps": [{"price": "1"}, {"up_to": "5", "price": "1"}]})")) ==
+        "offers[0].tiers.steps[0].up_to");
   // Changes may come in any order (as in a tariff file), but not two at one instant.
-  CHECK(field_of(offers(R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-01T00:00:00Z", "price": "3"}])")) ==
+  CHECK(field_of(offers(
+            R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-01T00:00:00Z", "price": "3"}])")) ==
         "(ok)");
-  CHECK(field_of(offers(R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-02T00:00:00Z", "price": "3"}])")) ==
+  CHECK(field_of(offers(
+            R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-02T00:00:00Z", "price": "3"}])")) ==
         "offers[0].price_changes");
 }
 
@@ -250,13 +251,15 @@ TEST_CASE("bad workloads and offers name the field") {
   CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "service", "duration": "1h", "gpu_share": "0.1", "replica": 2}]})")) ==
         "jobs[0].replica");
   CHECK(field_of(read_workload_json(R"({"period": "2026-13", "jobs": []})")) == "period");
-  CHECK(field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "service", "duration": "1h", "gpu_share": "0.1", "reference_gpu": "Z80"}]})")) ==
-        "jobs[0].reference_gpu");
+  CHECK(
+      field_of(read_workload_json(R"({"jobs": [{"name": "x", "kind": "service", "duration": "1h", "gpu_share": "0.1", "reference_gpu": "Z80"}]})")) ==
+      "jobs[0].reference_gpu");
   CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "abc"}]})")) == "offers[0].price");
   CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1", "unit": "mig_slice", "mig_profile": "9g.1gb"}]})")) ==
         "offers[0].mig_profile");
   CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1", "mode": "spot"}]})")) == "offers[0].spot");
-  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1"}, {"id": "a", "gpu": "L4", "price": "2"}]})")) == "offers[1].id");
+  CHECK(field_of(read_offers_json(R"({"offers": [{"id": "a", "gpu": "H100", "price": "1"}, {"id": "a", "gpu": "L4", "price": "2"}]})")) ==
+        "offers[1].id");
   CHECK(field_of(read_offers_json(R"({"currency": "XAU", "offers": []})")) == "currency");
   // Not JSON at all, or a number no double holds (fuzz F3): a parse error naming the line.
   const auto bad_json = read_offers_json("{\n  \"offers\": [\n    {\"id\": \"a\", \"gpu\": \"H100\", \"price\": 1e999}]}", "o.json");

@@ -29,7 +29,8 @@ plan_result plan_of(const std::string& job_fields) {
   auto cat = read_offers_json(offers);
   REQUIRE_MESSAGE(cat, cat.error().describe());
   auto w = read_workload_json(R"({"jobs": [{"name": "t", "kind": "training", "gpu_hours": "240", "memory_gib": 500, "max_gpus": 8,
-                                            "checkpoint": "5min", "start": "1d", )" + job_fields + "}]}");
+                                            "checkpoint": "5min", "start": "1d", )" +
+                              job_fields + "}]}");
   REQUIRE_MESSAGE(w, w.error().describe());
   auto p = plan(*w, *cat);
   REQUIRE_MESSAGE(p, p.error().describe());
@@ -42,7 +43,7 @@ TEST_CASE("without rules the job starts when asked, on spot at 14.00") {
   const job_plan& j = p.jobs[0];
   CHECK(j.mode == offer_mode::spot);
   CHECK(j.start == at("2026-11-02T00:00:00Z"));
-  CHECK(j.wall == seconds(30 * 3600));  // 240 GPU-hours on 8 GPUs, no interruptions
+  CHECK(j.wall == seconds(30 * 3600));             // 240 GPU-hours on 8 GPUs, no interruptions
   CHECK(j.expected_cost.to_string() == "420.00");  // 30 h x 14.00
   CHECK(p.billed_total == p.total_cost);
 }
@@ -95,7 +96,8 @@ TEST_CASE("short experiments go to spot only when allowed, each interrupted run 
   REQUIRE(cat);
   const auto run = [&](const char* constraints) {
     auto w = read_workload_json(std::string(R"({"jobs": [{"name": "x", "kind": "experiments", "reference_gpu": "L4", "runs": 8, "run_duration": "1h",
-                                                          "memory_gib": 8, "restart": "5min", "deadline": "6h")") + constraints + "}]}");
+                                                          "memory_gib": 8, "restart": "5min", "deadline": "6h")") +
+                                constraints + "}]}");
     REQUIRE_MESSAGE(w, w.error().describe());
     auto p = plan(*w, *cat);
     REQUIRE_MESSAGE(p, p.error().describe());

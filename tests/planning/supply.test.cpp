@@ -159,12 +159,14 @@ TEST_CASE("property: random workloads never exceed any offer's capacity, start b
     REQUIRE(cat);
     std::string jobs = R"({"jobs": [)";
     for (int i = 0; i < 12; ++i) {
-      const std::string name = R"("name": "j)" + std::to_string(i) + R"(", "reference_gpu": "A100-SXM4-80GB", "start": ")" + std::to_string(pick(0, 200)) + R"(h")";
+      const std::string name =
+          R"("name": "j)" + std::to_string(i) + R"(", "reference_gpu": "A100-SXM4-80GB", "start": ")" + std::to_string(pick(0, 200)) + R"(h")";
       jobs += std::string(i ? "," : "") +
               (i % 2 ? "{" + name + R"(, "kind": "training", "gpu_hours": ")" + std::to_string(pick(8, 400)) + R"(", "max_gpus": 16, "deadline": ")" +
                            std::to_string(pick(100, 400)) + R"(h"})"
                      : "{" + name + R"(, "kind": "service", "duration": ")" + std::to_string(pick(5, 100)) + R"(h", "replicas": )" +
-                           std::to_string(pick(1, 6)) + R"(, "gpu_share": "1", "memory_gib": 20, "start_slack": ")" + std::to_string(pick(0, 50)) + R"(h"})");
+                           std::to_string(pick(1, 6)) + R"(, "gpu_share": "1", "memory_gib": 20, "start_slack": ")" + std::to_string(pick(0, 50)) +
+                           R"(h"})");
     }
     auto w = read_workload_json(jobs + "]}");
     REQUIRE_MESSAGE(w, w.error().describe());

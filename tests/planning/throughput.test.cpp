@@ -35,7 +35,8 @@ const char* model = R"("model": {"parameters_b": "70", "state_bytes_per_paramete
 
 job the_job(const std::string& extra = {}) {
   auto w = read_workload_json(std::string(R"({"jobs": [{"name": "llm70b", "kind": "training", "reference_gpu": "H100-SXM5-80GB", "gpu_hours": "20000",
-                                                       "memory_gib": 1200, "max_gpus": 64, "restart": "10min", )") + model + extra + "}]}");
+                                                       "memory_gib": 1200, "max_gpus": 64, "restart": "10min", )") +
+                              model + extra + "}]}");
   REQUIRE_MESSAGE(w, w.error().describe());
   return w->jobs[0];
 }
@@ -103,7 +104,8 @@ TEST_CASE("disks must hold the data set and two checkpoints") {
 
 TEST_CASE("the plan: 20,000 H100-hours on spot with computed checkpoints, slowed by storage and all-reduce") {
   auto w = read_workload_json(std::string(R"({"jobs": [{"name": "llm70b", "kind": "training", "reference_gpu": "H100-SXM5-80GB", "gpu_hours": "20000",
-                                                       "memory_gib": 1200, "max_gpus": 64, "restart": "10min", "deadline": "25d", )") + model + "}]}");
+                                                       "memory_gib": 1200, "max_gpus": 64, "restart": "10min", "deadline": "25d", )") +
+                              model + "}]}");
   REQUIRE(w);
   const offer_catalog cat = catalog();
   auto p = plan(*w, cat);

@@ -69,8 +69,7 @@ TEST_CASE("probe_machine: every GPU mapped, or not_found saying why for CUDA and
   for (const probed_gpu& g : m->gpus) {
     REQUIRE(g.mapping.model != nullptr);
     CHECK(g.mapping.model->name == std::string_view(want));
-    if (g.cuda && !g.cuda->mig_instance && g.mapping.model->sm_count)
-      CHECK(g.cuda->sm_count == g.mapping.model->sm_count->value);
+    if (g.cuda && !g.cuda->mig_instance && g.mapping.model->sm_count) CHECK(g.cuda->sm_count == g.mapping.model->sm_count->value);
     CHECK(g.mapping.memory_within(20'000));
     if (g.reading.mig_current == mig_mode::enabled) CHECK_MESSAGE(g.mapping.layout.has_value(), "MIG on, but no layout");
   }

@@ -96,8 +96,8 @@ TEST_CASE("MIG slice: an NVIDIA profile name") {
 }
 
 TEST_CASE("sharing_mode: regular values, text round trip") {
-  const sharing_mode modes[] = {exclusive{}, *fractional_share::make(milli_gpu(300)), *mig_slice::make("1g.10gb+me"),
-                                *mps::make(50), *preemptible::make(30s)};
+  const sharing_mode modes[] = {exclusive{}, *fractional_share::make(milli_gpu(300)), *mig_slice::make("1g.10gb+me"), *mps::make(50),
+                                *preemptible::make(30s)};
   const char* texts[] = {"exclusive", "share:300", "mig:1g.10gb+me", "mps:50", "preemptible:30s"};
   const char* names[] = {"exclusive", "share", "mig", "mps", "preemptible"};
   for (std::size_t i = 0; i < std::size(modes); ++i) {
@@ -122,12 +122,18 @@ TEST_CASE("sharing_mode: bad text is an error naming the field") {
     const char* text;
     const char* field;
   };
-  const bad_case cases[] = {{"share:0", "share"},           {"share:1001", "share"},
-                            {"share:abc", "share"},         {"share", "share"},
-                            {"mps:0", "active_thread_percentage"}, {"mps:101", "active_thread_percentage"},
-                            {"preemptible:0s", "notice"},   {"spot:-3", "notice"},
-                            {"mig:3g", "profile"},          {"exclusive:1", "sharing_mode"},
-                            {"timeslice", "sharing_mode"},  {"share:99999999999999999999", "share"}};
+  const bad_case cases[] = {{"share:0", "share"},
+                            {"share:1001", "share"},
+                            {"share:abc", "share"},
+                            {"share", "share"},
+                            {"mps:0", "active_thread_percentage"},
+                            {"mps:101", "active_thread_percentage"},
+                            {"preemptible:0s", "notice"},
+                            {"spot:-3", "notice"},
+                            {"mig:3g", "profile"},
+                            {"exclusive:1", "sharing_mode"},
+                            {"timeslice", "sharing_mode"},
+                            {"share:99999999999999999999", "share"}};
   for (const auto& c : cases) {
     CAPTURE(c.text);
     auto r = parse_sharing_mode(c.text);

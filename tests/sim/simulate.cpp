@@ -35,9 +35,12 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return usage();
     const std::string_view v = argv[++i];
     bool ok = false;
-    if (a == "--seed") ok = parse_u64(v, o.seed);
-    else if (a == "--steps") ok = parse_u64(v, steps);
-    else if (a == "--audit-every") ok = parse_u64(v, o.audit_every);
+    if (a == "--seed")
+      ok = parse_u64(v, o.seed);
+    else if (a == "--steps")
+      ok = parse_u64(v, steps);
+    else if (a == "--audit-every")
+      ok = parse_u64(v, o.audit_every);
     if (!ok) return usage();
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -45,19 +48,20 @@ int main(int argc, char** argv) {
   const auto v = gpurent::sim::run(s, steps);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (v) {
-    std::printf("seed %llu: VIOLATION at step %llu: %s\n", static_cast<unsigned long long>(o.seed),
-                static_cast<unsigned long long>(v->step), v->what.c_str());
+    std::printf("seed %llu: VIOLATION at step %llu: %s\n", static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(v->step),
+                v->what.c_str());
     std::printf("replay: scripts/simulate --seed %llu --steps %llu\n", static_cast<unsigned long long>(o.seed),
                 static_cast<unsigned long long>(v->step));
     return 1;
   }
-  std::printf("seed %llu steps %llu: %llu placements, %llu usage records (%llu deliveries), %llu months billed, %llu audits, "
-              "%llu preemptions, %llu node failures, %llu jobs gave up waiting, simulated until %s, %.1f s\n",
-              static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(s.steps()),
-              static_cast<unsigned long long>(s.placements()), static_cast<unsigned long long>(s.records_emitted()),
-              static_cast<unsigned long long>(s.deliveries()), static_cast<unsigned long long>(s.months_billed()),
-              static_cast<unsigned long long>(s.audits()), static_cast<unsigned long long>(s.preemptions()),
-              static_cast<unsigned long long>(s.failures()), static_cast<unsigned long long>(s.abandoned()), gpurent::format_instant(s.now()).c_str(), secs);
+  std::printf(
+      "seed %llu steps %llu: %llu placements, %llu usage records (%llu deliveries), %llu months billed, %llu audits, "
+      "%llu preemptions, %llu node failures, %llu jobs gave up waiting, simulated until %s, %.1f s\n",
+      static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(s.steps()), static_cast<unsigned long long>(s.placements()),
+      static_cast<unsigned long long>(s.records_emitted()), static_cast<unsigned long long>(s.deliveries()),
+      static_cast<unsigned long long>(s.months_billed()), static_cast<unsigned long long>(s.audits()),
+      static_cast<unsigned long long>(s.preemptions()), static_cast<unsigned long long>(s.failures()), static_cast<unsigned long long>(s.abandoned()),
+      gpurent::format_instant(s.now()).c_str(), secs);
   std::printf("digest %016llx\n", static_cast<unsigned long long>(s.digest_value()));
   return 0;
 }

@@ -125,7 +125,8 @@ inline std::string tariff_json(const mig_geometry& g, std::string_view rounding_
     }
   }
   for (const auto mode : {"on_demand", "spot"}) {
-    add(R"({"resource": "server/cpu", "mode": ")" + std::string(mode) + R"(", "unit_price": "0.0425", "per": "1h", "increment": "1s", "minimum": "5min"})");
+    add(R"({"resource": "server/cpu", "mode": ")" + std::string(mode) +
+        R"(", "unit_price": "0.0425", "per": "1h", "increment": "1s", "minimum": "5min"})");
   }
   for (const mig_profile& p : g.profiles) {
     add(R"({"resource": "mig/H100-80GB/)" + std::string(p.name) + R"(", "mode": "on_demand", "unit_price": "0.)" +
@@ -230,12 +231,12 @@ class simulation {
     placement where{};
     std::size_t mig_gpu = 0;
     mig_instance instance{};
-    instant segment_start{};            // start of the usage not yet emitted
+    instant segment_start{};  // start of the usage not yet emitted
     std::string resource;
     std::string mode;
-    std::int64_t quantity = 0;          // nano units
+    std::int64_t quantity = 0;  // nano units
     std::uint32_t segments = 0;
-    std::uint32_t attempts = 0;         // placement attempts since it last became pending
+    std::uint32_t attempts = 0;  // placement attempts since it last became pending
   };
 
   // One usage record as emitted, with the truth the meters must reproduce.

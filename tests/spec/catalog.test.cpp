@@ -80,11 +80,29 @@ static_assert(!find_model("A100")->throughput.fp8);  // no FP8 on Ampere
 static_assert(find_model("G2") != nullptr && !find_model("G2")->vram && !find_model("G2")->sm_count);
 static_assert(find_model("G3") != nullptr && find_model("G3")->vendor == gpu_vendor::unknown);
 
-constexpr std::array<std::string_view, 23> required_names{
-    "A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-40GB", "H100-SXM5-80GB", "H100-PCIE-80GB", "H100-NVL-94GB",
-    "H200-SXM-141GB", "GH200",          "B200-180GB",     "L40S",           "L4",             "T4",
-    "V100-SXM2-16GB", "V100-SXM2-32GB", "P100",           "A10",            "A30",            "RTX-4090",
-    "MI300X",         "V100M16",        "V100M32",        "G2",             "G3"};
+constexpr std::array<std::string_view, 23> required_names{"A100-SXM4-40GB",
+                                                          "A100-SXM4-80GB",
+                                                          "A100-PCIE-40GB",
+                                                          "H100-SXM5-80GB",
+                                                          "H100-PCIE-80GB",
+                                                          "H100-NVL-94GB",
+                                                          "H200-SXM-141GB",
+                                                          "GH200",
+                                                          "B200-180GB",
+                                                          "L40S",
+                                                          "L4",
+                                                          "T4",
+                                                          "V100-SXM2-16GB",
+                                                          "V100-SXM2-32GB",
+                                                          "P100",
+                                                          "A10",
+                                                          "A30",
+                                                          "RTX-4090",
+                                                          "MI300X",
+                                                          "V100M16",
+                                                          "V100M32",
+                                                          "G2",
+                                                          "G3"};
 
 // Every number of a model, with the name of its field.
 template <class F>

@@ -36,9 +36,9 @@ constexpr mig_profile_index g7 = idx(h100, "7g.80gb");
 static_assert(find_mig_geometry("L40S") == nullptr);
 static_assert(find_mig_geometry("h100") == nullptr);  // canonical names only; aliases go through the catalog
 static_assert(find_mig_geometry("A100-PCIE-40GB")->profiles.data() == a100.profiles.data());
-static_assert(h100.profiles[g7].memory_mib() == 81152);  // 79.25 GiB
+static_assert(h100.profiles[g7].memory_mib() == 81152);                    // 79.25 GiB
 static_assert(a100.profiles[idx(a100, "3g.20gb")].memory_mib() == 20091);  // 19.62 GiB, to the nearest MiB
-static_assert(!a100.profiles[idx(a100, "1g.10gb")].memory_mib());       // no capture: unknown, not zero
+static_assert(!a100.profiles[idx(a100, "1g.10gb")].memory_mib());          // no capture: unknown, not zero
 static_assert(h100.profiles[g3].occupancy(4) == 0xF0);
 static_assert(h100.profiles[g1d].occupancy(6) == 0xC0);
 
@@ -263,8 +263,8 @@ TEST_CASE("mig: fit is exact and ranks by options left (brute force over all lay
 using profile_counts = std::array<int, mig_max_slices>;
 
 // The fewest existing instances any valid target destroys, over all valid layouts.
-int brute_min_destroyed(const std::vector<mig_layout>& all, const mig_layout& have,
-                        std::span<const mig_profile_index> want, mig_repartition_mode mode) {
+int brute_min_destroyed(const std::vector<mig_layout>& all, const mig_layout& have, std::span<const mig_profile_index> want,
+                        mig_repartition_mode mode) {
   profile_counts w{};
   for (auto x : want) ++w[x];
   profile_counts need = w;  // move: the target holds have's profiles plus the wanted ones
@@ -332,8 +332,10 @@ TEST_CASE("mig: repartition destroys as few instances as brute force finds, with
         CHECK(cur == plan->target);
         // The wanted instances sit where the plan says, on newly created instances.
         for (std::size_t i = 0; i < want.size(); ++i) CHECK(plan->target.contains({want[i], plan->starts[i]}));
-        if (mode == mig_repartition_mode::move) CHECK(plan->target.size() == have.size() + want.size());
-        else CHECK(plan->operations.size() == plan->destroyed + want.size());
+        if (mode == mig_repartition_mode::move)
+          CHECK(plan->target.size() == have.size() + want.size());
+        else
+          CHECK(plan->operations.size() == plan->destroyed + want.size());
         // When it fits as is, nothing is destroyed.
         if (mig_fit(h100, have, want).fits()) CHECK(plan->destroyed == 0);
       }
@@ -348,8 +350,8 @@ TEST_CASE("mig: repartition examples: a 3g@0 in the way of a 4g") {
   REQUIRE(moved);
   CHECK(moved->destroyed == 1);
   CHECK(moved->target == mig_layout{{g4, 0}, {g3, 4}});
-  CHECK(moved->operations == std::vector<mig_operation>{
-                                 {mig_op_kind::destroy, {g3, 0}}, {mig_op_kind::create, {g4, 0}}, {mig_op_kind::create, {g3, 4}}});
+  CHECK(moved->operations ==
+        std::vector<mig_operation>{{mig_op_kind::destroy, {g3, 0}}, {mig_op_kind::create, {g4, 0}}, {mig_op_kind::create, {g3, 4}}});
   CHECK(moved->starts[0] == 0);
   // With a 1g at 4 as well, 4g + 3g + 1g need 9 slices: only dropping works.
   const mig_layout have{{g3, 0}, {g1, 4}};

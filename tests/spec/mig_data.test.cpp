@@ -10,8 +10,8 @@
 
 #include <doctest/doctest.h>
 
-#include <gpurent/spec/mig.hpp>
 #include <gpurent/spec/catalog.hpp>
+#include <gpurent/spec/mig.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_spec_mig_data {
@@ -76,8 +76,8 @@ TEST_CASE("mig: the tables equal mig-profiles.csv") {
   }
   std::string line;
   std::getline(in, line);
-  REQUIRE(csv_fields(line) == std::vector<std::string>{"gpu", "profile", "profile_id", "compute_slices", "memory_slices",
-                                                        "max_instances", "memory_gib", "sms", "start_slots", "source"});
+  REQUIRE(csv_fields(line) == std::vector<std::string>{"gpu", "profile", "profile_id", "compute_slices", "memory_slices", "max_instances",
+                                                       "memory_gib", "sms", "start_slots", "source"});
   std::set<std::string> models;
   std::size_t rows = 0;
   while (std::getline(in, line)) {

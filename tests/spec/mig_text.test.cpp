@@ -111,12 +111,15 @@ TEST_CASE("mig_layout_text round-trips every valid layout of every geometry") {
   for (const mig_geometry& g : mig_geometries) {
     CAPTURE(g.model);
     std::size_t n = 0;
-    mig_for_each_layout(g, [&](const mig_layout& l) {
-      const auto back = parse_mig_layout(g, mig_layout_text(g, l));
-      REQUIRE(back);
-      CHECK(*back == l);
-      ++n;
-    }, mig_media::distinct);
+    mig_for_each_layout(
+        g,
+        [&](const mig_layout& l) {
+          const auto back = parse_mig_layout(g, mig_layout_text(g, l));
+          REQUIRE(back);
+          CHECK(*back == l);
+          ++n;
+        },
+        mig_media::distinct);
     CHECK(n == mig_count_layouts(g, mig_media::distinct));
   }
 }

@@ -89,7 +89,7 @@ TEST_CASE("gpurent mig: bad input exits 2, names the field on stderr, prints not
       {"mig fit --gpu H100 --want 1g.10gb,", "--want"},
       {"mig fit --gpu H100 --want 1g.10gb --have 9g.90gb@0", "--have"},
       {"mig fit --gpu H100 --want 1g.10gb --have 3g.40gb@0,4g.40gb@0", "--have"},  // overlapping
-      {"mig fit --gpu H100 --want 1g.10gb --have 3g.40gb", "--have"},             // no @START
+      {"mig fit --gpu H100 --want 1g.10gb --have 3g.40gb", "--have"},              // no @START
       {"mig fit --gpu H100 --want 1g.10gb --have 3g.40gb@x", "--have"},
       {"mig fit --gpu H100 --want 1g.10gb --have 3g.40gb@2", "--have"},  // not a start slot of 3g
       {"mig fit --gpu H100 --want 1g.10gb --have 1g.10gb@9", "--have"},
@@ -104,7 +104,7 @@ TEST_CASE("gpurent mig: bad input exits 2, names the field on stderr, prints not
   const auto unknown = run_tool("mig fit --gpu NoSuchGPU --want 1g.10gb");
   CHECK(unknown.err.find("unknown model") != std::string::npos);
   CHECK(unknown.err.find("H100-SXM5-80GB") != std::string::npos);  // says which names exist
-  const auto usage = run_tool("mig fit --gpu H100");                 // --want missing
+  const auto usage = run_tool("mig fit --gpu H100");               // --want missing
   CHECK(usage.status == 2);
   CHECK(usage.out.empty());
 }

@@ -12,9 +12,13 @@ using USD = currencies::USD;
 using EUR = currencies::EUR;
 
 template <class A, class B>
-concept addable = requires(const A& a, const B& b) { a + b; };
+concept addable = requires(const A& a, const B& b) {
+  a + b;
+};
 template <class A, class B>
-concept multipliable = requires(const A& a, const B& b) { a * b; };
+concept multipliable = requires(const A& a, const B& b) {
+  a* b;
+};
 
 // Money of one currency adds; of two currencies it does not compile.
 static_assert(addable<money<USD>, money<USD>>);
@@ -48,7 +52,9 @@ struct rounding_archetype {
   static constexpr std::string_view name = "archetype";
   static int128 divide(const int128& a, const int128&) { return a; }
 };
-struct no_name { static int128 divide(const int128& a, const int128&) { return a; } };
+struct no_name {
+  static int128 divide(const int128& a, const int128&) { return a; }
+};
 struct wrong_result {
   static constexpr std::string_view name = "x";
   static int divide(const int128&, const int128&) { return 0; }

@@ -14,13 +14,21 @@ namespace test_static_tariff {
 using namespace gpurent;
 
 template <class A, class B>
-concept addable = requires(const A& a, const B& b) { a + b; };
+concept addable = requires(const A& a, const B& b) {
+  a + b;
+};
 template <class A, class B>
-concept subtractable = requires(const A& a, const B& b) { a - b; };
+concept subtractable = requires(const A& a, const B& b) {
+  a - b;
+};
 template <class A, class B>
-concept multipliable = requires(const A& a, const B& b) { a * b; };
+concept multipliable = requires(const A& a, const B& b) {
+  a* b;
+};
 template <class A, class B>
-concept comparable = requires(const A& a, const B& b) { a < b; };
+concept comparable = requires(const A& a, const B& b) {
+  a < b;
+};
 // A price applied to a usage gives a cost (checked: false on overflow).
 template <class P, class U>
 concept prices = requires(const P& p, const U& u, cost_numerator& out) {
@@ -68,10 +76,14 @@ static_assert(!std::is_constructible_v<price_schedule, std::int64_t> && std::is_
 static_assert(!std::is_assignable_v<std::optional<nano_unit_hours>&, nano_quantity>);
 static_assert(!std::is_assignable_v<decltype((std::declval<usage_record&>().quantity)), std::int64_t>);
 template <class Q>
-concept rates_quantity = requires(const rate& r, const interval& p, instant t, Q q, rated_usage& u) { rate_usage(r, p, t, t, q, u); };
+concept rates_quantity = requires(const rate& r, const interval& p, instant t, Q q, rated_usage& u) {
+  rate_usage(r, p, t, t, q, u);
+};
 static_assert(rates_quantity<nano_quantity> && !rates_quantity<std::int64_t> && !rates_quantity<nano_usage>);
 template <class U>
-concept tier_costs = requires(const tier_table& t, U u, cost_numerator& c) { t.cost(u, c); };
+concept tier_costs = requires(const tier_table& t, U u, cost_numerator& c) {
+  t.cost(u, c);
+};
 static_assert(tier_costs<nano_usage> && !tier_costs<nano_quantity> && !tier_costs<std::int64_t>);
 
 // The one-unit usage of one hour, worked out at compile time.

@@ -36,8 +36,7 @@ inline void write_file(const std::filesystem::path& p, std::string_view text) {
 
 // A scratch directory of this process for `name`, created on first use.
 inline std::filesystem::path scratch_dir(std::string_view name) {
-  auto d = std::filesystem::temp_directory_path() /
-           ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
+  auto d = std::filesystem::temp_directory_path() / ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(d);
   return d;
 }
@@ -62,8 +61,7 @@ inline bool expect_gpu() {
 
 // Runs `gpurent ARGS` (ARGS as the shell reads them) with `env` ("VAR=value ...") in front,
 // in `cwd` (unchanged when empty).
-inline tool_result run_tool(const std::string& args, const std::string& env = {},
-                            const std::filesystem::path& cwd = {}) {
+inline tool_result run_tool(const std::string& args, const std::string& env = {}, const std::filesystem::path& cwd = {}) {
   static int n = 0;
   const auto dir = scratch_dir("tool");
   const std::string tag = std::to_string(n++);

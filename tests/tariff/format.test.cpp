@@ -31,7 +31,8 @@ tariff example() {
       {"resource": "compute/tflops", "mode": "prepaid", "per": "1h", "package": {"size": "10", "price": "15.5"}}
     ],
     "credits": [{"account": "zeta", "amount": "5"}, {"account": "acme", "amount": "100.00"}]
-  })", "t.json");
+  })",
+                                 "t.json");
   if (!t) FAIL(t.error().describe());
   return *t;
 }
@@ -71,8 +72,7 @@ TEST_CASE("every kind of rate, exactly") {
         "share/A100 on_demand: tiers volume: up to 10 at 0.5 + 2 flat, beyond at 0.4 per unit-hour, increment 15min");
   CHECK(fmt::format("{}", t.rates()[4]) == "compute/tflops prepaid: packages of 10 unit-hours at 15.5, increment 1s");
   CHECK(fmt::format("{}", t.rates()[2].tiers) == "graduated: up to 100 at 1.2, beyond at 0.95");
-  CHECK(fmt::format("{}", t.rates()[1].price) ==
-        "1.1, 0.87 from 2026-11-10T06:00:00Z (first 1h at the price in force at the start)");
+  CHECK(fmt::format("{}", t.rates()[1].price) == "1.1, 0.87 from 2026-11-10T06:00:00Z (first 1h at the price in force at the start)");
 }
 
 TEST_CASE("a compute-unit rate prints its exact per-GPU price, not a rounded one") {
@@ -93,8 +93,9 @@ TEST_CASE("a compute-unit rate prints its exact per-GPU price, not a rounded one
 
 TEST_CASE("a tariff prints its setting, rates in order and credits by account") {
   const std::string s = fmt::format("{}", example());
-  CHECK(s.starts_with("tariff in USD, zone America/New_York, rounding half_even at record, forgiving amounts below one minor unit\n"
-                      "  gpu/H100-80GB on_demand: 2.49 per 1h"));
+  CHECK(
+      s.starts_with("tariff in USD, zone America/New_York, rounding half_even at record, forgiving amounts below one minor unit\n"
+                    "  gpu/H100-80GB on_demand: 2.49 per 1h"));
   CHECK(s.ends_with("\n  credit acme: 100.00 USD\n  credit zeta: 5.00 USD"));
   const std::vector<credit_grant> credits = example().credits();
   REQUIRE(credits.size() == 2);

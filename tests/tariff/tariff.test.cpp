@@ -162,7 +162,8 @@ TEST_CASE("spot schedule: an Alibaba spot record across two price periods") {
   // Alibaba Cloud preemptible (spot) instances are billed at the market price of each period
   // the instance runs in (alibabacloud.com/help/en/ecs/user-guide/spot-instances): here 0.80
   // until 10:00 and 0.60 after, for 09:30 to 10:45 -> 0.5 h x 0.80 + 0.75 h x 0.60 = 0.85.
-  const price_schedule s = *price_schedule::make(price("1.00"), {{at("2026-11-10T10:00:00Z"), price("0.60")}, {at("2026-11-10T08:00:00Z"), price("0.80")}});
+  const price_schedule s =
+      *price_schedule::make(price("1.00"), {{at("2026-11-10T10:00:00Z"), price("0.60")}, {at("2026-11-10T08:00:00Z"), price("0.80")}});
   CHECK(s.price_at(at("2026-11-10T07:59:59Z")) == price(1));
   CHECK(s.price_at(at("2026-11-10T08:00:00Z")) == price("0.80"));
   price_seconds ps;
@@ -186,7 +187,7 @@ TEST_CASE("compute units: a price per TFLOPS-hour becomes an exact price per GPU
   rate r;
   r.resource = "compute/H100-80GB";
   r.mode = "on_demand";
-  r.price = price_schedule(price("0.003"));  // per TFLOPS-hour
+  r.price = price_schedule(price("0.003"));        // per TFLOPS-hour
   auto g = compute_unit_rate(r, gflops(989'400));  // 989.4 TFLOPS dense FP16 (H100 SXM)
   REQUIRE(g);
   // 989.4 x 0.003 = 2.9682 per GPU-hour, exactly.

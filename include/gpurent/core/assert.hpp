@@ -6,11 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define GPURENT_ASSERT(...)                                                               \
-  do {                                                                                     \
-    if (!(__VA_ARGS__)) [[unlikely]] {                                                            \
-      std::fprintf(stderr, "gpurent: invariant broken at %s:%d: %s\n", __FILE__, __LINE__, \
-                   #__VA_ARGS__);                                                                 \
-      std::abort();                                                                        \
-    }                                                                                      \
+#define GPURENT_ASSERT(...)                                                                               \
+  do {                                                                                                    \
+    if (!(__VA_ARGS__)) [[unlikely]] {                                                                    \
+      std::fprintf(stderr, "gpurent: invariant broken at %s:%d: %s\n", __FILE__, __LINE__, #__VA_ARGS__); \
+      std::abort();                                                                                       \
+    }                                                                                                     \
   } while (false)

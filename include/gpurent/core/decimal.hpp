@@ -17,8 +17,7 @@
 namespace gpurent {
 
 template <int Scale, CheckedInteger Rep = int128, OverflowPolicy Overflow = throw_on_overflow>
-  requires(Scale >= 0 && Scale <= 18)
-class decimal {
+requires(Scale >= 0 && Scale <= 18) class decimal {
  public:
   using rep = Rep;
   using overflow_policy = Overflow;
@@ -78,18 +77,15 @@ class decimal {
   friend decimal operator*(std::int64_t k, const decimal& a) { return a * k; }
   // The exact product: scales add.
   template <int S2>
-    requires(Scale + S2 <= 18)
-  friend decimal<Scale + S2, Rep, Overflow> operator*(const decimal& a, const decimal<S2, Rep, Overflow>& b) {
-    return decimal<Scale + S2, Rep, Overflow>::from_raw(
-        detail::checked<Overflow>("decimal *", [&] { return Rep(a.raw_ * b.raw()); }));
+  requires(Scale + S2 <= 18) friend decimal<Scale + S2, Rep, Overflow> operator*(const decimal& a, const decimal<S2, Rep, Overflow>& b) {
+    return decimal<Scale + S2, Rep, Overflow>::from_raw(detail::checked<Overflow>("decimal *", [&] { return Rep(a.raw_ * b.raw()); }));
   }
   decimal& operator+=(const decimal& b) { return *this = *this + b; }
   decimal& operator-=(const decimal& b) { return *this = *this - b; }
 
   friend bool operator==(const decimal& a, const decimal& b) { return a.raw_ == b.raw_; }
   friend std::strong_ordering operator<=>(const decimal& a, const decimal& b) {
-    return a.raw_ < b.raw_ ? std::strong_ordering::less
-                           : (a.raw_ == b.raw_ ? std::strong_ordering::equal : std::strong_ordering::greater);
+    return a.raw_ < b.raw_ ? std::strong_ordering::less : (a.raw_ == b.raw_ ? std::strong_ordering::equal : std::strong_ordering::greater);
   }
 
   // Floating point never becomes money; delete the tempting conversions.
@@ -101,8 +97,7 @@ class decimal {
 };
 
 template <int Scale, CheckedInteger Rep, OverflowPolicy Overflow>
-  requires(Scale >= 0 && Scale <= 18)
-expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std::string_view s) {
+requires(Scale >= 0 && Scale <= 18) expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std::string_view s) {
   // The text as the error messages quote it, built only when there is an error.
   const auto shown = [s] {
     std::string q(1, '"');
@@ -131,8 +126,7 @@ expected<decimal<Scale, Rep, Overflow>> decimal<Scale, Rep, Overflow>::parse(std
       }
       if (dot) {
         if (++frac_digits > Scale) {
-          return make_error(error_code::parse_error, {},
-                            shown() + " has more than " + std::to_string(Scale) + " fractional digits");
+          return make_error(error_code::parse_error, {}, shown() + " has more than " + std::to_string(Scale) + " fractional digits");
         }
       } else {
         ++int_digits;

@@ -28,12 +28,15 @@ enum class error_code : std::uint8_t {
 
 template <>
 struct enum_names<error_code> {
-  static constexpr enum_entry<error_code> entries[] = {
-      {error_code::invalid_argument, "invalid_argument"}, {error_code::parse_error, "parse_error"},
-      {error_code::overflow, "overflow"},                 {error_code::currency_mismatch, "currency_mismatch"},
-      {error_code::unknown_name, "unknown_name"},         {error_code::duplicate, "duplicate"},
-      {error_code::not_found, "not_found"},               {error_code::io_error, "io_error"},
-      {error_code::unsupported, "unsupported"}};
+  static constexpr enum_entry<error_code> entries[] = {{error_code::invalid_argument, "invalid_argument"},
+                                                       {error_code::parse_error, "parse_error"},
+                                                       {error_code::overflow, "overflow"},
+                                                       {error_code::currency_mismatch, "currency_mismatch"},
+                                                       {error_code::unknown_name, "unknown_name"},
+                                                       {error_code::duplicate, "duplicate"},
+                                                       {error_code::not_found, "not_found"},
+                                                       {error_code::io_error, "io_error"},
+                                                       {error_code::unsupported, "unsupported"}};
 };
 
 // An input error: a code, the field it concerns and a message for a person. Readers add
@@ -47,8 +50,15 @@ struct error {
 
   [[nodiscard]] std::string describe() const {
     std::string s;
-    if (!where.empty()) { s += where; s += ": "; }
-    if (!field.empty()) { s += "field '"; s += field; s += "': "; }
+    if (!where.empty()) {
+      s += where;
+      s += ": ";
+    }
+    if (!field.empty()) {
+      s += "field '";
+      s += field;
+      s += "': ";
+    }
     s += message;
     return s;
   }
@@ -86,10 +96,9 @@ template <NamedEnum E>
 // `*var` is the value). The enclosing function returns an expected<...> or an unexpected.
 #define GPURENT_TRY(...) GPURENT_TRY_PICK(__VA_ARGS__, GPURENT_TRY_NAMED, GPURENT_TRY_UNNAMED, unused)(__VA_ARGS__)
 #define GPURENT_TRY_PICK(a, b, macro, ...) macro
-#define GPURENT_TRY_UNNAMED(expr)                                           \
-  do {                                                                      \
-    if (auto gpurent_try_ = (expr); !gpurent_try_)                           \
-      return ::gpurent::unexpected<::gpurent::error>(std::move(gpurent_try_.error())); \
+#define GPURENT_TRY_UNNAMED(expr)                                                                                                   \
+  do {                                                                                                                              \
+    if (auto gpurent_try_ = (expr); !gpurent_try_) return ::gpurent::unexpected<::gpurent::error>(std::move(gpurent_try_.error())); \
   } while (false)
 #define GPURENT_TRY_NAMED(var, expr) \
   auto var = (expr);                 \

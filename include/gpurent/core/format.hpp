@@ -27,9 +27,7 @@ struct fmt::formatter<gpurent::decimal<S, R, O>> : gpurent::detail::string_view_
 // "12.34 USD"
 template <gpurent::CurrencyType C, gpurent::OverflowPolicy O>
 struct fmt::formatter<gpurent::money<C, O>> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::money<C, O>& m, format_context& ctx) const {
-    return put(m.to_string() + " " + std::string(C::code), ctx);
-  }
+  auto format(const gpurent::money<C, O>& m, format_context& ctx) const { return put(m.to_string() + " " + std::string(C::code), ctx); }
 };
 
 // "83/12000": an exact ratio as numerator/denominator (denominator 1 prints alone).
@@ -45,9 +43,7 @@ struct fmt::formatter<gpurent::ratio<R, O>> : gpurent::detail::string_view_forma
 // "83/12000 USD (exact)": not yet rounded.
 template <gpurent::CurrencyType C, gpurent::OverflowPolicy O>
 struct fmt::formatter<gpurent::exact_money<C, O>> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::exact_money<C, O>& m, format_context& ctx) const {
-    return put(fmt::format("{} {} (exact)", m.value(), C::code), ctx);
-  }
+  auto format(const gpurent::exact_money<C, O>& m, format_context& ctx) const { return put(fmt::format("{} {} (exact)", m.value(), C::code), ctx); }
 };
 
 template <>

@@ -5,9 +5,9 @@
 // std::overflow_error, and an overflow policy turns that into the integrator's choice.
 
 #include <concepts>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,12 +22,10 @@ namespace gpurent {
 // 128 bits of magnitude plus a sign: about +-3.4e38. At scale 9 (nano-units) that is more
 // than 10^29 whole units: no real invoice comes near it, and if one does it is an error.
 using int128 = boost::multiprecision::number<
-    boost::multiprecision::cpp_int_backend<128, 128, boost::multiprecision::signed_magnitude,
-                                           boost::multiprecision::checked, void>,
+    boost::multiprecision::cpp_int_backend<128, 128, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>,
     boost::multiprecision::et_off>;
 using int256 = boost::multiprecision::number<
-    boost::multiprecision::cpp_int_backend<256, 256, boost::multiprecision::signed_magnitude,
-                                           boost::multiprecision::checked, void>,
+    boost::multiprecision::cpp_int_backend<256, 256, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>,
     boost::multiprecision::et_off>;
 
 // The integer types money may be built on.

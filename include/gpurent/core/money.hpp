@@ -4,8 +4,8 @@
 // a stated duration; price * duration is an exact (unrounded) amount that becomes money
 // through exactly one rounding, with a named policy.
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <compare>
 #include <concepts>
 #include <cstddef>
@@ -44,8 +44,8 @@ inline expected<int128> parse_minor(std::string_view s, int digits, std::string_
   const int128 unit = pow10<int128>(18 - digits);
   if (d->raw() % unit != 0) {
     return make_error(error_code::parse_error, {},
-                      "\"" + std::string(s) + "\" has more fractional digits than " + std::string(code) +
-                          " has minor-unit digits (" + std::to_string(digits) + ")");
+                      "\"" + std::string(s) + "\" has more fractional digits than " + std::string(code) + " has minor-unit digits (" +
+                          std::to_string(digits) + ")");
   }
   return int128(d->raw() / unit);
 }
@@ -64,7 +64,9 @@ class money {
     return m;
   }
   template <std::integral I>
-  [[nodiscard]] static money from_minor(I minor) { return from_minor(int128(minor)); }
+  [[nodiscard]] static money from_minor(I minor) {
+    return from_minor(int128(minor));
+  }
   // "12.34" in USD; more fractional digits than the currency has is an error.
   [[nodiscard]] static expected<money> parse(std::string_view s) {
     auto m = detail::parse_minor(s, C::minor_units, C::code);
@@ -87,13 +89,14 @@ class money {
     return from_minor(detail::checked<Overflow>("money *", [&] { return int128(a.minor_ * int128(k)); }));
   }
   template <std::integral I>
-  friend money operator*(I k, const money& a) { return a * k; }
+  friend money operator*(I k, const money& a) {
+    return a * k;
+  }
   money& operator+=(const money& b) { return *this = *this + b; }
   money& operator-=(const money& b) { return *this = *this - b; }
   friend bool operator==(const money& a, const money& b) { return a.minor_ == b.minor_; }
   friend std::strong_ordering operator<=>(const money& a, const money& b) {
-    return a.minor_ < b.minor_ ? std::strong_ordering::less
-                               : (a.minor_ == b.minor_ ? std::strong_ordering::equal : std::strong_ordering::greater);
+    return a.minor_ < b.minor_ ? std::strong_ordering::less : (a.minor_ == b.minor_ ? std::strong_ordering::equal : std::strong_ordering::greater);
   }
 
  private:
@@ -135,9 +138,7 @@ template <CurrencyType C, OverflowPolicy Overflow = throw_on_overflow>
 class price {
  public:
   using amount_type = decimal<9, int128, Overflow>;
-  price(amount_type amount, std::chrono::seconds per) : amount_(std::move(amount)), per_(per) {
-    GPURENT_ASSERT(per.count() > 0);
-  }
+  price(amount_type amount, std::chrono::seconds per) : amount_(std::move(amount)), per_(per) { GPURENT_ASSERT(per.count() > 0); }
   [[nodiscard]] static expected<price> parse(std::string_view amount, std::chrono::seconds per) {
     if (per.count() <= 0) return make_error(error_code::invalid_argument, "per", "a price's period must be positive");
     auto a = amount_type::parse(amount);
@@ -203,8 +204,7 @@ class money_value {
 
  private:
   [[nodiscard]] unexpected<error> mismatch(const money_value& b) const {
-    return make_error(error_code::currency_mismatch, "currency",
-                      "cannot combine " + std::string(ccy_.code) + " and " + std::string(b.ccy_.code));
+    return make_error(error_code::currency_mismatch, "currency", "cannot combine " + std::string(ccy_.code) + " and " + std::string(b.ccy_.code));
   }
   currency ccy_;
   int128 minor_;

@@ -23,8 +23,14 @@ class quantity {
   friend constexpr quantity operator-(quantity a, quantity b) noexcept { return quantity(a.v_ - b.v_); }
   friend constexpr quantity operator*(quantity a, Rep k) noexcept { return quantity(a.v_ * k); }
   friend constexpr quantity operator*(Rep k, quantity a) noexcept { return quantity(a.v_ * k); }
-  constexpr quantity& operator+=(quantity b) noexcept { v_ += b.v_; return *this; }
-  constexpr quantity& operator-=(quantity b) noexcept { v_ -= b.v_; return *this; }
+  constexpr quantity& operator+=(quantity b) noexcept {
+    v_ += b.v_;
+    return *this;
+  }
+  constexpr quantity& operator-=(quantity b) noexcept {
+    v_ -= b.v_;
+    return *this;
+  }
   friend constexpr auto operator<=>(quantity, quantity) = default;
   friend constexpr bool operator==(quantity, quantity) = default;
 

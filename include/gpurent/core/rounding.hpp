@@ -115,10 +115,11 @@ enum class rounding_mode : std::uint8_t { half_even, half_up, half_down, up, dow
 
 template <>
 struct enum_names<rounding_mode> {
-  static constexpr enum_entry<rounding_mode> entries[] = {
-      {rounding_mode::half_even, round_half_even::name}, {rounding_mode::half_up, round_half_up::name},
-      {rounding_mode::half_down, round_half_down::name}, {rounding_mode::up, round_up::name},
-      {rounding_mode::down, round_down::name}};
+  static constexpr enum_entry<rounding_mode> entries[] = {{rounding_mode::half_even, round_half_even::name},
+                                                          {rounding_mode::half_up, round_half_up::name},
+                                                          {rounding_mode::half_down, round_half_down::name},
+                                                          {rounding_mode::up, round_up::name},
+                                                          {rounding_mode::down, round_down::name}};
 };
 
 // num/den rounded to an integer with the mode. A switch, not a virtual call.

@@ -4,8 +4,8 @@
 // [begin, end); durations are parsed from "60s", "15min", "1h", "1d"; instants from RFC 3339.
 
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,7 +72,10 @@ constexpr std::optional<std::int64_t> parse_uint(std::string_view s, std::int64_
 
 // "60s", "15min", "1h", "1d" (no spaces, no sign, no fraction) as a count of seconds.
 [[nodiscard]] inline expected<seconds> parse_duration(std::string_view s) {
-  struct unit { std::string_view suffix; std::int64_t secs; };
+  struct unit {
+    std::string_view suffix;
+    std::int64_t secs;
+  };
   constexpr unit units[] = {{"min", 60}, {"s", 1}, {"h", 3600}, {"d", 86400}};
   for (const auto& u : units) {
     if (s.size() > u.suffix.size() && s.ends_with(u.suffix)) {

@@ -59,8 +59,7 @@ class i128 {
   [[nodiscard]] constexpr std::uint64_t low() const noexcept { return lo_; }
   [[nodiscard]] constexpr bool negative() const noexcept { return (hi_ >> 63) != 0; }
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  explicit constexpr operator I() const noexcept { return static_cast<I>(lo_); }
+  requires(!std::same_as<I, bool>) explicit constexpr operator I() const noexcept { return static_cast<I>(lo_); }
   explicit constexpr operator bool() const noexcept { return (hi_ | lo_) != 0; }
 
   friend constexpr i128 operator+(i128 a, i128 b) noexcept {
@@ -107,8 +106,10 @@ class i128 {
       r = from_limbs((r.hi_ << 1) | (r.lo_ >> 63), (r.lo_ << 1) | ((bit >= 64 ? n.hi_ >> (bit - 64) : n.lo_ >> bit) & 1));
       if (!unsigned_less(r, d)) {
         r = r - d;
-        if (bit >= 64) q.hi_ |= std::uint64_t{1} << (bit - 64);
-        else q.lo_ |= std::uint64_t{1} << bit;
+        if (bit >= 64)
+          q.hi_ |= std::uint64_t{1} << (bit - 64);
+        else
+          q.lo_ |= std::uint64_t{1} << bit;
       }
     }
     if (a.negative() != b.negative()) q = -q;
@@ -189,9 +190,7 @@ __extension__ using i128 = __int128;
 [[nodiscard]] constexpr bool mul_into(i128 a, i128 b, i128& out) noexcept { return !__builtin_mul_overflow(a, b, &out); }
 [[nodiscard]] constexpr bool add_to(std::int64_t& acc, std::int64_t v) noexcept { return !__builtin_add_overflow(acc, v, &acc); }
 [[nodiscard]] constexpr bool sub_from(std::int64_t& acc, std::int64_t v) noexcept { return !__builtin_sub_overflow(acc, v, &acc); }
-[[nodiscard]] constexpr bool mul_into(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept {
-  return !__builtin_mul_overflow(a, b, &out);
-}
+[[nodiscard]] constexpr bool mul_into(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept { return !__builtin_mul_overflow(a, b, &out); }
 
 [[nodiscard]] inline int128 to_int128(i128 v) { return int128(v); }
 [[nodiscard]] inline std::optional<i128> i128_of_magnitude(bool negative, const int128& magnitude) {

@@ -82,7 +82,9 @@ template <class T>
 struct value_reader;
 
 template <class Q>
-  requires requires(Q q) { { q.count() } -> std::convertible_to<std::int64_t>; }
+requires requires(Q q) {
+  { q.count() } -> std::convertible_to<std::int64_t>;
+}
 struct value_reader<Q> {
   static expected<Q> read(json_object& o) {
     std::int64_t n = 0;
@@ -274,14 +276,12 @@ class reader {
   j["mig_capable"] = m.mig_capable;
   j["notes"] = m.notes;
   if (m.capability)
-    j["compute_capability"] = {
-        {"value", std::to_string(m.capability->value.major) + "." + std::to_string(m.capability->value.minor)},
-        {"source", m.capability->source}};
+    j["compute_capability"] = {{"value", std::to_string(m.capability->value.major) + "." + std::to_string(m.capability->value.minor)},
+                               {"source", m.capability->source}};
   if (m.pci) {
     nlohmann::json ids = nlohmann::json::array();
     for (std::uint16_t d : m.pci->value.device_ids) ids.push_back(detail::catalog_json::hex4(d));
-    j["pci"] = {{"value", {{"vendor_id", detail::catalog_json::hex4(m.pci->value.vendor_id)}, {"device_ids", ids}}},
-                {"source", m.pci->source}};
+    j["pci"] = {{"value", {{"vendor_id", detail::catalog_json::hex4(m.pci->value.vendor_id)}, {"device_ids", ids}}}, {"source", m.pci->source}};
   }
   if (m.vram) j["vram_bytes"] = number_json(*m.vram);
   if (m.sm_count) j["sm_count"] = number_json(*m.sm_count);
@@ -290,8 +290,9 @@ class reader {
   if (m.pcie_generation) j["pcie_generation"] = number_json(*m.pcie_generation);
   nlohmann::json t = nlohmann::json::object();
   const std::pair<const char*, const std::optional<sourced<gflops>>*> fields[] = {
-      {"fp64", &m.throughput.fp64}, {"fp64_tensor", &m.throughput.fp64_tensor}, {"fp32", &m.throughput.fp32},
-      {"tf32", &m.throughput.tf32}, {"fp16", &m.throughput.fp16},               {"fp8", &m.throughput.fp8}};
+      {"fp64", &m.throughput.fp64}, {"fp64_tensor", &m.throughput.fp64_tensor},
+      {"fp32", &m.throughput.fp32}, {"tf32", &m.throughput.tf32},
+      {"fp16", &m.throughput.fp16}, {"fp8", &m.throughput.fp8}};
   for (const auto& [key, f] : fields)
     if (*f) t[key] = number_json(**f);
   j["throughput_gflops"] = t;
@@ -301,9 +302,7 @@ class reader {
   return j;
 }
 
-[[nodiscard]] inline nlohmann::json to_json(const source_document& s) {
-  return {{"id", s.id}, {"title", s.title}, {"url", s.url}};
-}
+[[nodiscard]] inline nlohmann::json to_json(const source_document& s) { return {{"id", s.id}, {"title", s.title}, {"url", s.url}}; }
 
 // A whole catalog: {"sources": [...], "models": [...]}.
 [[nodiscard]] inline nlohmann::json catalog_to_json(std::span<const gpu_model> models, std::span<const source_document> sources) {

@@ -151,8 +151,8 @@ struct csv_column {
 // the reader's or on_row's, is located at its line of `file`; `want` is the header shown
 // when there is none.
 template <class F>
-[[nodiscard]] expected<void> read_csv_table(std::string_view text, std::string_view file, std::span<const csv_column> columns,
-                                            std::string_view want, F&& on_row) {
+[[nodiscard]] expected<void> read_csv_table(std::string_view text, std::string_view file, std::span<const csv_column> columns, std::string_view want,
+                                            F&& on_row) {
   csv_lines lines(text);
   std::vector<std::string_view> fields, values(columns.size()), names(columns.size());
   std::vector<std::string> store, header;
@@ -160,7 +160,8 @@ template <class F>
   std::string_view line;
   const auto located = [&](const error& e) { return unexpected(e.at(file, lines.number() == 0 ? 1 : lines.number())); };
   const auto fail = [&](std::string field, std::string msg) { return located(error{error_code::parse_error, std::move(field), std::move(msg), {}}); };
-  if (!lines.next(line) || line.empty()) return fail(std::string(columns.front().names.front()), "missing header (expected " + std::string(want) + ")");
+  if (!lines.next(line) || line.empty())
+    return fail(std::string(columns.front().names.front()), "missing header (expected " + std::string(want) + ")");
   if (!split_csv_line(line, fields, store, why)) return fail({}, "header: " + why);
   header.assign(fields.begin(), fields.end());
   const std::vector<std::string_view> header_views(header.begin(), header.end());

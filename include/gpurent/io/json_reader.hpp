@@ -55,8 +55,8 @@ namespace detail {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     const std::size_t upto = e.byte > 0 ? e.byte - 1 : 0;
-    return unexpected(error{error_code::parse_error, {}, std::string("not valid JSON: ") + e.what(),
-                            detail::json_where(file, detail::line_at(text, upto))});
+    return unexpected(
+        error{error_code::parse_error, {}, std::string("not valid JSON: ") + e.what(), detail::json_where(file, detail::line_at(text, upto))});
   } catch (const json::exception& e) {
     const std::string what = e.what();
     std::size_t line = 1;
@@ -87,9 +87,7 @@ namespace detail {
 }
 
 // "offers[3]": the path of an array item.
-[[nodiscard]] inline std::string json_item(std::string_view path, std::size_t i) {
-  return std::string(path) + "[" + std::to_string(i) + "]";
-}
+[[nodiscard]] inline std::string json_item(std::string_view path, std::size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
 
 // An error in the field at `path`.
 [[nodiscard]] inline unexpected<error> json_fail(std::string path, std::string message, error_code code = error_code::invalid_argument) {
@@ -166,13 +164,16 @@ class json_object {
   // A decimal written as a string ("2.49"): a JSON number went through someone's double.
   template <int S, class... P>
   expected<void> dec(std::string_view key, decimal<S, P...>& out, bool required = false) {
-    return parsed(key, out, "a decimal string such as \"2.49\"", [](std::string_view t) { return decimal<S, P...>::parse(t); }, required);
+    return parsed(
+        key, out, "a decimal string such as \"2.49\"", [](std::string_view t) { return decimal<S, P...>::parse(t); }, required);
   }
   expected<void> duration(std::string_view key, seconds& out, bool required = false) {
-    return parsed(key, out, "a duration string such as \"15min\"", [](std::string_view t) { return parse_duration(t); }, required);
+    return parsed(
+        key, out, "a duration string such as \"15min\"", [](std::string_view t) { return parse_duration(t); }, required);
   }
   expected<void> time_point(std::string_view key, instant& out, bool required = false) {
-    return parsed(key, out, "an RFC 3339 instant such as \"2026-11-03T10:15:00Z\"", [](std::string_view t) { return parse_instant(t); }, required);
+    return parsed(
+        key, out, "an RFC 3339 instant such as \"2026-11-03T10:15:00Z\"", [](std::string_view t) { return parse_instant(t); }, required);
   }
   // One of an enum's names (core/enum.hpp): "expected server, gpu, ... got \"rack\"".
   template <NamedEnum E>

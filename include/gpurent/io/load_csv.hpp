@@ -55,13 +55,16 @@ namespace detail {
     if (!t) return unexpected(t.error().in_field(f));
     if (!p.start) p.start = *t;
     const instant want = *p.start + std::chrono::hours(n);
-    if (*t != want) return make_error(error_code::invalid_argument, f, "expected " + format_instant(want) + " (one hour after the previous row), got \"" + std::string(text) + "\"");
+    if (*t != want)
+      return make_error(error_code::invalid_argument, f,
+                        "expected " + format_instant(want) + " (one hour after the previous row), got \"" + std::string(text) + "\"");
     return {};
   }
   GPURENT_TRY(h, whole_number(text, field, std::int64_t{1} << 40));
   if (n == 0) p.first_hour = *h;
   if (*h != p.first_hour + n)
-    return make_error(error_code::invalid_argument, f, "expected hour " + std::to_string(p.first_hour + n) + " (one after the previous row), got " + std::to_string(*h));
+    return make_error(error_code::invalid_argument, f,
+                      "expected hour " + std::to_string(p.first_hour + n) + " (one after the previous row), got " + std::to_string(*h));
   return {};
 }
 }  // namespace detail
@@ -80,7 +83,8 @@ namespace detail {
                                return {};
                              });
   if (!read) return unexpected(read.error());
-  if (p.hourly.empty()) return unexpected(error{error_code::invalid_argument, count_name, "no rows: the profile needs at least one hour", {}}.at(file, 1));
+  if (p.hourly.empty())
+    return unexpected(error{error_code::invalid_argument, count_name, "no rows: the profile needs at least one hour", {}}.at(file, 1));
   return p;
 }
 

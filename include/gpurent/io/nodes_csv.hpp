@@ -64,13 +64,15 @@ inline constexpr std::size_t col_node = 0, col_utilization = 1, col_busy = 2, co
 
 // Node statuses from CSV text; `file` names it in errors ("nodes.csv:3: field 'busy': ...").
 [[nodiscard]] inline expected<std::vector<node_status>> read_nodes_csv(std::string_view text, std::string_view file) {
-  const csv_column columns[] = {{{"node"}, false}, {{"utilization"}, false}, {{"busy"}, false}, {{"last_checkpoint"}, true}, {{"last_progress"}, true}};
+  const csv_column columns[] = {
+      {{"node"}, false}, {{"utilization"}, false}, {{"busy"}, false}, {{"last_checkpoint"}, true}, {{"last_progress"}, true}};
   std::vector<node_status> out;
   std::set<std::string, std::less<>> seen;
   auto read = read_csv_table(text, file, columns, "node,utilization,busy,last_checkpoint,last_progress",
                              [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
                                GPURENT_TRY(s, detail::read_node_row(v));
-                               if (!seen.insert(s->id).second) return make_error(error_code::duplicate, "node", "node \"" + s->id + "\" appears twice");
+                               if (!seen.insert(s->id).second)
+                                 return make_error(error_code::duplicate, "node", "node \"" + s->id + "\" appears twice");
                                out.push_back(std::move(*s));
                                return {};
                              });

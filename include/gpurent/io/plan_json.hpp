@@ -74,21 +74,21 @@ namespace detail::plan_json {
   nlohmann::json jobs = nlohmann::json::array();
   for (const job_plan& j : p.jobs) jobs.push_back(detail::plan_json::job_to_json(j));
   nlohmann::json out{{"currency", p.ccy.code},
-                        {"period", p.period},
-                        {"timezone", p.timezone},
-                        {"jobs", std::move(jobs)},
-                        {"total_cost", p.total_cost.to_string()},
-                        {"naive_cost", p.naive_cost.to_string()},
-                        {"savings", (p.naive_cost - p.total_cost).to_string()},
-                        {"billed_total", p.billed_total.to_string()},
-                        {"packing",
-                         {{"candidates", p.packing.items},
-                          {"shared_units", p.packing.bins},
-                          {"method", p.packing.exact ? "exact (subset DP)" : "first-fit-decreasing"},
-                          {"cost", p.packing.cost.to_string()},
-                          {"lower_bound", p.packing.lower_bound.to_string()},
-                          {"gap", p.packing.gap}}},
-                        {"usage_records", p.usage.size()}};
+                     {"period", p.period},
+                     {"timezone", p.timezone},
+                     {"jobs", std::move(jobs)},
+                     {"total_cost", p.total_cost.to_string()},
+                     {"naive_cost", p.naive_cost.to_string()},
+                     {"savings", (p.naive_cost - p.total_cost).to_string()},
+                     {"billed_total", p.billed_total.to_string()},
+                     {"packing",
+                      {{"candidates", p.packing.items},
+                       {"shared_units", p.packing.bins},
+                       {"method", p.packing.exact ? "exact (subset DP)" : "first-fit-decreasing"},
+                       {"cost", p.packing.cost.to_string()},
+                       {"lower_bound", p.packing.lower_bound.to_string()},
+                       {"gap", p.packing.gap}}},
+                     {"usage_records", p.usage.size()}};
   if (p.packing.dissolved > 0) out["packing"]["dissolved"] = p.packing.dissolved;
   if (!p.owned.empty()) {
     out["owned"] = detail::plan_json::owned_to_json(p);

@@ -190,7 +190,8 @@ struct rate_members {
     GPURENT_TRY(c.check());
     credit_grant g{{}, money_value(ccy, 0)};
     GPURENT_TRY(c.name("account", g.account, true));
-    GPURENT_TRY(c.parsed("amount", g.amount, "a decimal string such as \"2.49\"", [&](std::string_view s) { return money_value::parse(ccy, s); }, true));
+    GPURENT_TRY(c.parsed(
+        "amount", g.amount, "a decimal string such as \"2.49\"", [&](std::string_view s) { return money_value::parse(ccy, s); }, true));
     GPURENT_TRY(c.finish());
     out.push_back(std::move(g));  // tariff::make checks the amounts
   }
@@ -297,7 +298,8 @@ namespace detail {
     j["minimum"] = format_duration(r.time.minimum());
     rates.push_back(std::move(j));
   }
-  json out = {{"currency", t.currency_value().code}, {"timezone", t.zone_name()}, {"rounding", to_string(t.rounding().mode)}, {"rates", std::move(rates)}};
+  json out = {
+      {"currency", t.currency_value().code}, {"timezone", t.zone_name()}, {"rounding", to_string(t.rounding().mode)}, {"rates", std::move(rates)}};
   if (t.rounding().point != rounding_point::line) out["rounding_point"] = to_string(t.rounding().point);
   if (t.rounding().forgive_below_minor_unit) out["forgive_below_minor_unit"] = true;
   if (t.rounding().carry) out["carry"] = true;

@@ -73,8 +73,8 @@ struct shape_distribution {
 
 // F_n(M) for a node whose GPUs have `idle` milli idle (count GPUs), `cpu_free` CPU, model
 // bit `model_bit`. Plain loops over at most 16 GPUs per shape; no allocation.
-[[nodiscard]] inline double node_fragmentation(std::span<const weighted_shape> m, const std::int32_t* idle, std::size_t count,
-                                               std::int64_t cpu_free, model_mask model_bit) noexcept {
+[[nodiscard]] inline double node_fragmentation(std::span<const weighted_shape> m, const std::int32_t* idle, std::size_t count, std::int64_t cpu_free,
+                                               model_mask model_bit) noexcept {
   std::int32_t total = 0;
   for (std::size_t g = 0; g < count; ++g) total += idle[g];
   if (total == 0) return 0.0;

@@ -50,14 +50,19 @@ struct policy_context {
 };
 
 template <class P>
-concept PlacementPolicy =
-    requires { { P::name } -> std::convertible_to<std::string_view>; typename P::state; } &&
-    std::constructible_from<typename P::state, const inventory&, const policy_context&> &&
-    requires(typename P::state& s, const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) {
-      { P::prepare(s, inv, r) } -> std::same_as<void>;
-      { P::score(s, inv, n, r) } noexcept -> std::same_as<std::int64_t>;
-      { P::choose_gpus(s, inv, n, r, pick) } noexcept -> std::same_as<void>;
-    };
+concept PlacementPolicy = requires {
+  { P::name } -> std::convertible_to<std::string_view>;
+  typename P::state;
+}
+&&std::constructible_from<typename P::state, const inventory&, const policy_context&>&& requires(typename P::state& s, const inventory& inv,
+                                                                                                 node_index n, const placement_request& r,
+                                                                                                 gpu_pick& pick) {
+  { P::prepare(s, inv, r) } -> std::same_as<void>;
+  { P::score(s, inv, n, r) }
+  noexcept->std::same_as<std::int64_t>;
+  { P::choose_gpus(s, inv, n, r, pick) }
+  noexcept->std::same_as<void>;
+};
 
 namespace detail {
 struct no_state {
@@ -306,9 +311,7 @@ class fgd_engine {
     return f;
   }
 
-  static std::int32_t sigmoid_score(double delta) noexcept {
-    return static_cast<std::int32_t>(100.0 / (1.0 + std::exp(-delta / 1000.0)));
-  }
+  static std::int32_t sigmoid_score(double delta) noexcept { return static_cast<std::int32_t>(100.0 / (1.0 + std::exp(-delta / 1000.0))); }
 
   void compute(const inventory& inv, node_index n, const placement_request& r, fgd_eval& e) noexcept {
     const node_spec& sp = inv.spec(n);
@@ -327,7 +330,9 @@ class fgd_engine {
       for (std::size_t g = 0; g < sp.gpu_count; ++g) {
         if (!gpu_eligible(s, g, r)) continue;
         // Equal idle (and eligible) GPUs give equal results; the first one already won ties.
-        if (std::find(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(nseen), s.idle[g]) != seen.begin() + static_cast<std::ptrdiff_t>(nseen)) continue;
+        if (std::find(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(nseen), s.idle[g]) !=
+            seen.begin() + static_cast<std::ptrdiff_t>(nseen))
+          continue;
         seen[nseen++] = s.idle[g];
         a[g] -= need;
         const double delta = before - frag(a.data(), sp.gpu_count, cpu_after, bit);

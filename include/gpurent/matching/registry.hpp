@@ -22,7 +22,7 @@ struct policy_list {
   }
 };
 
-using builtin_policies = policy_list<policy_gpurent, policy_fgd, policy_best_fit, policy_dot_product, policy_random,
-                                     policy_first_fit, policy_worst_fit>;
+using builtin_policies =
+    policy_list<policy_gpurent, policy_fgd, policy_best_fit, policy_dot_product, policy_random, policy_first_fit, policy_worst_fit>;
 
 }  // namespace gpurent

@@ -39,9 +39,7 @@ namespace gpurent::detail::metering_format {
   return s;
 }
 
-[[nodiscard]] inline std::string plural(std::int64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
+[[nodiscard]] inline std::string plural(std::int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 [[nodiscard]] inline std::string money_text(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
 
@@ -89,9 +87,8 @@ namespace gpurent::detail::metering_format {
     for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
   constexpr std::array<bool, 8> right{false, false, false, true, true, true, true, false};
 
-  std::string s = "invoice " + inv.period + " (" + inv.timezone + ", " + format_instant(inv.span.begin()) + " to " +
-                  format_instant(inv.span.end()) + "), " + std::string(inv.ccy.code) + ", rounding " +
-                  tariff_format::rounding(inv.rounding) + "\n";
+  std::string s = "invoice " + inv.period + " (" + inv.timezone + ", " + format_instant(inv.span.begin()) + " to " + format_instant(inv.span.end()) +
+                  "), " + std::string(inv.ccy.code) + ", rounding " + tariff_format::rounding(inv.rounding) + "\n";
   for (const row& r : rows) {
     std::string line;
     for (std::size_t c = 0; c < r.size(); ++c) {
@@ -113,31 +110,23 @@ namespace gpurent::detail::metering_format {
 // "r1: acme gpu/H100-80GB on_demand x0.5 [2026-11-01T00:00:00Z, 2026-11-01T01:00:00Z) {job=a}"
 template <>
 struct fmt::formatter<gpurent::usage_record> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::usage_record& r, format_context& ctx) const {
-    return put(gpurent::detail::metering_format::record_text(r), ctx);
-  }
+  auto format(const gpurent::usage_record& r, format_context& ctx) const { return put(gpurent::detail::metering_format::record_text(r), ctx); }
 };
 
 // "gpu/H100-80GB on_demand: 12.34 USD (3 records, 7200 s billed, exact 12.3375, rounding -0.0025)"
 template <>
 struct fmt::formatter<gpurent::invoice_line> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::invoice_line& l, format_context& ctx) const {
-    return put(gpurent::detail::metering_format::line_text(l), ctx);
-  }
+  auto format(const gpurent::invoice_line& l, format_context& ctx) const { return put(gpurent::detail::metering_format::line_text(l), ctx); }
 };
 
 // "acme: 12.34 USD in 2 lines, credit applied 5.00 USD, due 7.34 USD"
 template <>
 struct fmt::formatter<gpurent::invoice_account> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::invoice_account& a, format_context& ctx) const {
-    return put(gpurent::detail::metering_format::account_text(a), ctx);
-  }
+  auto format(const gpurent::invoice_account& a, format_context& ctx) const { return put(gpurent::detail::metering_format::account_text(a), ctx); }
 };
 
 // The invoice as a table, ending in a newline.
 template <>
 struct fmt::formatter<gpurent::invoice> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::invoice& inv, format_context& ctx) const {
-    return put(gpurent::detail::metering_format::invoice_table(inv), ctx);
-  }
+  auto format(const gpurent::invoice& inv, format_context& ctx) const { return put(gpurent::detail::metering_format::invoice_table(inv), ctx); }
 };

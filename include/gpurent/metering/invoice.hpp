@@ -33,7 +33,7 @@ struct invoice_account {
   std::string account;
   std::vector<invoice_line> lines;  // sorted by resource, then mode (byte order)
   ratio<> exact_total{};
-  money_value total;                // the sum of the rounded lines
+  money_value total;  // the sum of the rounded lines
   money_value credit_applied;
   money_value due;
   money_value credit_remaining;
@@ -42,13 +42,13 @@ struct invoice_account {
 
 struct invoice {
   currency ccy{};
-  std::string period;               // "2026-11"
+  std::string period;  // "2026-11"
   std::string timezone;
-  interval span{};                  // the period as UTC instants
+  interval span{};  // the period as UTC instants
   rounding_rule rounding{};
   std::vector<invoice_account> accounts;  // sorted by account (byte order)
   std::int64_t records_out_of_period = 0;
-  std::int64_t duplicates_ignored = 0;    // identical repeats counted once
+  std::int64_t duplicates_ignored = 0;  // identical repeats counted once
   friend bool operator==(const invoice&, const invoice&) = default;
 };
 

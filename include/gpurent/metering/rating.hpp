@@ -109,18 +109,16 @@ struct line_totals {
            sub_from(usage, u.usage) && sub_from(used_usage, u.used_usage) && detail::sub_from(rounded_minor, rounded);
   }
   [[nodiscard]] bool merge(const line_totals& o) noexcept {
-    return detail::add_to(records, o.records) && detail::add_to(billed_seconds, o.billed_seconds) &&
-           detail::add_to(used_seconds, o.used_seconds) && add_to(amount, o.amount) && add_to(waste, o.waste) && add_to(usage, o.usage) &&
-           add_to(used_usage, o.used_usage) && detail::add_to(rounded_minor, o.rounded_minor);
+    return detail::add_to(records, o.records) && detail::add_to(billed_seconds, o.billed_seconds) && detail::add_to(used_seconds, o.used_seconds) &&
+           add_to(amount, o.amount) && add_to(waste, o.waste) && add_to(usage, o.usage) && add_to(used_usage, o.used_usage) &&
+           detail::add_to(rounded_minor, o.rounded_minor);
   }
   friend bool operator==(const line_totals&, const line_totals&) = default;
 };
 
 // Whether a line of this rate sums each record's waste: only where the price changes over
 // time (for a constant price the waste follows from usage - used_usage at the end).
-[[nodiscard]] inline bool sums_waste(const rate& r) noexcept {
-  return r.kind == price_kind::unit && !r.price.is_flat();
-}
+[[nodiscard]] inline bool sums_waste(const rate& r) noexcept { return r.kind == price_kind::unit && !r.price.is_flat(); }
 
 // The exact cost of a tiered or package line's total usage (nano unit-seconds), over
 // usage_denominator(). False on overflow.

@@ -39,8 +39,10 @@ struct usage_record {
                                                    instant end) {
   if (id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
   if (account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
-  if (quantity <= nano_quantity{0}) return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity));
-  if (end <= start) return make_error(error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start));
+  if (quantity <= nano_quantity{0})
+    return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity));
+  if (end <= start)
+    return make_error(error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start));
   return {};
 }
 [[nodiscard]] inline expected<void> validate(const usage_record& r) { return validate_usage(r.id, r.account, r.quantity, r.start, r.end); }

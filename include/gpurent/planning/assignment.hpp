@@ -150,8 +150,8 @@ struct exact_search {
 // The exact search for the jobs `alone` against `supply`, starting from the greedy answer
 // when `decided` holds one for every job (else from none). False when the search found
 // nothing; `complete` says whether it ran to the end within its budget.
-[[nodiscard]] inline bool improve_exactly(const plan_context& cx, const plan_supply& supply, std::span<const choice> chosen, std::span<const std::size_t> alone,
-                                          std::vector<placed>& decided, bool& complete) {
+[[nodiscard]] inline bool improve_exactly(const plan_context& cx, const plan_supply& supply, std::span<const choice> chosen,
+                                          std::span<const std::size_t> alone, std::vector<placed>& decided, bool& complete) {
   const bool have_greedy = decided.size() == alone.size();
   exact_search s{cx, alone, {}, std::vector<plan_amount>(alone.size() + 1, 0), std::vector<timed_candidate>(alone.size()), {}, have_greedy ? 0 : -1};
   for (std::size_t k = 0; k < alone.size(); ++k) {

@@ -44,8 +44,10 @@ struct ownership_costs {
   // A positive life and no negative cost.
   [[nodiscard]] expected<void> check() const {
     if (life_hours <= 0) return make_error(error_code::invalid_argument, "life_hours", "must be positive");
-    const std::pair<const decimal<9>*, const char*> fields[] = {{&purchase, "purchase"},           {&hosting_per_hour, "hosting_per_hour"},
-                                                                {&staff_per_hour, "staff_per_hour"}, {&power_kw, "power_kw"},
+    const std::pair<const decimal<9>*, const char*> fields[] = {{&purchase, "purchase"},
+                                                                {&hosting_per_hour, "hosting_per_hour"},
+                                                                {&staff_per_hour, "staff_per_hour"},
+                                                                {&power_kw, "power_kw"},
                                                                 {&energy_per_kwh, "energy_per_kwh"}};
     for (const auto& [value, name] : fields)
       if (value->sign() < 0) return make_error(error_code::invalid_argument, name, "must not be negative");
@@ -65,14 +67,14 @@ struct ownership_costs {
 struct build_vs_rent {
   ratio<> fixed_per_hour;
   ratio<> variable_per_hour;
-  ratio<> owned_per_delivered_hour;      // at the given utilization
-  std::optional<ratio<>> break_even;     // utilization in (0, 1]; none when renting always wins
-  bool own_is_cheaper = false;           // at the given utilization
+  ratio<> owned_per_delivered_hour;   // at the given utilization
+  std::optional<ratio<>> break_even;  // utilization in (0, 1]; none when renting always wins
+  bool own_is_cheaper = false;        // at the given utilization
 };
 
 // `utilization`: the share of hours the owned GPU would be used, in (0, 1].
 [[nodiscard]] inline expected<build_vs_rent> compare_build_rent(const ownership_costs& own, const decimal<9>& rent_per_hour,
-                                                               const ratio<>& utilization) {
+                                                                const ratio<>& utilization) {
   GPURENT_TRY(own.check());
   if (rent_per_hour.sign() < 0) return make_error(error_code::invalid_argument, "rent", "must not be negative");
   if (utilization <= ratio<>(0, 1) || ratio<>(1, 1) < utilization)
@@ -94,16 +96,16 @@ struct owned_pool_option {
 };
 
 struct owned_pool_advice {
-  ratio<> fixed_per_hour;              // F
-  ratio<> variable_per_hour;           // V
-  std::optional<ratio<>> break_even;   // u* of the scalar form
-  std::int64_t hours = 0;              // H
-  std::int64_t gpu_hours = 0;          // sum of the load
-  owned_pool_option best;              // the cheapest size; ties go to the smaller pool
-  owned_pool_option all_rented;        // n = 0
-  owned_pool_option all_owned;         // n = peak
-  ratio<> savings_vs_rented;           // all_rented.cost - best.cost
-  ratio<> savings_vs_owned;            // all_owned.cost - best.cost
+  ratio<> fixed_per_hour;                // F
+  ratio<> variable_per_hour;             // V
+  std::optional<ratio<>> break_even;     // u* of the scalar form
+  std::int64_t hours = 0;                // H
+  std::int64_t gpu_hours = 0;            // sum of the load
+  owned_pool_option best;                // the cheapest size; ties go to the smaller pool
+  owned_pool_option all_rented;          // n = 0
+  owned_pool_option all_owned;           // n = peak
+  ratio<> savings_vs_rented;             // all_rented.cost - best.cost
+  ratio<> savings_vs_owned;              // all_owned.cost - best.cost
   std::vector<owned_pool_option> curve;  // every size 0..peak, in order
 };
 

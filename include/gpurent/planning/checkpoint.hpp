@@ -72,10 +72,10 @@ namespace gpurent {
 }
 
 struct spot_estimate {
-  bool feasible = true;            // false when interruptions come faster than progress
+  bool feasible = true;  // false when interruptions come faster than progress
   double mtbf_s = std::numeric_limits<double>::infinity();
-  double young_s = 0;              // Young's interval
-  double daly_s = 0;               // Daly's interval (the one used)
+  double young_s = 0;                   // Young's interval
+  double daly_s = 0;                    // Daly's interval (the one used)
   bool notice_fits_checkpoint = false;  // checkpoint on notice instead of periodically
   double rework_per_interruption_s = 0;
   double expected_wall_s = 0;

@@ -67,7 +67,7 @@ namespace detail {
   const std::int64_t peak = sorted.back();
   std::vector<level_hours> out;
   out.reserve(static_cast<std::size_t>(peak) + 1);
-  std::size_t first_above = 0;  // the first sorted load above the level
+  std::size_t first_above = 0;   // the first sorted load above the level
   std::int64_t at_or_below = 0;  // the sum of the loads up to the level
   for (std::int64_t level = 0; level <= peak; ++level) {
     while (first_above < sorted.size() && sorted[first_above] <= level) at_or_below += sorted[first_above++];
@@ -95,9 +95,7 @@ struct level_costs {
 
   [[nodiscard]] ratio<> cost(std::size_t n) const { return ratio<>(scaled[n], denominator); }
   // The cheapest level; ties go to the lower one.
-  [[nodiscard]] std::size_t cheapest() const {
-    return static_cast<std::size_t>(std::ranges::min_element(scaled) - scaled.begin());
-  }
+  [[nodiscard]] std::size_t cheapest() const { return static_cast<std::size_t>(std::ranges::min_element(scaled) - scaled.begin()); }
   // Unit-hours served / unit-hours held; 1 at level 0, which holds nothing.
   [[nodiscard]] ratio<> utilization(std::size_t n) const {
     const level_hours& l = levels[n];
@@ -127,15 +125,15 @@ struct level_costs {
 }
 
 struct commitment_option {
-  std::int64_t level = 0;    // units committed for every hour of the window
+  std::int64_t level = 0;                   // units committed for every hour of the window
   money_value cost{currency{"USD", 2}, 0};  // committed + on-demand overflow over the window
-  ratio<> utilization;       // committed unit-hours used / committed unit-hours (1 at level 0)
+  ratio<> utilization;                      // committed unit-hours used / committed unit-hours (1 at level 0)
 };
 
 // The window's costs carried over a commitment term, as if the window repeated.
 struct commitment_term {
   seconds length{0};
-  money_value cost;            // the best level's
+  money_value cost;  // the best level's
   money_value on_demand_cost;
   money_value savings;
 };
@@ -144,8 +142,8 @@ struct commitment_advice {
   commitment_option best;
   money_value on_demand_cost{currency{"USD", 2}, 0};  // level 0
   money_value savings{currency{"USD", 2}, 0};         // on_demand_cost - best.cost
-  std::vector<commitment_option> curve;  // every level 0..peak, in order
-  std::optional<commitment_term> term;   // when a term was given
+  std::vector<commitment_option> curve;               // every level 0..peak, in order
+  std::optional<commitment_term> term;                // when a term was given
 };
 
 // `hourly_load`: units in use each hour (>= 0); prices per unit-hour. Each level's cost is

@@ -64,10 +64,11 @@ template <int S>
   const spot_estimate& e = t.spot->estimate;
   r += "; spot with checkpoints: ";
   if (e.notice_fits_checkpoint)
-    r += "the " + duration_text(t.spot->notice) + " notice fits a " + duration_text(t.spot->checkpoint) + " checkpoint, so checkpoint on notice (Daly interval " +
-         secs(e.daly_s) + " as fallback)";
+    r += "the " + duration_text(t.spot->notice) + " notice fits a " + duration_text(t.spot->checkpoint) +
+         " checkpoint, so checkpoint on notice (Daly interval " + secs(e.daly_s) + " as fallback)";
   else
-    r += "checkpoint every " + secs(e.daly_s) + " (Daly; Young " + secs(e.young_s) + "), " + secs(e.rework_per_interruption_s) + " rework per interruption";
+    r += "checkpoint every " + secs(e.daly_s) + " (Daly; Young " + secs(e.young_s) + "), " + secs(e.rework_per_interruption_s) +
+         " rework per interruption";
   return r + ", " + std::to_string(e.interruptions) + " expected interruption(s)";
 }
 
@@ -106,7 +107,8 @@ template <int S>
   if (std::holds_alternative<packed_rationale>(r.choice)) return s;
   s += "; cheapest of " + std::to_string(r.feasible) + " feasible option(s)";
   if (r.next) s += ", next " + r.next->offer + " (" + std::string(to_string(r.next->mode)) + ") at " + detail::plan_text::money(r.next->cost);
-  if (r.max_spot_price) s += "; on spot only while its price stays at or under " + detail::plan_text::decimal_text(*r.max_spot_price) + " per GPU-hour";
+  if (r.max_spot_price)
+    s += "; on spot only while its price stays at or under " + detail::plan_text::decimal_text(*r.max_spot_price) + " per GPU-hour";
   if (r.delay) {
     s += "; starts " + duration_text(r.delay->by) + " after its requested start";
     s += r.delay->cause == delay_cause::capacity ? ": every cheaper option is full until then" : ": the price is lower then";
@@ -160,10 +162,11 @@ template <int S>
   std::string out = fmt::format("gpurent plan: {} jobs in {} ({}), amounts in {}\n\n", p.jobs.size(), p.period, p.timezone, ccy) + line(head) + rule;
   for (std::size_t i = 0; i < rows.size(); ++i) out += (i + 1 == rows.size() ? rule : std::string()) + line(rows[i]);
   out += fmt::format("\nbilled total (meter.md rules, one rounding per line): {} {}\n", p.billed_total.to_string(), ccy);
-  out += fmt::format("saved against the naive plan (exclusive whole GPUs, hourly, on demand): {} {}\n", (p.naive_cost - p.total_cost).to_string(), ccy);
+  out +=
+      fmt::format("saved against the naive plan (exclusive whole GPUs, hourly, on demand): {} {}\n", (p.naive_cost - p.total_cost).to_string(), ccy);
   out += fmt::format("packing: {} job(s) could share a GPU, {} shared unit(s), {}; cost {} {}, lower bound {} {} (gap {:.1f}%)\n", p.packing.items,
-                     p.packing.bins, p.packing.exact ? "exact over all partitions" : "first-fit-decreasing heuristic", p.packing.cost.to_string(), ccy,
-                     p.packing.lower_bound.to_string(), ccy, p.packing.gap * 100.0);
+                     p.packing.bins, p.packing.exact ? "exact over all partitions" : "first-fit-decreasing heuristic", p.packing.cost.to_string(),
+                     ccy, p.packing.lower_bound.to_string(), ccy, p.packing.gap * 100.0);
   out += owned_text(p);
   out += "\nwhy:\n";
   for (const job_plan& j : p.jobs) out += fmt::format("  {}: {}\n", j.name, to_string(j.why));

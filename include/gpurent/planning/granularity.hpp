@@ -17,9 +17,7 @@ struct granularity_waste {
   seconds billed{0};
   [[nodiscard]] seconds wasted() const noexcept { return billed - used; }
   // billed / used, exact (1 when nothing was used).
-  [[nodiscard]] ratio<> factor() const {
-    return used.count() == 0 ? ratio<>(1, 1) : ratio<>(int128(billed.count()), int128(used.count()));
-  }
+  [[nodiscard]] ratio<> factor() const { return used.count() == 0 ? ratio<>(1, 1) : ratio<>(int128(billed.count()), int128(used.count())); }
 };
 
 // Runs of the given lengths, each a separate record billed under `rule` (each starting

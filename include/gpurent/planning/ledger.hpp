@@ -45,9 +45,7 @@ class usage_profile {
 
  private:
   using step = std::pair<instant, std::int64_t>;
-  [[nodiscard]] std::vector<step>::const_iterator after(instant t) const {
-    return std::ranges::upper_bound(steps_, t, {}, &step::first);
-  }
+  [[nodiscard]] std::vector<step>::const_iterator after(instant t) const { return std::ranges::upper_bound(steps_, t, {}, &step::first); }
   [[nodiscard]] std::vector<step>::iterator find(instant t) { return std::ranges::lower_bound(steps_, t, {}, &step::first); }
   [[nodiscard]] std::int64_t level_at(instant t) const {
     auto it = after(t);

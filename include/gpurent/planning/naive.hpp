@@ -82,9 +82,9 @@ struct gpu_demand {
   bool allow_reserved = true;
 };
 struct offer_choice {
-  std::size_t offer = 0;       // index in the catalog
-  std::int32_t units = 0;      // servers or GPUs rented
-  plan_amount amount = 0;      // exact (planning/pricing.hpp)
+  std::size_t offer = 0;   // index in the catalog
+  std::int32_t units = 0;  // servers or GPUs rented
+  plan_amount amount = 0;  // exact (planning/pricing.hpp)
 };
 
 // How many units of `o` hold `gpus` whole GPUs; 0 when it cannot.

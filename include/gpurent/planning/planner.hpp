@@ -53,21 +53,21 @@ struct job_plan {
   explicit job_plan(const currency& c) : expected_cost(c, 0), naive_cost(c, 0) {}
   std::string name;
   job_kind kind = job_kind::training;
-  std::string offer;                  // the offer's id
+  std::string offer;  // the offer's id
   offer_mode mode = offer_mode::on_demand;
-  job_sharing sharing;                // what is rented and how the job holds it
-  std::int64_t count = 0;             // units rented (servers, GPUs, slices, fractions, shared units)
-  std::int32_t gpus = 0;              // whole GPUs a training run or experiment machine uses
-  seconds wall{0};                    // expected time from start to finish
-  instant start{};                    // when it starts (its requested start unless delayed)
-  instant end{};                      // start + wall
+  job_sharing sharing;                    // what is rented and how the job holds it
+  std::int64_t count = 0;                 // units rented (servers, GPUs, slices, fractions, shared units)
+  std::int32_t gpus = 0;                  // whole GPUs a training run or experiment machine uses
+  seconds wall{0};                        // expected time from start to finish
+  instant start{};                        // when it starts (its requested start unless delayed)
+  instant end{};                          // start + wall
   delay_cause delay = delay_cause::none;  // why it starts later than asked, by `delayed`
   seconds delayed{0};
   money_value expected_cost;
-  money_value naive_cost;             // exclusive whole GPUs billed hourly, on demand
+  money_value naive_cost;  // exclusive whole GPUs billed hourly, on demand
   std::string naive_offer;
   rationale why;
-  granularity_waste waste;            // record seconds: used vs billed
+  granularity_waste waste;  // record seconds: used vs billed
   std::optional<spot_estimate> spot;
   std::vector<std::string> shares_with;  // packed: the other jobs on the same rented unit
 };
@@ -88,10 +88,10 @@ struct packing_report {
 struct owned_pool_report {
   std::string offer;
   std::int32_t units = 0;
-  money_value fixed_cost;             // units x the offer's fixed cost per unit and period
-  money_value marginal_cost;          // the pool's lines of the plan's invoice
-  ratio<> utilization;                // used unit-seconds / (units x the period's seconds)
-  ratio<> gpu_hours;                  // delivered
+  money_value fixed_cost;                        // units x the offer's fixed cost per unit and period
+  money_value marginal_cost;                     // the pool's lines of the plan's invoice
+  ratio<> utilization;                           // used unit-seconds / (units x the period's seconds)
+  ratio<> gpu_hours;                             // delivered
   std::optional<money_value> cost_per_gpu_hour;  // (fixed + marginal) / gpu_hours; none when unused
 };
 
@@ -100,31 +100,32 @@ struct plan_result {
   std::string period;
   std::string timezone;
   interval window;
-  std::vector<job_plan> jobs;          // in workload order
-  std::vector<usage_record> usage;     // what the plan produces (meter.md's usage)
-  std::optional<tariff> prices;        // the rates the usage is priced with (the offers used)
-  money_value total_cost;              // sum of the jobs' expected costs
-  money_value naive_cost;              // every job naive, rounded once
-  money_value billed_total;            // the usage rated by the meter (per-line rounding)
-  std::optional<invoice> billed;       // the meter's invoice of the usage
+  std::vector<job_plan> jobs;       // in workload order
+  std::vector<usage_record> usage;  // what the plan produces (meter.md's usage)
+  std::optional<tariff> prices;     // the rates the usage is priced with (the offers used)
+  money_value total_cost;           // sum of the jobs' expected costs
+  money_value naive_cost;           // every job naive, rounded once
+  money_value billed_total;         // the usage rated by the meter (per-line rounding)
+  std::optional<invoice> billed;    // the meter's invoice of the usage
   packing_report packing;
-  supply_report supply;                // how contested supply was shared out
+  supply_report supply;                  // how contested supply was shared out
   std::vector<owned_pool_report> owned;  // one per owned offer, in catalog order
-  money_value owned_fixed_cost;        // of every owned pool, paid whatever the use
+  money_value owned_fixed_cost;          // of every owned pool, paid whatever the use
 };
 
 struct plan_options {
   std::size_t exact_packing_limit = 12;  // jobs; beyond: first-fit-decreasing
   std::size_t heuristic_bin_offers = 8;  // cheapest bin offers tried by the heuristic
   bool pack = true;
-  std::size_t exact_supply_limit = 10;   // contested plans of up to this many jobs alone: exact search
+  std::size_t exact_supply_limit = 10;  // contested plans of up to this many jobs alone: exact search
 };
 
 namespace detail::plan {
 
 [[nodiscard]] inline const std::string& account_of(const plan_context& cx, const job& j) { return j.account.empty() ? cx.w.account : j.account; }
 
-[[nodiscard]] inline usage_record make_record(std::string id, const std::string& account, const offer& o, const unit_quantity& q, instant start, instant end) {
+[[nodiscard]] inline usage_record make_record(std::string id, const std::string& account, const offer& o, const unit_quantity& q, instant start,
+                                              instant end) {
   usage_record r;
   r.id = std::move(id);
   r.account = account;
@@ -180,7 +181,8 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
 
 // Step 4 for a shared unit: one record for the unit, its rounded cost split over its jobs
 // by compute x time (largest remainders, so the shares add up exactly).
-[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::size_t bi, std::size_t number, plan_result& out) {
+[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::size_t bi, std::size_t number,
+                                               plan_result& out) {
   const bin& b = pr.bins[bi];
   const offer& o = cx.cat[b.offer];
   const job& first = cx.w.jobs[pr.items[b.items.front()].job];
@@ -212,7 +214,8 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
     p.waste = billing_waste(o.pricing.time, b.span.length());
     for (std::size_t u = 0; u < b.items.size(); ++u)
       if (u != t) p.shares_with.push_back(cx.w.jobs[pr.items[b.items[u]].job].name);
-    p.why = rationale{packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)}, 0, {}, {}, {}};
+    p.why = rationale{
+        packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)}, 0, {}, {}, {}};
   }
   return {};
 }
@@ -240,8 +243,13 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
 inline void report_owned(const plan_context& cx, plan_result& out) {
   for (const offer& o : cx.cat.offers()) {
     if (!o.owned()) continue;
-    owned_pool_report r{o.id, o.max_units, cx.pricer.round(plan_amount(o.fixed_cost.raw() * o.max_units) * (cx.pricer.denominator() / int128(decimal<9>::one()))),
-                        money_value(out.ccy, 0), {}, {}, {}};
+    owned_pool_report r{o.id,
+                        o.max_units,
+                        cx.pricer.round(plan_amount(o.fixed_cost.raw() * o.max_units) * (cx.pricer.denominator() / int128(decimal<9>::one()))),
+                        money_value(out.ccy, 0),
+                        {},
+                        {},
+                        {}};
     int128 used = 0;  // nano unit-seconds
     for (const usage_record& u : out.usage)
       if (u.resource == o.id && u.mode == "owned") used += int128(u.quantity.raw()) * (u.end - u.start).count();
@@ -263,7 +271,8 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
 }
 
 // Steps 3 and 4: pack, then assign every job (packed or alone) and the totals.
-[[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const plan_options& opt, plan_result& out) {
+[[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const plan_options& opt,
+                                           plan_result& out) {
   std::vector<candidate> best;
   for (const choice& c : chosen) best.push_back(c.best);
   packing_result pr = opt.pack ? pack(cx, best, packing_options{opt.exact_packing_limit, opt.heuristic_bin_offers}) : packing_result{};
@@ -307,7 +316,21 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   auto zone = find_zone(w.timezone);
   if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
   const money_value zero(cat.currency_value(), 0);
-  plan_result out{cat.currency_value(), w.period, w.timezone, month_period(*zone, *ym), {}, {}, {}, zero, zero, zero, {}, packing_report{0, 0, true, zero, zero, 0.0, 0}, {}, {}, zero};
+  plan_result out{cat.currency_value(),
+                  w.period,
+                  w.timezone,
+                  month_period(*zone, *ym),
+                  {},
+                  {},
+                  {},
+                  zero,
+                  zero,
+                  zero,
+                  {},
+                  packing_report{0, 0, true, zero, zero, 0.0, 0},
+                  {},
+                  {},
+                  zero};
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);

@@ -25,13 +25,13 @@ namespace gpurent {
 // Training on whole GPUs, possibly several servers, possibly on spot with checkpoints.
 struct training_rationale {
   std::int32_t gpus = 0;
-  std::string gpu;                    // the model
+  std::string gpu;  // the model
   seconds wall{0};
-  std::int64_t servers = 0;           // more than one: multi-node
+  std::int64_t servers = 0;  // more than one: multi-node
   std::int32_t gpus_per_server = 0;
   struct spot_plan {
     seconds notice{0};
-    seconds checkpoint{0};            // the checkpoint write time (the job's, or size / bandwidth)
+    seconds checkpoint{0};  // the checkpoint write time (the job's, or size / bandwidth)
     spot_estimate estimate;
   };
   std::optional<spot_plan> spot;
@@ -54,7 +54,7 @@ struct experiments_rationale {
   seconds wall{0};
   seconds increment{0};
   seconds one_run{0};
-  granularity_waste one_run_alone;    // one run billed on its own
+  granularity_waste one_run_alone;           // one run billed on its own
   std::optional<seconds> uninterrupted_run;  // on spot: one run without interruptions (one_run is the expected length)
 };
 
@@ -65,9 +65,9 @@ struct packed_rationale {
   std::string offer;
   std::optional<std::string> mig_profile;  // the job's slice; none: time-sliced
   seconds span{0};
-  money_value together;               // the unit, for all the jobs on it
+  money_value together;  // the unit, for all the jobs on it
   std::size_t jobs = 0;
-  money_value apart;                  // the same jobs each alone
+  money_value apart;  // the same jobs each alone
 };
 
 // The offer that came second, and at what cost.
@@ -79,7 +79,7 @@ struct runner_up {
 
 struct rationale {
   std::variant<training_rationale, service_rationale, experiments_rationale, packed_rationale> choice;
-  std::size_t feasible = 0;           // candidates considered (not for packed jobs)
+  std::size_t feasible = 0;  // candidates considered (not for packed jobs)
   std::optional<runner_up> next;
   // A start later than asked, and why (planning/timing.hpp): every cheaper option was full
   // (capacity), or the price was lower later (price).

@@ -42,10 +42,10 @@ struct scaling_policy {
 
 struct node_status {
   std::string id;
-  double utilization = 0;       // 0..1 over the last window
-  bool busy = false;            // a job runs on it
-  instant last_checkpoint{};    // of its job
-  instant last_progress{};      // last work done by its job after that checkpoint, if any
+  double utilization = 0;     // 0..1 over the last window
+  bool busy = false;          // a job runs on it
+  instant last_checkpoint{};  // of its job
+  instant last_progress{};    // last work done by its job after that checkpoint, if any
   [[nodiscard]] bool safe_to_release() const noexcept { return !busy || last_checkpoint >= last_progress; }
 };
 
@@ -58,11 +58,11 @@ struct enum_names<scaling_action> {
 
 struct scaling_decision {
   scaling_action action = scaling_action::hold;
-  std::int32_t add = 0;                 // nodes to add
-  std::vector<std::string> release;     // nodes to release now (idle or checkpointed)
-  std::vector<std::string> waiting;     // would be released, waiting for a checkpoint
+  std::int32_t add = 0;              // nodes to add
+  std::vector<std::string> release;  // nodes to release now (idle or checkpointed)
+  std::vector<std::string> waiting;  // would be released, waiting for a checkpoint
   std::string reason;
-  double mean_utilization = 0;          // of the nodes given (0 when none)
+  double mean_utilization = 0;  // of the nodes given (0 when none)
 };
 
 [[nodiscard]] inline scaling_decision decide_scaling(const scaling_policy& p, std::int64_t queued_jobs, std::span<const node_status> nodes) {

@@ -32,13 +32,13 @@
 namespace gpurent {
 
 struct training_speed {
-  double speed = 1;                    // per GPU, relative to the reference GPU
-  std::optional<double> storage_cap;   // set when data loading bounds `speed`
+  double speed = 1;                   // per GPU, relative to the reference GPU
+  std::optional<double> storage_cap;  // set when data loading bounds `speed`
   std::int64_t servers = 1;
-  std::optional<double> allreduce_s;   // per step, across servers
-  std::optional<double> exposed_s;     // of it, not hidden behind computation
-  double step_s = 0;                   // a step's computation on this offer (0: not stated)
-  double factor = 1;                   // wall / solve time from all-reduce
+  std::optional<double> allreduce_s;  // per step, across servers
+  std::optional<double> exposed_s;    // of it, not hidden behind computation
+  double step_s = 0;                  // a step's computation on this offer (0: not stated)
+  double factor = 1;                  // wall / solve time from all-reduce
 };
 
 // The checkpoint's size (none: the job does not state its model), by planning/checkpoint.hpp's

@@ -31,7 +31,8 @@ struct timed_candidate {
 enum class delay_cause : std::uint8_t { none, capacity, price };
 template <>
 struct enum_names<delay_cause> {
-  static constexpr enum_entry<delay_cause> entries[] = {{delay_cause::none, "none"}, {delay_cause::capacity, "capacity"}, {delay_cause::price, "price"}};
+  static constexpr enum_entry<delay_cause> entries[] = {
+      {delay_cause::none, "none"}, {delay_cause::capacity, "capacity"}, {delay_cause::price, "price"}};
 };
 
 namespace detail::plan {
@@ -57,9 +58,8 @@ namespace detail::plan {
 [[nodiscard]] inline bool price_rule_holds(const job& j, const offer& o, instant t, seconds wall) {
   if (o.mode != offer_mode::spot || !j.max_spot_price || o.tiered()) return true;
   if (!under_max(o, *j.max_spot_price, t)) return false;
-  return std::ranges::all_of(o.pricing.price.changes(), [&](const price_change& c) {
-    return c.from <= t || c.from >= t + wall || under_max(o, *j.max_spot_price, c.from);
-  });
+  return std::ranges::all_of(o.pricing.price.changes(),
+                             [&](const price_change& c) { return c.from <= t || c.from >= t + wall || under_max(o, *j.max_spot_price, c.from); });
 }
 
 // Starts worth trying for c: the job's start, and each instant the offer's price changes
@@ -79,7 +79,8 @@ namespace detail::plan {
 
 // The cheapest start of candidate c that its offer's supply and the job's rules allow, with
 // the amount priced there; nothing when there is none.
-[[nodiscard]] inline std::optional<timed_candidate> place_in_time(const plan_context& cx, const plan_supply& supply, const job& j, const candidate& c) {
+[[nodiscard]] inline std::optional<timed_candidate> place_in_time(const plan_context& cx, const plan_supply& supply, const job& j,
+                                                                  const candidate& c) {
   const instant latest = detail::plan::latest_start(cx, j, c.wall);
   const offer& o = cx.cat[c.offer];
   std::optional<timed_candidate> best;

@@ -37,9 +37,7 @@ struct cuda_versions {
 }
 
 // "13.0"
-[[nodiscard]] inline std::string cuda_version_string(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
+[[nodiscard]] inline std::string cuda_version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 namespace detail {
 
@@ -94,14 +92,11 @@ namespace detail {
     int* out;
   };
   int sms = 0, major = 0, minor = 0, clock = 0, width = 0, domain = 0, bus = 0, dev = 0;
-  for (const attr& x : {attr{cudaDevAttrMultiProcessorCount, "SM count", &sms},
-                        attr{cudaDevAttrComputeCapabilityMajor, "compute capability", &major},
-                        attr{cudaDevAttrComputeCapabilityMinor, "compute capability", &minor},
-                        attr{cudaDevAttrMemoryClockRate, "memory clock", &clock},
-                        attr{cudaDevAttrGlobalMemoryBusWidth, "memory bus width", &width},
-                        attr{cudaDevAttrPciDomainId, "PCI domain", &domain},
-                        attr{cudaDevAttrPciBusId, "PCI bus", &bus},
-                        attr{cudaDevAttrPciDeviceId, "PCI device", &dev}}) {
+  for (const attr& x :
+       {attr{cudaDevAttrMultiProcessorCount, "SM count", &sms}, attr{cudaDevAttrComputeCapabilityMajor, "compute capability", &major},
+        attr{cudaDevAttrComputeCapabilityMinor, "compute capability", &minor}, attr{cudaDevAttrMemoryClockRate, "memory clock", &clock},
+        attr{cudaDevAttrGlobalMemoryBusWidth, "memory bus width", &width}, attr{cudaDevAttrPciDomainId, "PCI domain", &domain},
+        attr{cudaDevAttrPciBusId, "PCI bus", &bus}, attr{cudaDevAttrPciDeviceId, "PCI device", &dev}}) {
     auto v = detail::cuda_attribute(x.a, ordinal, x.what);
     if (!v) return unexpected<error>(std::move(v.error()));
     *x.out = *v;

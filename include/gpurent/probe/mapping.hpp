@@ -50,11 +50,11 @@ inline constexpr std::int64_t name_match_tolerance_ppm = 50'000;
 struct gpu_mapping {
   const gpu_model* model = nullptr;
   match_method matched_by = match_method::none;
-  const mig_geometry* geometry = nullptr;         // null: the model has no MIG (or no model)
+  const mig_geometry* geometry = nullptr;            // null: the model has no MIG (or no model)
   std::optional<std::int64_t> memory_deviation_ppm;  // (reported - catalog) / catalog, in ppm
-  std::optional<mig_layout> layout;               // the live MIG layout, when MIG is enabled and it was read
-  std::optional<error> layout_error;              // why there is no layout although MIG is enabled
-  std::vector<std::string> notes;                 // disagreements with the catalog, pending changes
+  std::optional<mig_layout> layout;                  // the live MIG layout, when MIG is enabled and it was read
+  std::optional<error> layout_error;                 // why there is no layout although MIG is enabled
+  std::vector<std::string> notes;                    // disagreements with the catalog, pending changes
 
   // Whether the reported memory is within `ppm` of the catalog's (false when either is unknown).
   [[nodiscard]] bool memory_within(std::int64_t ppm) const noexcept {
@@ -119,19 +119,20 @@ namespace detail {
 [[nodiscard]] inline expected<mig_layout> live_mig_layout(const mig_geometry& g, std::span<const nvml_gpu_instance> instances) {
   mig_layout l;
   for (const nvml_gpu_instance& x : instances) {
-    const std::string who = "GPU instance " + std::to_string(x.id) + " (profile id " + std::to_string(x.profile_id) + " at " +
-                            std::to_string(x.start) + ")";
+    const std::string who =
+        "GPU instance " + std::to_string(x.id) + " (profile id " + std::to_string(x.profile_id) + " at " + std::to_string(x.start) + ")";
     std::optional<mig_profile_index> p;
     for (std::size_t i = 0; i < g.profiles.size(); ++i)
       if (g.profiles[i].id == x.profile_id) p = static_cast<mig_profile_index>(i);
     if (!p) return make_error(error_code::unknown_name, "gpu_instances", who + ": no such profile in the " + std::string(g.model) + " MIG geometry");
     const mig_profile& prof = g.profiles[*p];
     if (x.start >= static_cast<std::uint32_t>(g.memory_slices))
-      return make_error(error_code::invalid_argument, "gpu_instances", who + ": start beyond the " + std::to_string(g.memory_slices) + " memory slices");
-    if (x.size != prof.memory_slices)
       return make_error(error_code::invalid_argument, "gpu_instances",
-                        who + ": occupies " + std::to_string(x.size) + " memory slices, " + std::string(prof.name) + " has " +
-                            std::to_string(prof.memory_slices));
+                        who + ": start beyond the " + std::to_string(g.memory_slices) + " memory slices");
+    if (x.size != prof.memory_slices)
+      return make_error(
+          error_code::invalid_argument, "gpu_instances",
+          who + ": occupies " + std::to_string(x.size) + " memory slices, " + std::string(prof.name) + " has " + std::to_string(prof.memory_slices));
     if (!l.add(mig_instance{*p, static_cast<std::uint8_t>(x.start)}))
       return make_error(error_code::invalid_argument, "gpu_instances", "more GPU instances than memory slices");
   }
@@ -147,8 +148,7 @@ namespace detail {
   out.model = model;
   out.matched_by = how;
   if (model == nullptr) {
-    out.notes.push_back("no catalog model for \"" + r.name + "\"" +
-                        (r.pci_id ? " (PCI id " + to_string(*r.pci_id) + ")" : ""));
+    out.notes.push_back("no catalog model for \"" + r.name + "\"" + (r.pci_id ? " (PCI id " + to_string(*r.pci_id) + ")" : ""));
     if (r.mig_current == mig_mode::enabled)
       out.layout_error = error{error_code::unsupported, "gpu_instances", "MIG is enabled, but the GPU is not in the catalog", {}};
     return out;
@@ -158,14 +158,14 @@ namespace detail {
     out.notes.push_back("memory differs from the catalog's by " + std::to_string(*out.memory_deviation_ppm / 10'000) + "%");
   if (r.sm_count && model->sm_count && !r.cuda_mig_instance && *r.sm_count != model->sm_count->value)
     out.notes.push_back(std::to_string(*r.sm_count) + " SMs, the catalog says " + std::to_string(model->sm_count->value));
-  if (r.cuda_mig_instance)
-    out.notes.push_back("CUDA sees one MIG instance of this GPU: its SMs and bandwidth are the instance's");
+  if (r.cuda_mig_instance) out.notes.push_back("CUDA sees one MIG instance of this GPU: its SMs and bandwidth are the instance's");
   out.geometry = find_mig_geometry(model->name);
   if (r.mig_pending != mig_mode::unknown && r.mig_pending != r.mig_current)
     out.notes.push_back("MIG mode changes to " + std::string(to_string(r.mig_pending)) + " at the next GPU reset");
   if (r.mig_current == mig_mode::enabled) {
     if (out.geometry == nullptr) {
-      out.layout_error = error{error_code::unsupported, "gpu_instances", "MIG is enabled, but the catalog has no MIG geometry for " + std::string(model->name), {}};
+      out.layout_error =
+          error{error_code::unsupported, "gpu_instances", "MIG is enabled, but the catalog has no MIG geometry for " + std::string(model->name), {}};
     } else if (!r.gpu_instances_error.empty()) {
       out.layout_error = error{error_code::unsupported, "gpu_instances", r.gpu_instances_error, {}};
     } else if (auto l = live_mig_layout(*out.geometry, r.gpu_instances)) {
@@ -189,7 +189,7 @@ struct probed_gpu {
 // NVML order, each with the first CUDA device at its address (several when CUDA sees MIG
 // instances; a whole-GPU device is preferred), then the CUDA devices NVML did not see.
 [[nodiscard]] inline std::vector<probed_gpu> join_devices(std::span<const cuda_device> cuda, std::span<const nvml_device> nvml,
-                                                         std::span<const gpu_model> models = builtin_catalog()) {
+                                                          std::span<const gpu_model> models = builtin_catalog()) {
   std::vector<probed_gpu> out;
   std::vector<bool> used(cuda.size(), false);
   const auto take = [&](probed_gpu& g, const pci_address& at) {

@@ -39,11 +39,15 @@ struct probe_options {
   machine_probe m;
   m.cuda_version = cuda_version();
   std::vector<cuda_device> cuda;
-  if (auto c = cuda_devices()) cuda = std::move(*c);
-  else m.cuda_error = std::move(c.error());
+  if (auto c = cuda_devices())
+    cuda = std::move(*c);
+  else
+    m.cuda_error = std::move(c.error());
   std::vector<nvml_device> nvml;
-  if (auto n = nvml_devices(o.nvml_library)) nvml = std::move(*n);
-  else m.nvml_error = std::move(n.error());
+  if (auto n = nvml_devices(o.nvml_library))
+    nvml = std::move(*n);
+  else
+    m.nvml_error = std::move(n.error());
   if (cuda.empty() && nvml.empty()) {
     const std::string cuda_why = m.cuda_error ? m.cuda_error->message : std::string("no CUDA device");
     const std::string nvml_why = m.nvml_error ? m.nvml_error->message : std::string("no GPU");

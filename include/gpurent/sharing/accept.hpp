@@ -21,10 +21,8 @@ enum class accept_mode : std::uint8_t { exclusive = 1, fractional = 2, mig = 4, 
 
 template <>
 struct enum_names<accept_mode> {
-  static constexpr enum_entry<accept_mode> entries[] = {{accept_mode::exclusive, "exclusive"},
-                                                        {accept_mode::fractional, "fractional"},
-                                                        {accept_mode::mig, "mig"},
-                                                        {accept_mode::spot, "spot"}};
+  static constexpr enum_entry<accept_mode> entries[] = {
+      {accept_mode::exclusive, "exclusive"}, {accept_mode::fractional, "fractional"}, {accept_mode::mig, "mig"}, {accept_mode::spot, "spot"}};
 };
 
 // A set of accepted modes. A single mode converts to the set holding it, so

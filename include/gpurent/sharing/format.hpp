@@ -15,7 +15,7 @@
 #include <gpurent/sharing/modes.hpp>
 
 template <class M>
-  requires gpurent::SharingModeValue<M> || std::same_as<M, gpurent::sharing_mode>
+requires gpurent::SharingModeValue<M> || std::same_as<M, gpurent::sharing_mode>
 struct fmt::formatter<M> : gpurent::detail::string_view_formatter {
   auto format(const M& m, fmt::format_context& ctx) const { return put(gpurent::to_string(gpurent::sharing_mode(m)), ctx); }
 };

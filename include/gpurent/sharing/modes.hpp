@@ -33,8 +33,7 @@ class fractional_share {
  public:
   [[nodiscard]] static expected<fractional_share> make(milli_gpu share) {
     if (share.count() < 1 || share.count() > whole_gpu.count())
-      return make_error(error_code::invalid_argument, "share",
-                        "a fractional share is 1..1000 milli-GPU, got " + std::to_string(share.count()));
+      return make_error(error_code::invalid_argument, "share", "a fractional share is 1..1000 milli-GPU, got " + std::to_string(share.count()));
     return fractional_share(share);
   }
   [[nodiscard]] constexpr milli_gpu share() const noexcept { return share_; }
@@ -52,8 +51,7 @@ class mig_slice {
  public:
   [[nodiscard]] static expected<mig_slice> make(std::string_view profile) {
     if (!well_formed(profile))
-      return make_error(error_code::invalid_argument, "profile",
-                        "not a MIG profile name like 3g.40gb: \"" + std::string(profile) + "\"");
+      return make_error(error_code::invalid_argument, "profile", "not a MIG profile name like 3g.40gb: \"" + std::string(profile) + "\"");
     return mig_slice(std::string(profile));
   }
   [[nodiscard]] const std::string& profile() const noexcept { return profile_; }
@@ -165,12 +163,10 @@ concept SharingModeValue = detail::is_alternative<M, sharing_mode>;
 
 namespace detail {
 [[nodiscard]] inline expected<std::int64_t> parse_sharing_int(std::string_view s, std::string_view what) {
-  if (s.empty() || s.size() > 12)
-    return make_error(error_code::parse_error, std::string(what), "not a number: \"" + std::string(s) + "\"");
+  if (s.empty() || s.size() > 12) return make_error(error_code::parse_error, std::string(what), "not a number: \"" + std::string(s) + "\"");
   std::int64_t v = 0;
   for (char c : s) {
-    if (c < '0' || c > '9')
-      return make_error(error_code::parse_error, std::string(what), "not a number: \"" + std::string(s) + "\"");
+    if (c < '0' || c > '9') return make_error(error_code::parse_error, std::string(what), "not a number: \"" + std::string(s) + "\"");
     v = v * 10 + (c - '0');
   }
   return v;
@@ -196,7 +192,8 @@ template <class M>
     case sharing_kind::mps: {
       GPURENT_TRY(n, parse_sharing_int(arg, "active_thread_percentage"));
       if (*n > 100)
-        return make_error(error_code::invalid_argument, "active_thread_percentage", "MPS active thread percentage is 1..100, got " + std::to_string(*n));
+        return make_error(error_code::invalid_argument, "active_thread_percentage",
+                          "MPS active thread percentage is 1..100, got " + std::to_string(*n));
       return as_sharing_mode(mps::make(static_cast<std::int32_t>(*n)));
     }
     case sharing_kind::preemptible: {
@@ -216,8 +213,7 @@ template <class M>
   const auto kind = name == "spot" ? std::optional(sharing_kind::preemptible) : parse_enum<sharing_kind>(name);
   if (!kind || (*kind == sharing_kind::exclusive && colon != std::string_view::npos))
     return make_error(error_code::parse_error, "sharing_mode",
-                      "unknown sharing mode \"" + std::string(text) +
-                          "\" (exclusive, share:MILLI, mig:PROFILE, mps:PERCENT, preemptible:SECONDSs)");
+                      "unknown sharing mode \"" + std::string(text) + "\" (exclusive, share:MILLI, mig:PROFILE, mps:PERCENT, preemptible:SECONDSs)");
   return detail::parse_sharing_parameter(*kind, arg);
 }
 

@@ -80,9 +80,7 @@ struct fmt::formatter<gpurent::pci_identity> : gpurent::detail::string_view_form
 // "NVLink 4, 900000 MB/s"
 template <>
 struct fmt::formatter<gpurent::nvlink_spec> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::nvlink_spec& n, format_context& ctx) const {
-    return put(fmt::format("NVLink {}, {}", n.generation, n.bandwidth), ctx);
-  }
+  auto format(const gpurent::nvlink_spec& n, format_context& ctx) const { return put(fmt::format("NVLink {}, {}", n.generation, n.bandwidth), ctx); }
 };
 
 // "NVIDIA H100 Tensor Core GPU datasheet (2023) <https://...>"
@@ -119,24 +117,20 @@ struct fmt::formatter<gpurent::gpu_model> : gpurent::detail::string_view_formatt
 template <>
 struct fmt::formatter<gpurent::server_shape> : gpurent::detail::string_view_formatter {
   auto format(const gpurent::server_shape& s, format_context& ctx) const {
-    return put(fmt::format("{}: {}x {}, PCIe Gen{}, {}, {} NUMA nodes", s.name, s.gpu_count(), s.gpu_model,
-                           s.pcie_generation, s.fabric, gpurent::numa_node_count(s)),
+    return put(fmt::format("{}: {}x {}, PCIe Gen{}, {}, {} NUMA nodes", s.name, s.gpu_count(), s.gpu_model, s.pcie_generation, s.fabric,
+                           gpurent::numa_node_count(s)),
                ctx);
   }
 };
 
 template <>
 struct fmt::formatter<gpurent::mig_profile> : fmt::formatter<std::string_view> {
-  auto format(const gpurent::mig_profile& p, format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(p.name, ctx);
-  }
+  auto format(const gpurent::mig_profile& p, format_context& ctx) const { return fmt::formatter<std::string_view>::format(p.name, ctx); }
 };
 
 template <>
 struct fmt::formatter<gpurent::mig_geometry> : fmt::formatter<std::string_view> {
-  auto format(const gpurent::mig_geometry& g, format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(g.model, ctx);
-  }
+  auto format(const gpurent::mig_geometry& g, format_context& ctx) const { return fmt::formatter<std::string_view>::format(g.model, ctx); }
 };
 
 // "3g.40gb@4"

@@ -47,9 +47,7 @@ class fixed_list {
     GPURENT_ASSERT(i < size_);
     return items_[i];
   }
-  [[nodiscard]] constexpr bool contains(const T& x) const {
-    return std::find(begin(), end(), x) != end();
-  }
+  [[nodiscard]] constexpr bool contains(const T& x) const { return std::find(begin(), end(), x) != end(); }
   friend constexpr bool operator==(const fixed_list& a, const fixed_list& b) {
     return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
   }
@@ -73,13 +71,14 @@ enum class form_factor : std::uint8_t { unknown, sxm, pcie, oam, superchip };
 
 template <>
 struct enum_names<gpu_vendor> {
-  static constexpr enum_entry<gpu_vendor> entries[] = {
-      {gpu_vendor::unknown, "unknown"}, {gpu_vendor::nvidia, "nvidia"}, {gpu_vendor::amd, "amd"}};
+  static constexpr enum_entry<gpu_vendor> entries[] = {{gpu_vendor::unknown, "unknown"}, {gpu_vendor::nvidia, "nvidia"}, {gpu_vendor::amd, "amd"}};
 };
 template <>
 struct enum_names<form_factor> {
-  static constexpr enum_entry<form_factor> entries[] = {{form_factor::unknown, "unknown"}, {form_factor::sxm, "sxm"},
-                                                        {form_factor::pcie, "pcie"},       {form_factor::oam, "oam"},
+  static constexpr enum_entry<form_factor> entries[] = {{form_factor::unknown, "unknown"},
+                                                        {form_factor::sxm, "sxm"},
+                                                        {form_factor::pcie, "pcie"},
+                                                        {form_factor::oam, "oam"},
                                                         {form_factor::superchip, "superchip"}};
 };
 
@@ -124,22 +123,22 @@ struct dense_throughput {
 };
 
 struct gpu_model {
-  std::string_view name;                       // canonical: "H100-SXM5-80GB"
-  fixed_list<std::string_view, 6> aliases;     // "H100", "h100-80gb", NVML names
+  std::string_view name;                    // canonical: "H100-SXM5-80GB"
+  fixed_list<std::string_view, 6> aliases;  // "H100", "h100-80gb", NVML names
   gpu_vendor vendor = gpu_vendor::unknown;
-  std::string_view architecture;               // "Hopper", "CDNA 3"; empty when unknown
+  std::string_view architecture;  // "Hopper", "CDNA 3"; empty when unknown
   form_factor form = form_factor::unknown;
   std::optional<sourced<compute_capability>> capability{};
   std::optional<sourced<pci_identity>> pci{};
-  std::optional<sourced<bytes>> vram{};          // the datasheet's "N GB", read as N GiB
+  std::optional<sourced<bytes>> vram{};             // the datasheet's "N GB", read as N GiB
   std::optional<sourced<std::int32_t>> sm_count{};  // SMs (NVIDIA) or compute units (AMD)
   dense_throughput throughput{};
   std::optional<sourced<mb_per_s>> memory_bandwidth{};
   std::optional<sourced<std::int32_t>> tdp_watts{};  // the maximum where a range is stated
   std::optional<sourced<std::int32_t>> pcie_generation{};
   std::optional<sourced<nvlink_spec>> nvlink{};  // empty: no NVLink
-  bool mig_capable = false;                    // NVIDIA MIG user guide, supported GPUs
-  std::string_view notes;                      // which variant, what is derived and how
+  bool mig_capable = false;                      // NVIDIA MIG user guide, supported GPUs
+  std::string_view notes;                        // which variant, what is derived and how
 
   friend constexpr bool operator==(const gpu_model&, const gpu_model&) = default;
 
@@ -153,9 +152,7 @@ struct gpu_model {
 
 namespace detail {
 [[nodiscard]] constexpr bool is_name_separator(char c) noexcept { return c == '-' || c == '_' || c == ' '; }
-[[nodiscard]] constexpr char ascii_lower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
+[[nodiscard]] constexpr char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 }  // namespace detail
 
 // Model names compare equal ignoring ASCII case and the separators '-', '_', ' '.

@@ -73,9 +73,7 @@ class mig_layout {
     }
     return false;
   }
-  [[nodiscard]] constexpr bool contains(mig_instance x) const noexcept {
-    return std::find(begin(), end(), x) != end();
-  }
+  [[nodiscard]] constexpr bool contains(mig_instance x) const noexcept { return std::find(begin(), end(), x) != end(); }
 
   [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
   [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
@@ -87,9 +85,7 @@ class mig_layout {
   friend constexpr auto operator<=>(const mig_layout&, const mig_layout&) = default;
 
  private:
-  static constexpr bool before(mig_instance a, mig_instance b) noexcept {
-    return a.start != b.start ? a.start < b.start : a.profile < b.profile;
-  }
+  static constexpr bool before(mig_instance a, mig_instance b) noexcept { return a.start != b.start ? a.start < b.start : a.profile < b.profile; }
   std::array<mig_instance, capacity> items_{};
   std::uint8_t size_ = 0;
 };
@@ -159,9 +155,7 @@ struct mig_usage {
   return {};
 }
 
-[[nodiscard]] constexpr bool mig_valid(const mig_geometry& g, const mig_layout& l) noexcept {
-  return mig_validate(g, l).ok();
-}
+[[nodiscard]] constexpr bool mig_valid(const mig_geometry& g, const mig_layout& l) noexcept { return mig_validate(g, l).ok(); }
 
 // "3g.40gb@4"
 [[nodiscard]] inline std::string mig_name(const mig_geometry& g, mig_instance x) {
@@ -201,16 +195,15 @@ namespace detail {
       return name(v.first) + ": " + std::string(g.profiles[v.first.profile].name) + " can start only at memory slice(s) " +
              detail::mig_slot_list(g.profiles[v.first.profile].start_slots);
     case mig_violation_kind::overlap: {
-      const mig_slice_mask both = static_cast<mig_slice_mask>(g.profiles[v.first.profile].occupancy(v.first.start) &
-                                                              g.profiles[v.second.profile].occupancy(v.second.start));
+      const mig_slice_mask both =
+          static_cast<mig_slice_mask>(g.profiles[v.first.profile].occupancy(v.first.start) & g.profiles[v.second.profile].occupancy(v.second.start));
       return name(v.second) + " overlaps " + name(v.first) + " on memory slice(s) " + detail::mig_slot_list(both);
     }
     case mig_violation_kind::too_many_of_profile:
-      return "more than " + std::to_string(g.profiles[v.first.profile].max_instances) + " x " +
-             std::string(g.profiles[v.first.profile].name) + " on one GPU";
+      return "more than " + std::to_string(g.profiles[v.first.profile].max_instances) + " x " + std::string(g.profiles[v.first.profile].name) +
+             " on one GPU";
     case mig_violation_kind::too_many_media: return name(v.first) + ": at most one +me instance per GPU";
-    case mig_violation_kind::too_many_compute:
-      return name(v.first) + ": more than the GPU's " + std::to_string(g.compute_slices) + " compute slices";
+    case mig_violation_kind::too_many_compute: return name(v.first) + ": more than the GPU's " + std::to_string(g.compute_slices) + " compute slices";
   }
   return "invalid";
 }
@@ -283,13 +276,15 @@ constexpr void mig_for_each_layout(const mig_geometry& g, F&& visit, mig_media m
 [[nodiscard]] inline std::vector<mig_layout> mig_enumerate_layouts(const mig_geometry& g, mig_media media = mig_media::fold) {
   std::vector<mig_layout> out;
   out.reserve(g.memory_slices == 8 ? 1024 : 64);
-  mig_for_each_layout(g, [&](const mig_layout& l) { out.push_back(l); }, media);
+  mig_for_each_layout(
+      g, [&](const mig_layout& l) { out.push_back(l); }, media);
   return out;
 }
 
 [[nodiscard]] constexpr std::size_t mig_count_layouts(const mig_geometry& g, mig_media media = mig_media::fold) {
   std::size_t n = 0;
-  mig_for_each_layout(g, [&](const mig_layout&) { ++n; }, media);
+  mig_for_each_layout(
+      g, [&](const mig_layout&) { ++n; }, media);
   return n;
 }
 
@@ -425,13 +420,14 @@ struct mig_search {
 // rule independent of where instances go: more than one +me, more than a profile's
 // max_instances. Fills status (fits when none is broken) and culprit; returns the memory
 // slices the instances added need.
-constexpr unsigned mig_count_rules(const mig_geometry& g, mig_usage& u, std::span<const mig_profile_index> more,
-                                   mig_fit_result& r) noexcept {
+constexpr unsigned mig_count_rules(const mig_geometry& g, mig_usage& u, std::span<const mig_profile_index> more, mig_fit_result& r) noexcept {
   unsigned memory = 0;
   for (mig_profile_index w : more) {
     const mig_profile& p = g.profiles[w];
-    if (p.media_extensions && ++u.media > 1) r.status = mig_fit_status::too_many_media;
-    else if (++u.count[w] > p.max_instances) r.status = mig_fit_status::too_many_of_profile;
+    if (p.media_extensions && ++u.media > 1)
+      r.status = mig_fit_status::too_many_media;
+    else if (++u.count[w] > p.max_instances)
+      r.status = mig_fit_status::too_many_of_profile;
     else {
       u.compute = static_cast<std::uint8_t>(u.compute + p.compute_slices);
       memory += p.memory_slices;
@@ -446,8 +442,8 @@ constexpr unsigned mig_count_rules(const mig_geometry& g, mig_usage& u, std::spa
 
 // The rules of mig_fit that do not need the search: a valid layout, known profiles, counts,
 // memory, compute. Leaves u as `have` plus `want` when they pass (status fits).
-constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want,
-                             mig_usage& u, mig_fit_result& r) noexcept {
+constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want, mig_usage& u,
+                             mig_fit_result& r) noexcept {
   if (!mig_usage_of(g, have, u)) {
     r.status = mig_fit_status::invalid_layout;
     return;
@@ -464,8 +460,10 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
   const unsigned memory = mig_count_rules(g, u, want, r);
   if (!r.fits()) return;
   const auto free_slices = static_cast<unsigned>(std::popcount(static_cast<unsigned>(g.all_slices() & ~u.slices)));
-  if (memory > free_slices || want.size() > mig_max_slices) r.status = mig_fit_status::not_enough_memory;
-  else if (u.compute > g.compute_slices) r.status = mig_fit_status::not_enough_compute;
+  if (memory > free_slices || want.size() > mig_max_slices)
+    r.status = mig_fit_status::not_enough_memory;
+  else if (u.compute > g.compute_slices)
+    r.status = mig_fit_status::not_enough_compute;
 }
 }  // namespace detail
 
@@ -474,8 +472,7 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
 // options: g.options[occupied slices]); then the one that keeps the larger profiles placeable
 // (g.reach[occupied slices]); then the first in search order (largest profiles first, lowest
 // start slices). No allocation; constexpr.
-[[nodiscard]] constexpr mig_fit_result mig_fit(const mig_geometry& g, const mig_layout& have,
-                                               std::span<const mig_profile_index> want) noexcept {
+[[nodiscard]] constexpr mig_fit_result mig_fit(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want) noexcept {
   mig_fit_result r;
   r.count = static_cast<std::uint8_t>(std::min<std::size_t>(want.size(), mig_max_slices));
   detail::mig_usage u;
@@ -483,7 +480,7 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
   if (!r.fits()) return r;
   detail::mig_search<false> s;
   s.g = &g;
-  s.n = r.count;  // == want.size(), at most mig_max_slices
+  s.n = r.count;                                     // == want.size(), at most mig_max_slices
   std::array<std::uint8_t, mig_max_slices> order{};  // search position -> position asked
   for (std::size_t i = 0; i < s.n; ++i) {
     s.items[i] = want[i];
@@ -506,8 +503,7 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
 }
 
 // `have` with the fitted instances added (r must be a fit of `want`).
-[[nodiscard]] constexpr mig_layout mig_apply(const mig_layout& have, std::span<const mig_profile_index> want,
-                                             const mig_fit_result& r) noexcept {
+[[nodiscard]] constexpr mig_layout mig_apply(const mig_layout& have, std::span<const mig_profile_index> want, const mig_fit_result& r) noexcept {
   GPURENT_ASSERT(r.fits() && r.count == want.size());
   mig_layout l = have;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -518,8 +514,8 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
 }
 
 // A sentence for a person: why the wanted instances do not fit (or where they go).
-[[nodiscard]] inline std::string mig_explain(const mig_geometry& g, const mig_layout& have,
-                                             std::span<const mig_profile_index> want, const mig_fit_result& r) {
+[[nodiscard]] inline std::string mig_explain(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want,
+                                             const mig_fit_result& r) {
   const auto pname = [&](mig_profile_index i) { return std::string(g.profiles[i].name); };
   detail::mig_usage u;
   const bool valid = detail::mig_usage_of(g, have, u);
@@ -551,10 +547,9 @@ constexpr void mig_fit_rules(const mig_geometry& g, const mig_layout& have, std:
       unsigned need = 0;
       for (mig_profile_index w : want) need += g.profiles[w].memory_slices;
       const auto free_mask = static_cast<mig_slice_mask>(g.all_slices() & ~u.slices);
-      const std::string free_text = std::to_string(std::popcount(static_cast<unsigned>(free_mask))) + " of " +
-                                    std::to_string(g.memory_slices) + " memory slices free (" + detail::mig_slot_list(free_mask) + ")";
-      if (r.status == mig_fit_status::not_enough_memory)
-        return "needs " + std::to_string(need) + " memory slices; " + free_text;
+      const std::string free_text = std::to_string(std::popcount(static_cast<unsigned>(free_mask))) + " of " + std::to_string(g.memory_slices) +
+                                    " memory slices free (" + detail::mig_slot_list(free_mask) + ")";
+      if (r.status == mig_fit_status::not_enough_memory) return "needs " + std::to_string(need) + " memory slices; " + free_text;
       if (want.size() == 1) {
         // Name what blocks each start slot the profile may use.
         const mig_profile& p = g.profiles[want[0]];
@@ -602,8 +597,7 @@ enum class mig_repartition_mode : std::uint8_t {
 
 template <>
 struct enum_names<mig_repartition_mode> {
-  static constexpr enum_entry<mig_repartition_mode> entries[] = {{mig_repartition_mode::move, "move"},
-                                                                 {mig_repartition_mode::drop, "drop"}};
+  static constexpr enum_entry<mig_repartition_mode> entries[] = {{mig_repartition_mode::move, "move"}, {mig_repartition_mode::drop, "drop"}};
 };
 
 // A plan from the current layout to one that holds the wanted instances: all destroys (by
@@ -611,7 +605,7 @@ struct enum_names<mig_repartition_mode> {
 struct mig_plan {
   mig_layout target;
   std::vector<mig_operation> operations;
-  std::size_t destroyed = 0;                           // existing instances destroyed (moved or dropped)
+  std::size_t destroyed = 0;                          // existing instances destroyed (moved or dropped)
   std::array<std::uint8_t, mig_max_slices> starts{};  // start slice of each wanted instance, in the order asked
   friend bool operator==(const mig_plan&, const mig_plan&) = default;
 };
@@ -627,8 +621,10 @@ namespace detail {
   plan.destroyed = plan.operations.size();
   std::array<bool, mig_max_slices> taken{};  // target instances already accounted for
   for (std::size_t i = 0; i < target.size(); ++i) {
-    if (kept.contains(target[i])) taken[i] = true;
-    else plan.operations.push_back({mig_op_kind::create, target[i]});
+    if (kept.contains(target[i]))
+      taken[i] = true;
+    else
+      plan.operations.push_back({mig_op_kind::create, target[i]});
   }
   // Wanted instances take the created instances of their profile, in the order asked.
   for (std::size_t w = 0; w < want.size(); ++w) {
@@ -647,8 +643,7 @@ namespace detail {
 // move: every existing instance survives. The existing and wanted instances are placed
 // together on the empty GPU by the one search, which ranks first by how many existing
 // instances stay where they are.
-[[nodiscard]] inline expected<mig_plan> mig_plan_move(const mig_geometry& g, const mig_layout& have,
-                                                      std::span<const mig_profile_index> want) {
+[[nodiscard]] inline expected<mig_plan> mig_plan_move(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want) {
   if (have.size() + want.size() <= mig_max_slices) {
     mig_search<true> s;
     s.g = &g;
@@ -679,8 +674,7 @@ namespace detail {
 
 // drop: keep the largest subset of `have` next to which the wanted instances fit (mig_fit),
 // then the target with the most options left.
-[[nodiscard]] inline expected<mig_plan> mig_plan_drop(const mig_geometry& g, const mig_layout& have,
-                                                      std::span<const mig_profile_index> want) {
+[[nodiscard]] inline expected<mig_plan> mig_plan_drop(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want) {
   const std::size_t n = have.size();
   int best_kept = -1;
   int best_options = -1;
@@ -714,8 +708,7 @@ namespace detail {
 // instances as possible; ties go to the plan with fewest operations, then the target with the
 // most options left, then lowest start slices. Fails with invalid_argument when `have` is
 // invalid or a wanted profile is unknown, and with not_found when no layout can hold them.
-[[nodiscard]] inline expected<mig_plan> mig_plan_repartition(const mig_geometry& g, const mig_layout& have,
-                                                             std::span<const mig_profile_index> want,
+[[nodiscard]] inline expected<mig_plan> mig_plan_repartition(const mig_geometry& g, const mig_layout& have, std::span<const mig_profile_index> want,
                                                              mig_repartition_mode mode = mig_repartition_mode::move) {
   if (auto ok = mig_check(g, have); !ok) return unexpected<error>(ok.error().in_field("have"));
   for (mig_profile_index w : want)

@@ -26,8 +26,8 @@ using mig_slice_mask = std::uint8_t;
 
 // One MIG GPU-instance profile of one GPU model.
 struct mig_profile {
-  std::string_view name;          // NVIDIA name, "3g.40gb"
-  std::uint16_t id = 0;           // NVML GPU-instance profile id (nvidia-smi mig -lgip "ID")
+  std::string_view name;  // NVIDIA name, "3g.40gb"
+  std::uint16_t id = 0;   // NVML GPU-instance profile id (nvidia-smi mig -lgip "ID")
   std::uint8_t compute_slices = 0;
   std::uint8_t memory_slices = 0;  // an instance occupies [start, start + memory_slices)
   std::uint8_t max_instances = 0;
@@ -37,9 +37,7 @@ struct mig_profile {
   mig_slice_mask start_slots = 0;    // bit s set: an instance may start at memory slice s
   std::string_view source;
 
-  [[nodiscard]] constexpr bool can_start_at(int s) const noexcept {
-    return s >= 0 && s < mig_max_slices && ((start_slots >> s) & 1U) != 0;
-  }
+  [[nodiscard]] constexpr bool can_start_at(int s) const noexcept { return s >= 0 && s < mig_max_slices && ((start_slots >> s) & 1U) != 0; }
   // The memory slices an instance started at `s` occupies.
   [[nodiscard]] constexpr mig_slice_mask occupancy(int s) const noexcept {
     return static_cast<mig_slice_mask>(((1U << memory_slices) - 1U) << static_cast<unsigned>(s));
@@ -77,9 +75,7 @@ struct mig_geometry {
   const mig_reach_table* reach = nullptr;
   std::string_view note;  // what is assumed rather than captured
 
-  [[nodiscard]] constexpr mig_slice_mask all_slices() const noexcept {
-    return static_cast<mig_slice_mask>((1U << memory_slices) - 1U);
-  }
+  [[nodiscard]] constexpr mig_slice_mask all_slices() const noexcept { return static_cast<mig_slice_mask>((1U << memory_slices) - 1U); }
   [[nodiscard]] constexpr std::optional<mig_profile_index> find_profile(std::string_view name) const noexcept {
     for (std::size_t i = 0; i < profiles.size(); ++i)
       if (profiles[i].name == name) return static_cast<mig_profile_index>(i);
@@ -150,10 +146,8 @@ inline constexpr std::string_view mig_src_h100 =
     "NVIDIA MIG user guide, supported-mig-profiles; public nvidia-smi mig -lgip capture on H100 80GB HBM3";
 inline constexpr std::string_view mig_src_h100_nvl =
     "NVIDIA MIG user guide, supported-mig-profiles; nvidia-smi mig -lgip capture on Azure NC40ads_H100_v5 (repo AlizeeChen11/mig-and-mps)";
-inline constexpr std::string_view mig_src_h200 =
-    "NVIDIA MIG user guide, supported-mig-profiles; nvidia-smi mig -lgip in NVIDIA/mig-parted issue 120";
-inline constexpr std::string_view mig_src_b200 =
-    "NVIDIA MIG user guide, supported-mig-profiles; NVIDIA/mig-parted PR 166 and PR 187";
+inline constexpr std::string_view mig_src_h200 = "NVIDIA MIG user guide, supported-mig-profiles; nvidia-smi mig -lgip in NVIDIA/mig-parted issue 120";
+inline constexpr std::string_view mig_src_b200 = "NVIDIA MIG user guide, supported-mig-profiles; NVIDIA/mig-parted PR 166 and PR 187";
 inline constexpr std::string_view mig_src_h100_pcie =
     "NVIDIA MIG user guide, supported-mig-profiles (H100 80GB profiles); placements as H100-SXM5-80GB; "
     "GiB and SMs not captured (the PCIe card has 114 SMs, not 132)";
@@ -270,8 +264,7 @@ inline constexpr mig_reach_table mig_reach_8 = mig_make_reach(mig_h100_sxm5_80gb
 inline constexpr mig_reach_table mig_reach_a30 = mig_make_reach(mig_a30_24gb, 4);
 
 inline constexpr std::string_view mig_note_measured = "";
-inline constexpr std::string_view mig_note_assumed =
-    "placement table assumed from identical profile ids and fractions; unverified on hardware";
+inline constexpr std::string_view mig_note_assumed = "placement table assumed from identical profile ids and fractions; unverified on hardware";
 
 }  // namespace detail
 

@@ -95,8 +95,7 @@ namespace detail::mig_text {
 }
 
 // A profile of g by name, exact or in any case ("3G.40GB").
-[[nodiscard]] inline expected<mig_profile_index> parse_mig_profile(const mig_geometry& g, std::string_view name,
-                                                                   std::string_view field = "profile") {
+[[nodiscard]] inline expected<mig_profile_index> parse_mig_profile(const mig_geometry& g, std::string_view name, std::string_view field = "profile") {
   using namespace detail::mig_text;
   if (auto i = g.find_profile(name)) return *i;
   for (std::size_t i = 0; i < g.profiles.size(); ++i)
@@ -108,7 +107,7 @@ namespace detail::mig_text {
 // "PROFILE[,PROFILE...]": the instances wanted, in the order written. At most mig_max_slices
 // (no GPU holds more); whether they fit is mig_fit's question, not the parser's.
 [[nodiscard]] inline expected<std::vector<mig_profile_index>> parse_mig_profiles(const mig_geometry& g, std::string_view text,
-                                                                                std::string_view field = "want") {
+                                                                                 std::string_view field = "want") {
   using namespace detail::mig_text;
   std::vector<mig_profile_index> out;
   for (const std::string_view item : split_list(text)) {
@@ -118,16 +117,14 @@ namespace detail::mig_text {
     out.push_back(*p);
     if (out.size() > mig_max_slices)
       return make_error(error_code::invalid_argument, std::string(field),
-                        "more than " + std::to_string(mig_max_slices) + " instances wanted; a GPU holds at most " +
-                            std::to_string(g.memory_slices));
+                        "more than " + std::to_string(mig_max_slices) + " instances wanted; a GPU holds at most " + std::to_string(g.memory_slices));
   }
   return out;
 }
 
 // "PROFILE@START[,...]" (empty or blank: no instances): a layout, which must be valid on g
 // (start slots, overlaps, counts; mig_check's message says which rule it breaks).
-[[nodiscard]] inline expected<mig_layout> parse_mig_layout(const mig_geometry& g, std::string_view text,
-                                                           std::string_view field = "have") {
+[[nodiscard]] inline expected<mig_layout> parse_mig_layout(const mig_geometry& g, std::string_view text, std::string_view field = "have") {
   using namespace detail::mig_text;
   mig_layout l;
   if (trim(text).empty()) return l;
@@ -141,14 +138,13 @@ namespace detail::mig_text {
     if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
       return make_error(error_code::parse_error, std::string(field), "start slice of " + quoted(item) + " is not a number");
     if (start >= g.memory_slices)
-      return make_error(error_code::invalid_argument, std::string(field),
-                        "start slice " + std::to_string(start) + " of " + quoted(item) + " is past the last memory slice " +
-                            std::to_string(g.memory_slices - 1));
+      return make_error(
+          error_code::invalid_argument, std::string(field),
+          "start slice " + std::to_string(start) + " of " + quoted(item) + " is past the last memory slice " + std::to_string(g.memory_slices - 1));
     auto p = parse_mig_profile(g, trim(item.substr(0, at)), field);
     if (!p) return unexpected<error>(p.error());
     if (!l.add({*p, static_cast<std::uint8_t>(start)}))
-      return make_error(error_code::invalid_argument, std::string(field),
-                        "more than " + std::to_string(mig_layout::capacity) + " instances");
+      return make_error(error_code::invalid_argument, std::string(field), "more than " + std::to_string(mig_layout::capacity) + " instances");
   }
   if (auto ok = mig_check(g, l); !ok) return unexpected<error>(ok.error().in_field(field));
   return l;

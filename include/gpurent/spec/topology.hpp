@@ -41,10 +41,8 @@ struct enum_names<gpu_link> {
 };
 template <>
 struct enum_names<nvlink_fabric> {
-  static constexpr enum_entry<nvlink_fabric> entries[] = {{nvlink_fabric::none, "none"},
-                                                          {nvlink_fabric::bridge, "bridge"},
-                                                          {nvlink_fabric::mesh, "mesh"},
-                                                          {nvlink_fabric::nvswitch, "nvswitch"}};
+  static constexpr enum_entry<nvlink_fabric> entries[] = {
+      {nvlink_fabric::none, "none"}, {nvlink_fabric::bridge, "bridge"}, {nvlink_fabric::mesh, "mesh"}, {nvlink_fabric::nvswitch, "nvswitch"}};
 };
 
 inline constexpr std::int32_t no_domain = -1;
@@ -144,11 +142,9 @@ namespace detail {
 // n GPUs split evenly over `numa` nodes, `per_switch` GPUs per PCIe switch, every GPU in
 // NVLink domain `domain(i)`.
 template <class DomainOf>
-constexpr fixed_list<gpu_slot, max_gpus_per_server> layout(std::int32_t n, std::int32_t numa, std::int32_t per_switch,
-                                                          DomainOf domain) {
+constexpr fixed_list<gpu_slot, max_gpus_per_server> layout(std::int32_t n, std::int32_t numa, std::int32_t per_switch, DomainOf domain) {
   fixed_list<gpu_slot, max_gpus_per_server> out;
-  for (std::int32_t i = 0; i < n; ++i)
-    out.push_back(gpu_slot{i / (n / numa), per_switch > 0 ? i / per_switch : no_domain, domain(i)});
+  for (std::int32_t i = 0; i < n; ++i) out.push_back(gpu_slot{i / (n / numa), per_switch > 0 ? i / per_switch : no_domain, domain(i)});
   return out;
 }
 constexpr std::int32_t all_in_one(std::int32_t) { return 0; }
@@ -158,36 +154,52 @@ constexpr std::int32_t none(std::int32_t) { return no_domain; }
 
 // HGX H100 8-GPU: four NVSwitch chips join all eight GPUs (900 GB/s each). NUMA and PCIe
 // switch placement is the usual 2-socket host: GPUs 0-3 on socket 0, two per switch.
-inline constexpr server_shape hgx_h100_8gpu{
-    "HGX-H100-8GPU", "H100-SXM5-80GB", 5, nvlink_fabric::nvswitch, detail::layout(8, 2, 2, detail::all_in_one),
-    "NVIDIA H100 datasheet (HGX H100 8-GPU, NVSwitch); host NUMA/PCIe layout typical, vendor-dependent"};
-inline constexpr server_shape hgx_h200_8gpu{
-    "HGX-H200-8GPU", "H200-SXM-141GB", 5, nvlink_fabric::nvswitch, detail::layout(8, 2, 2, detail::all_in_one),
-    "NVIDIA H200 datasheet (HGX H200 8-GPU, NVSwitch); host NUMA/PCIe layout typical, vendor-dependent"};
+inline constexpr server_shape hgx_h100_8gpu{"HGX-H100-8GPU",
+                                            "H100-SXM5-80GB",
+                                            5,
+                                            nvlink_fabric::nvswitch,
+                                            detail::layout(8, 2, 2, detail::all_in_one),
+                                            "NVIDIA H100 datasheet (HGX H100 8-GPU, NVSwitch); host NUMA/PCIe layout typical, vendor-dependent"};
+inline constexpr server_shape hgx_h200_8gpu{"HGX-H200-8GPU",
+                                            "H200-SXM-141GB",
+                                            5,
+                                            nvlink_fabric::nvswitch,
+                                            detail::layout(8, 2, 2, detail::all_in_one),
+                                            "NVIDIA H200 datasheet (HGX H200 8-GPU, NVSwitch); host NUMA/PCIe layout typical, vendor-dependent"};
 // DGX A100: eight A100 SXM4 on six NVSwitches, two EPYC sockets, four PCIe Gen4 switches
 // with two GPUs each.
-inline constexpr server_shape dgx_a100{
-    "DGX-A100", "A100-SXM4-40GB", 4, nvlink_fabric::nvswitch, detail::layout(8, 2, 2, detail::all_in_one),
-    "NVIDIA DGX A100 System Architecture whitepaper (2020)"};
+inline constexpr server_shape dgx_a100{"DGX-A100",
+                                       "A100-SXM4-40GB",
+                                       4,
+                                       nvlink_fabric::nvswitch,
+                                       detail::layout(8, 2, 2, detail::all_in_one),
+                                       "NVIDIA DGX A100 System Architecture whitepaper (2020)"};
 // DGX B200: eight B200 on two NVSwitch chips (14.4 TB/s in all), two Xeon sockets.
-inline constexpr server_shape dgx_b200{
-    "DGX-B200", "B200-180GB", 5, nvlink_fabric::nvswitch, detail::layout(8, 2, 2, detail::all_in_one),
-    "NVIDIA DGX B200 datasheet (2024); PCIe switch layout typical"};
+inline constexpr server_shape dgx_b200{"DGX-B200",
+                                       "B200-180GB",
+                                       5,
+                                       nvlink_fabric::nvswitch,
+                                       detail::layout(8, 2, 2, detail::all_in_one),
+                                       "NVIDIA DGX B200 datasheet (2024); PCIe switch layout typical"};
 // Eight L40S over PCIe Gen4 in two NUMA domains, two GPUs per switch; L40S has no NVLink.
 inline constexpr server_shape pcie_8x_l40s{
-    "PCIe-8xL40S", "L40S", 4, nvlink_fabric::none, detail::layout(8, 2, 2, detail::none),
-    "issue 3 example shape; L40S datasheet: no NVLink"};
+    "PCIe-8xL40S", "L40S", 4, nvlink_fabric::none, detail::layout(8, 2, 2, detail::none), "issue 3 example shape; L40S datasheet: no NVLink"};
 // Four A100 PCIe cards joined in NVLink pairs by bridges (0-1, 2-3), one socket.
-inline constexpr server_shape a100_pcie_4x_nvlink_pairs{
-    "PCIe-4xA100-NVLink-pairs", "A100-PCIE-40GB", 4, nvlink_fabric::bridge, detail::layout(4, 1, 2, detail::pairs),
-    "issue 3 example shape; A100 datasheet: NVLink bridge for 2 GPUs"};
+inline constexpr server_shape a100_pcie_4x_nvlink_pairs{"PCIe-4xA100-NVLink-pairs",
+                                                        "A100-PCIE-40GB",
+                                                        4,
+                                                        nvlink_fabric::bridge,
+                                                        detail::layout(4, 1, 2, detail::pairs),
+                                                        "issue 3 example shape; A100 datasheet: NVLink bridge for 2 GPUs"};
 // H100 NVL: cards sold in pairs joined by NVLink bridges (600 GB/s); four cards, two pairs.
-inline constexpr server_shape h100_nvl_4x_pairs{
-    "PCIe-4xH100-NVL", "H100-NVL-94GB", 5, nvlink_fabric::bridge, detail::layout(4, 2, 2, detail::pairs),
-    "NVIDIA H100 datasheet (H100 NVL: 2 GPUs joined by NVLink bridges)"};
+inline constexpr server_shape h100_nvl_4x_pairs{"PCIe-4xH100-NVL",
+                                                "H100-NVL-94GB",
+                                                5,
+                                                nvlink_fabric::bridge,
+                                                detail::layout(4, 2, 2, detail::pairs),
+                                                "NVIDIA H100 datasheet (H100 NVL: 2 GPUs joined by NVLink bridges)"};
 
-inline constexpr server_shape all[] = {hgx_h100_8gpu, hgx_h200_8gpu, dgx_a100, dgx_b200,
-                                       pcie_8x_l40s, a100_pcie_4x_nvlink_pairs, h100_nvl_4x_pairs};
+inline constexpr server_shape all[] = {hgx_h100_8gpu, hgx_h200_8gpu, dgx_a100, dgx_b200, pcie_8x_l40s, a100_pcie_4x_nvlink_pairs, h100_nvl_4x_pairs};
 }  // namespace shapes
 
 [[nodiscard]] constexpr std::span<const server_shape> builtin_server_shapes() noexcept { return shapes::all; }

@@ -184,9 +184,7 @@ inline constexpr std::int64_t seconds_per_hour = 3600;
 
 // "2.490000000" from 2490000000: all nine fractional digits, as CSV and JSON round-trip them
 // (format_exact(ratio) writes the shortest exact form, "2.49").
-[[nodiscard]] inline std::string format_nano(std::int64_t v) {
-  return decimal<9>::from_raw(int128(v)).to_string();
-}
+[[nodiscard]] inline std::string format_nano(std::int64_t v) { return decimal<9>::from_raw(int128(v)).to_string(); }
 template <class Tag>
 [[nodiscard]] std::string format_nano(detail::amount<Tag, std::int64_t> v) {
   return format_nano(v.raw());
@@ -197,8 +195,14 @@ template <class Tag>
 [[nodiscard]] inline std::string format_exact(const ratio<>& r) {
   int128 den = r.den();
   int twos = 0, fives = 0;
-  while (den % 2 == 0) { den /= 2; ++twos; }
-  while (den % 5 == 0) { den /= 5; ++fives; }
+  while (den % 2 == 0) {
+    den /= 2;
+    ++twos;
+  }
+  while (den % 5 == 0) {
+    den /= 5;
+    ++fives;
+  }
   if (den != 1) return detail::to_digits(r.num()) + "/" + detail::to_digits(r.den());
   const int digits = twos > fives ? twos : fives;
   if (digits > 36) return detail::to_digits(r.num()) + "/" + detail::to_digits(r.den());

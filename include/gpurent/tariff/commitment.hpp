@@ -36,7 +36,7 @@ struct reserved_coverage {
 namespace detail {
 // The spans' starts (+quantity) and ends (-quantity) inside `window`, in time order.
 [[nodiscard]] inline expected<std::vector<std::pair<instant, std::int64_t>>> coverage_events(std::span<const usage_span> spans,
-                                                                                            const interval& window) {
+                                                                                             const interval& window) {
   std::vector<std::pair<instant, std::int64_t>> ev;
   ev.reserve(spans.size() * 2);
   for (std::size_t i = 0; i < spans.size(); ++i) {

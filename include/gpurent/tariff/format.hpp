@@ -92,17 +92,13 @@ struct fmt::formatter<gpurent::billing_rule> : gpurent::detail::string_view_form
 // "half_even at line, carrying remainders"
 template <>
 struct fmt::formatter<gpurent::rounding_rule> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::rounding_rule& r, format_context& ctx) const {
-    return put(gpurent::detail::tariff_format::rounding(r), ctx);
-  }
+  auto format(const gpurent::rounding_rule& r, format_context& ctx) const { return put(gpurent::detail::tariff_format::rounding(r), ctx); }
 };
 
 // "2.49, 1.2 from 2026-11-05T00:00:00Z"
 template <>
 struct fmt::formatter<gpurent::price_schedule> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::price_schedule& p, format_context& ctx) const {
-    return put(gpurent::detail::tariff_format::schedule(p), ctx);
-  }
+  auto format(const gpurent::price_schedule& p, format_context& ctx) const { return put(gpurent::detail::tariff_format::schedule(p), ctx); }
 };
 
 // "graduated: up to 100 at 2, beyond at 1.5"
@@ -113,9 +109,7 @@ struct fmt::formatter<gpurent::tier_table> : gpurent::detail::string_view_format
 
 template <>
 struct fmt::formatter<gpurent::package_pricing> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::package_pricing& p, format_context& ctx) const {
-    return put(gpurent::detail::tariff_format::package(p), ctx);
-  }
+  auto format(const gpurent::package_pricing& p, format_context& ctx) const { return put(gpurent::detail::tariff_format::package(p), ctx); }
 };
 
 // "gpu/H100-80GB on_demand: 2.49 per 1h, increment 1s, minimum 1m"
@@ -133,8 +127,7 @@ struct fmt::formatter<gpurent::tariff> : gpurent::detail::string_view_formatter 
     std::string s = "tariff in " + std::string(t.currency_value().code) + ", zone " + t.zone_name() + ", rounding " + tf::rounding(t.rounding());
     for (const gpurent::rate& r : t.rates()) s += "\n  " + tf::rate_text(r);
     for (const gpurent::credit_grant& c : t.credits())
-      s += "\n  credit " + c.account + ": " + c.amount.to_string() + " " +
-           std::string(t.currency_value().code);
+      s += "\n  credit " + c.account + ": " + c.amount.to_string() + " " + std::string(t.currency_value().code);
     return put(s, ctx);
   }
 };

@@ -33,8 +33,9 @@ class price_matrix {
   [[nodiscard]] expected<nano_price> find(std::string_view model, std::string_view region, std::string_view mode) const {
     auto it = cells_.find(key{std::string(model), std::string(region), std::string(mode)});
     if (it == cells_.end()) {
-      return make_error(error_code::unknown_name, "price_matrix",
-                        "no price for model \"" + std::string(model) + "\" in region \"" + std::string(region) + "\", mode \"" + std::string(mode) + "\"");
+      return make_error(
+          error_code::unknown_name, "price_matrix",
+          "no price for model \"" + std::string(model) + "\" in region \"" + std::string(region) + "\", mode \"" + std::string(mode) + "\"");
     }
     return it->second;
   }

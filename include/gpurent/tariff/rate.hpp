@@ -48,11 +48,14 @@ enum class resource_kind : std::uint8_t { server, gpu, mig_slice, fractional_sha
 
 template <>
 struct enum_names<resource_kind> {
-  static constexpr enum_entry<resource_kind> entries[] = {
-      {resource_kind::server, "server"},         {resource_kind::gpu, "gpu"},
-      {resource_kind::mig_slice, "mig_slice"},   {resource_kind::fractional_share, "fractional_share"},
-      {resource_kind::compute_unit, "compute_unit"}, {resource_kind::storage, "storage"},
-      {resource_kind::network, "network"},       {resource_kind::other, "other"}};
+  static constexpr enum_entry<resource_kind> entries[] = {{resource_kind::server, "server"},
+                                                          {resource_kind::gpu, "gpu"},
+                                                          {resource_kind::mig_slice, "mig_slice"},
+                                                          {resource_kind::fractional_share, "fractional_share"},
+                                                          {resource_kind::compute_unit, "compute_unit"},
+                                                          {resource_kind::storage, "storage"},
+                                                          {resource_kind::network, "network"},
+                                                          {resource_kind::other, "other"}};
 };
 
 // A fractional share as a rating quantity: 250 milli-GPU is 0.25 GPU, exactly.
@@ -73,17 +76,15 @@ struct rate {
   seconds per{3600};
   billing_rule time{};
   price_kind kind = price_kind::unit;
-  price_schedule price{};          // kind == unit: base price, changes, protection period
-  tier_table tiers{};              // kind == tiers
-  package_pricing package{};       // kind == package
+  price_schedule price{};     // kind == unit: base price, changes, protection period
+  tier_table tiers{};         // kind == tiers
+  package_pricing package{};  // kind == package
   // Unit prices are divided by this too: a price per TFLOPS-hour for a GPU of g GFLOPS is
   // price x g / 1000 per GPU-hour, exactly (see compute_unit_rate).
   std::int64_t price_divisor = 1;
 
   // The exact denominator of a unit-kind amount numerator (nano price x nano quantity x s).
-  [[nodiscard]] int128 denominator() const {
-    return int128(detail::nano_one) * detail::nano_one * per.count() * price_divisor;
-  }
+  [[nodiscard]] int128 denominator() const { return int128(detail::nano_one) * detail::nano_one * per.count() * price_divisor; }
   friend bool operator==(const rate&, const rate&) = default;
 };
 
@@ -102,7 +103,8 @@ struct rate {
   auto s = price_schedule::make(base, std::move(changes), r.price.protection());
   if (!s) return unexpected(s.error());
   r.price = std::move(*s);
-  if (!detail::mul_into(r.price_divisor, std::int64_t{1000}, r.price_divisor)) return make_error(error_code::overflow, "unit_price", "divisor overflows");
+  if (!detail::mul_into(r.price_divisor, std::int64_t{1000}, r.price_divisor))
+    return make_error(error_code::overflow, "unit_price", "divisor overflows");
   r.per = seconds{3600};
   return r;
 }
@@ -162,8 +164,9 @@ class tariff {
       auto& modes = t.index_[t.rates_[i].resource];
       for (const auto& [m, j] : modes) {
         if (m == t.rates_[i].mode) {
-          return make_error(error_code::duplicate, "rates[" + std::to_string(i) + "]",
-                            "a second rate for resource \"" + t.rates_[i].resource + "\" and mode \"" + m + "\" (first: rates[" + std::to_string(j) + "])");
+          return make_error(
+              error_code::duplicate, "rates[" + std::to_string(i) + "]",
+              "a second rate for resource \"" + t.rates_[i].resource + "\" and mode \"" + m + "\" (first: rates[" + std::to_string(j) + "])");
         }
       }
       modes.emplace_back(t.rates_[i].mode, i);
@@ -171,12 +174,13 @@ class tariff {
     for (std::size_t i = 0; i < credits.size(); ++i) {
       const std::string f = "credits[" + std::to_string(i) + "]";
       if (!(credits[i].amount.currency_value() == ccy)) {
-        return make_error(error_code::currency_mismatch, f + ".amount", "a credit in " + std::string(credits[i].amount.currency_value().code) +
-                                                                            " in a tariff in " + std::string(ccy.code));
+        return make_error(error_code::currency_mismatch, f + ".amount",
+                          "a credit in " + std::string(credits[i].amount.currency_value().code) + " in a tariff in " + std::string(ccy.code));
       }
       if (credits[i].amount.minor_units() < 0) return make_error(error_code::invalid_argument, f + ".amount", "a credit must not be negative");
       if (!t.credits_.emplace(credits[i].account, credits[i].amount).second) {
-        return make_error(error_code::duplicate, "credits[" + std::to_string(i) + "].account", "a second credit for account \"" + credits[i].account + "\"");
+        return make_error(error_code::duplicate, "credits[" + std::to_string(i) + "].account",
+                          "a second credit for account \"" + credits[i].account + "\"");
       }
     }
     return t;

@@ -39,8 +39,7 @@ class price_schedule {
     std::ranges::stable_sort(changes, {}, &price_change::from);
     for (std::size_t i = 1; i < changes.size(); ++i) {
       if (changes[i].from == changes[i - 1].from) {
-        return make_error(error_code::invalid_argument, "price_changes",
-                          "two price changes at the same instant " + format_instant(changes[i].from));
+        return make_error(error_code::invalid_argument, "price_changes", "two price changes at the same instant " + format_instant(changes[i].from));
       }
     }
     price_schedule s(base);

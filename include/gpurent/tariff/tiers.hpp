@@ -51,7 +51,8 @@ class tier_table {
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const std::string f = "steps[" + std::to_string(i) + "]";
       const bool last = i + 1 == steps.size();
-      if (steps[i].unit_price < nano_price{0}) return make_error(error_code::invalid_argument, f + ".unit_price", "a tier price must not be negative");
+      if (steps[i].unit_price < nano_price{0})
+        return make_error(error_code::invalid_argument, f + ".unit_price", "a tier price must not be negative");
       if (steps[i].flat_fee < nano_money{0}) return make_error(error_code::invalid_argument, f + ".flat_fee", "a flat fee must not be negative");
       if (!steps[i].up_to) {
         if (!last) return make_error(error_code::invalid_argument, f + ".up_to", "only the last step may be unbounded (null)");

@@ -249,7 +249,7 @@ runner setup_fleet_run(CLI::App& fleet) {
   auto a = std::make_shared<fleet_run_cmd::run_args>();
   CLI::App* cmd = fleet.add_subcommand("run", "a cluster over time: arrivals, departures, queueing, preemption (protocols/fleet.md)");
   fleet_run_cmd::add_options(*cmd, *a);
-  return [cmd, a]() -> int {
+  return [a]() -> int {
     if (a->jobs.empty() == a->pods.empty()) return fail(error{error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)", {}});
     return fleet_run_cmd::run_command(*a);
   };

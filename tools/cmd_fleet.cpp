@@ -148,14 +148,6 @@ int run_pack(const pack_args& a) {
   return tool::exit_ok;
 }
 
-gpurent::expected<void> write_text(const std::filesystem::path& p, const std::string& text) {
-  std::FILE* f = std::fopen(p.string().c_str(), "w");
-  if (f == nullptr) return gpurent::make_error(gpurent::error_code::io_error, "--out", "cannot write " + p.string());
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return gpurent::make_error(gpurent::error_code::io_error, "--out", "cannot write " + p.string());
-  return {};
-}
-
 int run_generate(const generate_args& a) {
   using namespace gpurent;
   auto f = generate_fleet(a.o);
@@ -167,7 +159,7 @@ int run_generate(const generate_args& a) {
   for (const auto& [name, text] :
        {std::pair{"nodes.csv", io::write_fleet_nodes_csv(f->cluster)}, std::pair{"topology.json", io::write_topology_json(f->cluster)},
         std::pair{"jobs.csv", io::write_fleet_jobs_csv(f->jobs, f->cluster)}})
-    if (auto w = write_text(dir / name, text); !w) return tool::fail(w.error());
+    if (auto w = gpurent::tool::write_file((dir / name).string(), text, "--out"); !w) return tool::fail(w.error());
   std::int64_t demand = 0;
   for (const fleet_job& j : f->jobs) demand += j.gpu_milli_demand();
   ojson o;

@@ -173,14 +173,6 @@ std::string placements_csv(const loaded& l, const run_result& r) {
   return out;
 }
 
-expected<void> write_text(const std::string& path, const std::string& option, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return make_error(error_code::io_error, option, "cannot write " + path);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return make_error(error_code::io_error, option, "cannot write " + path);
-  return {};
-}
-
 expected<run_options> options_of(const run_args& a) {
   run_options o;
   GPURENT_TRY(notice, parse_duration(a.notice));
@@ -193,10 +185,10 @@ expected<run_options> options_of(const run_args& a) {
 }
 
 expected<void> write_outputs(const run_args& a, const loaded& l, const run_result& r) {
-  if (!a.placements.empty()) GPURENT_TRY(write_text(a.placements, "--placements", placements_csv(l, r)));
+  if (!a.placements.empty()) GPURENT_TRY(write_file(a.placements, placements_csv(l, r), "--placements"));
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(epoch, parse_instant(a.epoch));
-    GPURENT_TRY(write_text(a.emit_usage, "--emit-usage", io::write_usage_csv(usage_of_run(l.jobs, r, l.cluster.inv, *epoch))));
+    GPURENT_TRY(write_file(a.emit_usage, io::write_usage_csv(usage_of_run(l.jobs, r, l.cluster.inv, *epoch)), "--emit-usage"));
   }
   return {};
 }

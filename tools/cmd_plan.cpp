@@ -22,14 +22,6 @@
 namespace {
 using namespace gpurent;
 
-// Writes a file whole; an error names the option it came from.
-expected<void> write_file(const std::string& path, const std::string& text, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (!out) return make_error(error_code::io_error, option, "cannot write " + path);
-  return {};
-}
-
 struct plan_options_cli {
   std::string workload;
   std::string offers;
@@ -41,9 +33,9 @@ struct plan_options_cli {
 
 // The usage and the tariff the plan was priced with, in meter.md's formats.
 expected<void> emit(const plan_options_cli& o, const plan_result& p) {
-  GPURENT_TRY(write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
+  GPURENT_TRY(tool::write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
   GPURENT_TRY(t, io::tariff_to_json(*p.prices));
-  return write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
+  return tool::write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
 }
 
 // The file a plan was made from (the built-in example's text when there is none).

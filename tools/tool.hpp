@@ -3,6 +3,7 @@
 // Shared plumbing of the gpurent tool: command registration, exit codes, output format,
 // error reporting. Commands live in tools/cmd_*.cpp and hold no logic of their own.
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,6 +45,15 @@ inline void add_format_option(CLI::App& cmd, output_format& out, std::initialize
 }
 
 // Reports an input error on stderr and returns the invalid-input status.
+// Writes an output file whole (bytes as given); an error names the option that asked for it.
+inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return make_error(error_code::io_error, option, "cannot write " + path);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) return make_error(error_code::io_error, option, "cannot write " + path);
+  return {};
+}
+
 inline int fail(const error& e) {
   fmt::print(stderr, "gpurent: {}\n", e.describe());
   return e.code == error_code::not_found ? exit_not_here : exit_invalid;

@@ -34,6 +34,9 @@ inline constexpr std::uint32_t partial_version = 1;
 inline constexpr std::size_t partial_header_bytes = 88;  // magic to the counts
 inline constexpr std::size_t partial_line_bytes = 4 + 4 + 3 * 8 + 5 * 16;
 inline constexpr std::size_t partial_min_record_bytes = 4 + 1 + 4 + 4 + 4 + 8 + 8 + 8 + 8;
+// Header flag: a totals-only partial (lines and counts, no records nor files), for meters
+// known to share no id (MPI ranks after the exchange): it is read by read_totals_partial.
+inline constexpr std::uint32_t partial_totals_only = 1;
 
 // The tariff's fingerprint: FNV-1a 64 of its canonical JSON (tariff_to_json, compact).
 [[nodiscard]] inline expected<std::uint64_t> tariff_fingerprint(const tariff& t) {
@@ -45,10 +48,14 @@ namespace detail {
 inline constexpr std::int64_t two32 = std::int64_t{1} << 32;
 // Little-endian fixed-size integers, whatever the machine's byte order.
 inline void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(static_cast<unsigned char>(v >> (8 * i))));
+  std::array<char, 8> b{};
+  for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<char>(static_cast<unsigned char>(v >> (8 * i)));
+  out.append(b.data(), b.size());
 }
 inline void put_u32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(static_cast<unsigned char>(v >> (8 * i))));
+  std::array<char, 4> b{};
+  for (std::size_t i = 0; i < 4; ++i) b[i] = static_cast<char>(static_cast<unsigned char>(v >> (8 * i)));
+  out.append(b.data(), b.size());
 }
 inline void put_i64(std::string& out, std::int64_t v) { put_u64(out, static_cast<std::uint64_t>(v)); }
 inline void put_i128(std::string& out, ::gpurent::detail::i128 v) {
@@ -163,10 +170,10 @@ struct record_ref {
 }
 
 inline void put_header(std::string& out, std::uint64_t fingerprint, const interval& period, const std::array<std::uint64_t, 4>& counts,
-                       std::int64_t out_of_period, std::int64_t duplicates) {
+                       std::int64_t out_of_period, std::int64_t duplicates, std::uint32_t flags = 0) {
   out.append(partial_magic);
   put_u32(out, partial_version);
-  put_u32(out, 0);
+  put_u32(out, flags);
   put_u64(out, fingerprint);
   put_i64(out, period.begin().time_since_epoch().count());
   put_i64(out, period.end().time_since_epoch().count());
@@ -174,7 +181,36 @@ inline void put_header(std::string& out, std::uint64_t fingerprint, const interv
   put_i64(out, out_of_period);
   put_i64(out, duplicates);
 }
+
+// The account names, then the lines by (account, rate).
+inline void put_lines(std::string& out, const name_table& accounts, const partial_lines& lines) {
+  for (std::string_view a : accounts.names) put_text(out, a);
+  for (const auto& [key, t] : lines) {
+    put_u32(out, accounts.index(key.first));
+    put_u32(out, static_cast<std::uint32_t>(key.second));
+    put_totals(out, t);
+  }
+}
 }  // namespace detail
+
+// The totals-only partial of a meter that shares no record id with the others it will be
+// added to: its line totals and counts, no records, so its size grows with its lines (accounts
+// x rates), not its records. Not for a tariff whose invoice needs the records
+// (meter::finish_needs_records: record-point rounding of a tiered line).
+[[nodiscard]] inline expected<std::string> write_totals_partial(const meter& m) {
+  GPURENT_ASSERT(!m.finish_needs_records());
+  GPURENT_TRY(fingerprint, tariff_fingerprint(m.tariff_value()));
+  GPURENT_TRY(lines, detail::merged_lines(std::span<const meter>(&m, 1)));
+  detail::name_table accounts;
+  for (const auto& [key, t] : *lines) accounts.names.push_back(key.first);
+  accounts.finish();
+  std::string out;
+  detail::put_header(out, *fingerprint, m.period(), {0, accounts.names.size(), lines->size(), 0}, m.records_out_of_period(), m.duplicates_ignored(),
+                     partial_totals_only);
+  detail::put_lines(out, accounts, *lines);
+  detail::put_u64(out, fnv1a64(out));
+  return out;
+}
 
 // The partial result of meters that share no record id (one meter, or the shards of
 // io::meter_usage_files): the same records give the same bytes, however they were sharded.
@@ -201,12 +237,7 @@ inline void put_header(std::string& out, std::uint64_t fingerprint, const interv
   detail::put_header(out, *fingerprint, shards.front().period(), {sources.names.size(), accounts.names.size(), lines->size(), refs->size()},
                      out_of_period, duplicates);
   for (std::string_view s : sources.names) detail::put_text(out, s);
-  for (std::string_view a : accounts.names) detail::put_text(out, a);
-  for (const auto& [key, t] : *lines) {
-    detail::put_u32(out, accounts.index(key.first));
-    detail::put_u32(out, static_cast<std::uint32_t>(key.second));
-    detail::put_totals(out, t);
-  }
+  detail::put_lines(out, accounts, *lines);
   for (const auto& r : *refs) {
     const meter::record_view v = shards[r.shard].record_at(r.k);
     detail::put_text(out, v.id);
@@ -225,6 +256,7 @@ inline void put_header(std::string& out, std::uint64_t fingerprint, const interv
 namespace detail {
 // A partial's header, read and checked against the meter it is for.
 struct partial_header {
+  std::uint32_t flags = 0;
   std::uint64_t sources = 0, accounts = 0, lines = 0, records = 0;
   std::int64_t out_of_period = 0, duplicates = 0;
 };
@@ -236,16 +268,17 @@ struct partial_header {
   }
   if (c.bytes.substr(0, 8) != partial_magic) return bad("not a gpurent partial result (it does not start with \"GPURENTP\")");
   c.at = 8;
-  std::uint32_t version = 0, reserved = 0;
+  std::uint32_t version = 0, flags = 0;
   (void)c.u32(version);
-  (void)c.u32(reserved);
+  (void)c.u32(flags);
   if (version != partial_version) {
     return bad("partial result format version " + std::to_string(version) + "; this gpurent reads version " + std::to_string(partial_version));
   }
   partial_cursor tail{c.bytes, c.bytes.size() - 8};
   std::uint64_t sum = 0;
   (void)tail.u64(sum);
-  if (sum != fnv1a64(c.bytes.substr(0, c.bytes.size() - 8)) || reserved != 0) return bad("damaged or truncated: the checksum does not match");
+  if (sum != fnv1a64(c.bytes.substr(0, c.bytes.size() - 8)) || (flags & ~partial_totals_only) != 0)
+    return bad("damaged or truncated: the checksum does not match");
   std::uint64_t fingerprint = 0;
   std::int64_t begin = 0, end = 0;
   (void)c.u64(fingerprint);
@@ -258,6 +291,7 @@ struct partial_header {
                format_instant(blank.period().begin()) + " to " + format_instant(blank.period().end()));
   }
   partial_header h;
+  h.flags = flags;
   (void)(c.u64(h.sources) && c.u64(h.accounts) && c.u64(h.lines) && c.u64(h.records) && c.i64(h.out_of_period) && c.i64(h.duplicates));
   const std::uint64_t room = c.bytes.size() - 8 - c.at;
   if (h.sources > room / 4 || h.accounts > room / 4 || h.lines > room / partial_line_bytes || h.records > room / partial_min_record_bytes) {
@@ -336,6 +370,7 @@ struct partial_header {
   };
   detail::partial_cursor c{bytes, 0};
   GPURENT_TRY(h, detail::read_partial_header(c, blank, bad));
+  if (h->flags != 0) return bad("a totals-only partial (line totals without records) cannot be merged with others");
   std::vector<std::string_view> sources, accounts;
   detail::partial_lines lines;
   if (!detail::read_names(c, h->sources, sources) || !detail::read_names(c, h->accounts, accounts))
@@ -347,6 +382,27 @@ struct partial_header {
   if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last record");
   GPURENT_TRY(detail::check_totals(m, *h, lines, bad));
   if (!m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many repeats");
+  return m;
+}
+
+// A totals-only partial (write_totals_partial) read back: a copy of `blank` holding its line
+// totals and counts. Only its checksum vouches for the totals (there are no records to re-rate).
+[[nodiscard]] inline expected<meter> read_totals_partial(const meter& blank, std::string_view bytes, std::string_view file) {
+  const std::function<unexpected<error>(std::string)> bad = [&](std::string why) {
+    return unexpected(error{error_code::parse_error, "partial", "invalid partial result: " + std::move(why), std::string(file)});
+  };
+  detail::partial_cursor c{bytes, 0};
+  GPURENT_TRY(h, detail::read_partial_header(c, blank, bad));
+  if (h->flags != partial_totals_only || h->sources != 0 || h->records != 0) return bad("not a totals-only partial");
+  std::vector<std::string_view> accounts;
+  detail::partial_lines lines;
+  if (!detail::read_names(c, h->accounts, accounts) || !detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
+    return bad("damaged: its accounts or line totals are cut short or out of order");
+  if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last line");
+  if (h->out_of_period < 0 || h->duplicates < 0) return bad("damaged: a negative count");
+  meter m = blank;
+  for (const auto& [key, t] : lines) GPURENT_TRY(m.add_line_totals(key.first, key.second, t));
+  if (!m.add_records_out_of_period(h->out_of_period) || !m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many records");
   return m;
 }
 

@@ -174,6 +174,51 @@ class meter {
     const entry& e = entries_[k];
     return {id_of(e), accounts_[e.account], e.rate, e.quantity, instant{seconds{e.start}}, instant{seconds{e.end}}, sources_[e.source], e.line};
   }
+  // add() for records that may arrive after records of a later (source, line), as records
+  // exchanged between MPI ranks in rounds do (sources numbered in the order set_source first
+  // met them, so file order). Of one id's records the earliest is kept, so repeats and
+  // conflicts resolve as in one run in file order; a conflict is located at the later of the
+  // two, and when that is the record kept so far, `displaced` receives it.
+  [[nodiscard]] expected<void> add_out_of_order(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity,
+                                                instant start, instant end, std::size_t line, record_view* displaced = nullptr) {
+    const std::size_t at = find_id(id, hash_id(id));
+    if (at == npos || std::pair{entries_[at].source, entries_[at].line} < std::pair{source_, line})
+      return add(id, account, rate_pos, quantity, start, end, line);
+    if (auto v = validate_usage(id, account, quantity, start, end); !v) return locate(v.error(), line);
+    const entry kept = entries_[at];
+    entry e = kept;
+    e.account = intern(account);
+    e.rate = static_cast<std::uint32_t>(rate_pos);
+    e.quantity = quantity;
+    e.start = start.time_since_epoch().count();
+    e.end = end.time_since_epoch().count();
+    e.source = source_;
+    e.line = line;
+    const bool same = differing(e, kept, e.account == kept.account).empty();
+    if (same) {
+      entries_[at] = e;
+      ++duplicates_;
+      return {};
+    }
+    if (displaced != nullptr) *displaced = record_at(at);
+    GPURENT_TRY(contribute(kept, -1));
+    GPURENT_TRY(contribute(e, 1));
+    entries_[at] = e;
+    error err = conflict(id, e, kept, true);
+    err.where = where(kept.source, kept.line);
+    return unexpected(std::move(err));
+  }
+  // Adds the totals of a line that a meter sharing no id with this one rated, without its
+  // records (a totals-only partial, io/meter_partial.hpp); not when finish() needs records.
+  [[nodiscard]] expected<void> add_line_totals(std::string_view account, std::size_t rate_pos, const line_totals& t) {
+    if (finish_needs_records() || rate_pos >= n_rates_)
+      return make_error(error_code::invalid_argument, "partial", "line totals without records cannot be added here");
+    if (!lines_[line_index(intern(account), static_cast<std::uint32_t>(rate_pos))].merge(t)) return detail::overflow_error("line totals");
+    return {};
+  }
+  // Counts records out of period that another meter rated (a totals-only partial's).
+  [[nodiscard]] bool add_records_out_of_period(std::int64_t n) noexcept { return detail::add_to(out_of_period_, n); }
+
   // Calls f(account, rate index, totals) for each line with records, in no particular order.
   template <class F>
   void for_each_line(F&& f) const {
@@ -262,11 +307,15 @@ class meter {
     if (a.end != b.end) return "end";
     return {};
   }
+
+ public:
   // finish() looks at the records themselves only for record-point rounding of tiered lines.
   [[nodiscard]] bool finish_needs_records() const noexcept {
     if (t_->rounding().point != rounding_point::record) return false;
     return std::ranges::any_of(t_->rates(), [](const rate& r) { return r.kind != price_kind::unit; });
   }
+
+ private:
   // merge() for a meter known to share no id with this one: totals and counts only.
   [[nodiscard]] expected<void> merge_totals(const meter& o) {
     if (o.t_ != t_ || !(o.period_ == period_)) {

@@ -391,6 +391,7 @@ void read_and_exchange(const options& o, meter& m, const world& w, failure& f, c
   // A round's receipts (at most `size` x budget) must fit MPI's int counts.
   const std::size_t budget = std::clamp<std::size_t>(o.round_bytes, 1, INT_MAX / static_cast<std::size_t>(w.size));
   range_reader reader = open_my_rows(o, m, w, std::min(io::default_block_bytes, budget));
+  m.reserve(io::detail::estimated_records(o.usage_paths) / static_cast<std::size_t>(w.size));  // no table grown by doubling
   std::vector<std::string> outbox(static_cast<std::size_t>(w.size));
   std::string all, in;
   while (true) {
@@ -423,15 +424,16 @@ std::string receive_at_root(int from) {
 }
 
 // Rank 0's invoice: its own meter and every other rank's partial, read as it arrives.
-expected<invoice> reduce_at_root(const meter& m, const meter& blank, const world& w, counters& c) {
-  std::vector<meter> parts{m};
+expected<invoice> reduce_at_root(meter& m, const meter& blank, const world& w, counters& c) {
+  std::vector<meter> parts;
+  parts.push_back(std::move(m));  // not copied: rank 0's own records may be many
   std::optional<error> failed;
   for (int k = 1; k < w.size; ++k) {
     const std::string bytes = receive_at_root(k);  // every rank's, even after a failure
     c.reduced += bytes.size();
     if (failed) continue;
     const std::string name = "rank " + std::to_string(k);
-    auto p = m.finish_needs_records() ? io::read_partial(blank, bytes, name) : io::read_totals_partial(blank, bytes, name);
+    auto p = blank.finish_needs_records() ? io::read_partial(blank, bytes, name) : io::read_totals_partial(blank, bytes, name);
     if (!p)
       failed = p.error();
     else
@@ -443,7 +445,7 @@ expected<invoice> reduce_at_root(const meter& m, const meter& blank, const world
 
 // Every other rank sends its partial to rank 0 (totals only, unless the invoice needs the
 // records), which prints the invoice; every rank gets its status.
-int reduce_and_print(const options& o, const meter& m, const meter& blank, const world& w, counters& c) {
+int reduce_and_print(const options& o, meter& m, const meter& blank, const world& w, counters& c) {
   int status = tool::exit_ok;
   if (w.rank != 0) {
     auto bytes = m.finish_needs_records() ? io::write_partial(std::span<const meter>(&m, 1)) : io::write_totals_partial(m);

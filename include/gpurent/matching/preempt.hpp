@@ -16,8 +16,9 @@
 //    victims, latest start of the highest-priority victims (their earliest start), first.
 //  - victim_policy_gpurent: the fewest lost GPU-seconds plus restart cost (victim::cost).
 //    Up to exact_limit candidates, every subset is tried (cheapest first by cost, then by
-//    count); beyond it, kube's removal and re-admission with the most costly re-admitted
-//    first. Domains compare by cost, then victims, then first.
+//    count), once one test shows that removing them all is enough; beyond it, kube's
+//    removal and re-admission with the most costly re-admitted first. Domains compare by
+//    cost, then victims, then first.
 // Minimality of the re-admission pass: fitting is monotone in what is removed (gang.hpp's
 // counts are exact; one node's resources only grow when a job leaves), so a candidate that
 // could not be re-admitted onto a state cannot be re-admitted onto the larger final one.
@@ -154,6 +155,8 @@ struct victim_policy_gpurent {
   template <class Fits>
   [[nodiscard]] static bool cheapest_subset(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask) {
     const std::uint32_t subsets = std::uint32_t{1} << c.size();
+    mask.assign(c.size(), 1);
+    if (!fits(victim_mask(mask))) return false;  // fitting is monotone: no subset would
     std::uint32_t best = 0;
     std::pair<std::int64_t, int> best_key{std::numeric_limits<std::int64_t>::max(), 0};
     mask.assign(c.size(), 0);

@@ -172,3 +172,24 @@ TEST_CASE("checkpoint model: lost work since the last checkpoint, none with noti
 }
 
 }  // namespace test_fleet_run_victims
+
+namespace test_fleet_run_victims {
+TEST_CASE("gpurent: a domain where removing every candidate is not enough costs one fit test") {
+  // 8 candidates of 1 GPU, the job needs 10: without the up-front test all 256 subsets
+  // would be tried (the cost that made gpurent's victims 5x kube's under contention).
+  victim_selector<victim_policy_gpurent> s;
+  gpu_domain d{1, 10, {}};
+  for (std::uint32_t j = 0; j < 8; ++j) d.c.push_back(v(j, 0, j, 1, 10 * j));
+  int calls = 0;
+  s.reset();
+  s.consider(0, d.c, [&](victim_mask m) {
+    ++calls;
+    return d.fits(m);
+  });
+  CHECK_FALSE(s.found());
+  CHECK(calls == 1);
+  // With 8 free it needs two victims: the two cheapest (jobs 0 and 1).
+  d.free = 8;
+  CHECK(choose(std::vector<gpu_domain>{d}, s) == std::vector<std::uint32_t>{0, 1});
+}
+}  // namespace test_fleet_run_victims

@@ -16,8 +16,9 @@
 //    victims, latest start of the highest-priority victims (their earliest start), first.
 //  - victim_policy_gpurent: the fewest lost GPU-seconds plus restart cost (victim::cost).
 //    Up to exact_limit candidates, every subset is tried (cheapest first by cost, then by
-//    count); beyond it, kube's removal and re-admission with the most costly re-admitted
-//    first. Domains compare by cost, then victims, then first.
+//    count), once one test shows that removing them all is enough; beyond it, kube's
+//    removal and re-admission with the most costly re-admitted first. Domains compare by
+//    cost, then victims, then first.
 // Minimality of the re-admission pass: fitting is monotone in what is removed (gang.hpp's
 // counts are exact; one node's resources only grow when a job leaves), so a candidate that
 // could not be re-admitted onto a state cannot be re-admitted onto the larger final one.
@@ -150,24 +151,27 @@ struct victim_policy_gpurent {
 
  private:
   // Every subset, tested only when it would beat the best so far (cost, then count; the
-  // lower bit pattern on a tie, so the answer does not depend on the scan).
+  // lower bit pattern on a tie, so the answer does not depend on the scan). The full set is
+  // tested first (fitting is monotone: if it does not fit, no subset does) and is the first
+  // best; each subset's cost is its predecessor's without the lowest member plus that one.
   template <class Fits>
   [[nodiscard]] static bool cheapest_subset(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask) {
     const std::uint32_t subsets = std::uint32_t{1} << c.size();
-    std::uint32_t best = 0;
-    std::pair<std::int64_t, int> best_key{std::numeric_limits<std::int64_t>::max(), 0};
-    mask.assign(c.size(), 0);
-    for (std::uint32_t s = 0; s < subsets; ++s) {
-      std::int64_t cost = 0;
-      for (std::size_t i = 0; i < c.size(); ++i) cost += (s >> i & 1U) != 0 ? c[i].cost() : 0;
-      const std::pair<std::int64_t, int> key{cost, std::popcount(s)};
+    mask.assign(c.size(), 1);
+    if (!fits(victim_mask(mask))) return false;
+    std::array<std::int64_t, std::size_t{1} << exact_limit> cost{};
+    for (std::uint32_t s = 1; s < subsets; ++s) cost[s] = cost[s & (s - 1)] + c[static_cast<std::size_t>(std::countr_zero(s))].cost();
+    std::uint32_t best = subsets - 1;
+    std::pair<std::int64_t, int> best_key{cost[best], static_cast<int>(c.size())};
+    for (std::uint32_t s = 0; s + 1 < subsets; ++s) {
+      if (cost[s] > best_key.first) continue;
+      const std::pair<std::int64_t, int> key{cost[s], std::popcount(s)};
       if (!(key < best_key)) continue;
       for (std::size_t i = 0; i < c.size(); ++i) mask[i] = static_cast<std::uint8_t>(s >> i & 1U);
       if (!fits(victim_mask(mask))) continue;
       best = s;
       best_key = key;
     }
-    if (best_key.first == std::numeric_limits<std::int64_t>::max()) return false;
     for (std::size_t i = 0; i < c.size(); ++i) mask[i] = static_cast<std::uint8_t>(best >> i & 1U);
     return true;
   }

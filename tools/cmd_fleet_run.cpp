@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,8 @@
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
 #include <gpurent/io/jobs_csv.hpp>
+#include <gpurent/io/node_events_csv.hpp>
+#include <gpurent/io/pod_jobs.hpp>
 #include <gpurent/io/topology_json.hpp>
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/io/usage_csv.hpp>
@@ -39,6 +43,7 @@ struct run_args {
   std::string victims = "gpurent";
   std::string notice = "30s", checkpoint_write = "60s", restart = "120s", min_runtime = "0s";
   std::string placements, emit_usage, epoch = "2026-11-01T00:00:00Z";
+  std::string timeline, timeline_step = "60s", preemptions, node_events;
   output_format format = output_format::json;
 };
 
@@ -51,20 +56,6 @@ struct loaded {
   std::size_t never_scheduled = 0;
 };
 
-expected<std::vector<fleet_job>> read_pod_jobs(const run_args& a, const fleet_cluster& c, std::size_t& never_scheduled) {
-  GPURENT_TRY(pods, read_trace_pods_file(a.pods));
-  std::vector<pod_times> times;
-  times.reserve(pods->size());
-  for (const trace_pod& p : *pods) {
-    auto r = trace_pod_request(p, c.inv);
-    if (!r) return unexpected<error>(r.error().at(a.pods, p.line));
-    times.push_back(pod_times{p.name, *r, p.qos, p.creation_time, p.scheduled_time, p.deletion_time});
-  }
-  pod_jobs pj = jobs_of_pods(times, a.compress);
-  never_scheduled = pj.never_scheduled;
-  return std::move(pj.jobs);
-}
-
 expected<loaded> read_inputs(const run_args& a) {
   loaded l;
   GPURENT_TRY(c, io::read_fleet_cluster_file(a.nodes));
@@ -72,8 +63,9 @@ expected<loaded> read_inputs(const run_args& a) {
   if (!a.topology.empty()) GPURENT_TRY(io::read_topology_file(a.topology, l.cluster));
   if (!a.pods.empty()) {
     if (a.compress < 1) return make_error(error_code::invalid_argument, "--compress", "must be >= 1");
-    GPURENT_TRY(jobs, read_pod_jobs(a, l.cluster, l.never_scheduled));
-    l.jobs = std::move(*jobs);
+    GPURENT_TRY(pj, io::read_pod_jobs_file(a.pods, l.cluster.inv, a.compress));
+    l.jobs = std::move(pj->jobs);
+    l.never_scheduled = pj->never_scheduled;
     return l;
   }
   GPURENT_TRY(jobs, io::read_fleet_jobs_file(a.jobs, l.cluster));
@@ -138,6 +130,7 @@ ojson run_object(const run_args& a, const loaded& l, const run_result& r, const 
   o["never_scheduled"] = l.never_scheduled;
   o["jobs"] = l.jobs.size();
   o["preemptions"] = r.preemptions;
+  if (!a.node_events.empty()) o["failures"] = r.failures;
   o["gpu_s"] = rounded(m.gpu_s);
   o["end_s"] = r.end_time;
   o["elapsed_s"] = rounded(elapsed, 10000.0);
@@ -167,8 +160,38 @@ std::string placements_csv(const loaded& l, const run_result& r) {
       std::string gpus;
       for (std::size_t g = 0; g < p.count; ++g) gpus += fmt::format("{}{}:{}", g == 0 ? "" : ";", p.gpus[g].gpu, p.gpus[g].milli);
       io::csv_row(out, {l.jobs[s.job].name, std::to_string(s.run), std::to_string(m), l.cluster.inv.spec(p.node).name, gpus, std::to_string(s.start),
-                        std::to_string(s.end), s.preempted ? "preempted" : "done"});
+                        std::to_string(s.end),
+                        s.failed      ? "failed"
+                        : s.preempted ? "preempted"
+                                      : "done"});
     }
+  }
+  return out;
+}
+
+// Milli-units as a decimal with three places ("12.345").
+std::string milli_text(std::int64_t m) { return fmt::format("{}{}.{:03}", m < 0 ? "-" : "", std::abs(m) / 1000, std::abs(m) % 1000); }
+
+std::string timeline_csv(const loaded& l, const run_result& r, std::int64_t step) {
+  const std::int64_t capacity = l.cluster.gpus_up() * 1000;
+  std::string out = "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
+  for (const timeline_sample& s : timeline_of(l.jobs, r, step)) {
+    const double pct = capacity > 0 ? 100.0 * static_cast<double>(s.gpu_milli) / static_cast<double>(capacity) : 0.0;
+    out +=
+        fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time, milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp, s.waiting_spot);
+  }
+  return out;
+}
+
+// One row per preemption decision: who preempted whom, and why those victims.
+std::string preemptions_csv(const loaded& l, const run_result& r) {
+  const auto name = [&](std::uint32_t j) -> const std::string& { return l.jobs[j].name; };
+  std::string out = "time,job,victims,explanation\n";
+  for (const run_preemption& p : r.preemption_log) {
+    const std::span<const victim> chosen(r.victims.data() + p.first, p.count), other(r.victims.data() + p.other_first, p.other_count);
+    std::string names;
+    for (const victim& v : chosen) names += (names.empty() ? "" : ";") + name(v.job);
+    io::csv_row(out, {std::to_string(p.time), name(p.job), names, explain_victims(chosen, other, name)});
   }
   return out;
 }
@@ -186,6 +209,13 @@ expected<run_options> options_of(const run_args& a) {
 
 expected<void> write_outputs(const run_args& a, const loaded& l, const run_result& r) {
   if (!a.placements.empty()) GPURENT_TRY(write_file(a.placements, placements_csv(l, r), "--placements"));
+  if (!a.preemptions.empty()) GPURENT_TRY(write_file(a.preemptions, preemptions_csv(l, r), "--preemptions"));
+  if (!a.timeline.empty()) {
+    GPURENT_TRY(step, parse_duration(a.timeline_step));
+    if (step->count() <= 0)
+      return make_error(error_code::invalid_argument, "--timeline-step", "must be at least 1s, got \"" + a.timeline_step + "\"");
+    GPURENT_TRY(write_file(a.timeline, timeline_csv(l, r, step->count()), "--timeline"));
+  }
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(epoch, parse_instant(a.epoch));
     GPURENT_TRY(write_file(a.emit_usage, io::write_usage_csv(usage_of_run(l.jobs, r, l.cluster.inv, *epoch)), "--emit-usage"));
@@ -198,11 +228,25 @@ int run_command(const run_args& a) {
   if (!o) return fail(o.error());
   auto l = read_inputs(a);
   if (!l) return fail(l.error());
+  const bool progress = isatty(fileno(stderr)) != 0;
+  if (progress)
+    o->progress = [](std::int64_t now, std::size_t arrived, std::size_t total) {
+      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now, arrived, total);
+      std::fflush(stderr);
+    };
+  std::vector<node_event> events;
+  if (!a.node_events.empty()) {
+    auto e = io::read_node_events_file(a.node_events, l->cluster);
+    if (!e) return fail(e.error());
+    events = std::move(*e);
+    o->node_events = events;
+  }
   const std::int64_t gpus = l->cluster.gpus_up();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_policy(a, *l, *o);
   if (!r) return fail(r.error());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
   if (auto w = write_outputs(a, *l, *r); !w) return fail(w.error());
   if (a.format == output_format::json) {
@@ -229,6 +273,10 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--min-runtime", a.min_runtime, "a job runs this long before it may be a victim")->capture_default_str();
   cmd.add_option("--placements", a.placements, "one CSV row per member per run segment");
   cmd.add_option("--emit-usage", a.emit_usage, "the run segments as meter.md usage CSV");
+  cmd.add_option("--node-events", a.node_events, "node failures and repairs over time: CSV time,node,state (down, drain, up)");
+  cmd.add_option("--timeline", a.timeline, "the allocation time series: one CSV row every --timeline-step");
+  cmd.add_option("--timeline-step", a.timeline_step, "seconds between --timeline rows")->capture_default_str();
+  cmd.add_option("--preemptions", a.preemptions, "one CSV row per preemption: preemptor, victims, why those");
   cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();
   add_format_option(cmd, a.format, {{"json", output_format::json}, {"table", output_format::table}});
 }

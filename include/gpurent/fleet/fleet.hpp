@@ -14,4 +14,5 @@
 #include <gpurent/fleet/run_checkpoint.hpp>
 #include <gpurent/fleet/run_metrics.hpp>
 #include <gpurent/fleet/run_pods.hpp>
+#include <gpurent/fleet/run_timeline.hpp>
 #include <gpurent/fleet/run_usage.hpp>

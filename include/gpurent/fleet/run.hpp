@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <span>
@@ -36,9 +37,30 @@
 
 namespace gpurent {
 
+// A node failing (down: what runs there stops at once), draining (nothing new; what runs
+// stays) or coming back up, at an instant (seconds).
+struct node_event {
+  std::int64_t time = 0;
+  node_index node = 0;
+  node_condition condition = node_condition::up;
+};
+
 struct run_options {
   checkpoint_model checkpoints;
   std::int64_t min_runtime = 0;  // seconds a job runs before it may be a victim
+  // The naive loop (fleet/reference/rescan.hpp): every queued job tried again at every
+  // instant, on every node, as if nothing were remembered. Same decisions, more work.
+  bool rescan = false;
+  // Node failures and repairs over time, in time order (a stable sort by time is the
+  // caller's). At an instant they come after the departures and before the arrivals. A job
+  // with a member on a node that goes down stops then, without notice: it keeps its whole
+  // checkpoint intervals (checkpoint_every, every class), its segment ends `failed`, and it
+  // is queued again at once with its original priority and arrival, its work left plus the
+  // restart cost.
+  std::span<const node_event> node_events;
+  // When set, called every 2^14 instants with the instant reached and the jobs arrived so
+  // far (out of all): a progress line; the loop pays one test per instant without it.
+  std::function<void(std::int64_t now, std::size_t arrived, std::size_t total)> progress;
 };
 
 // One run of one job: its members' placements are members[first, first + count).
@@ -48,19 +70,33 @@ struct run_segment {
   std::int64_t start = 0;
   std::int64_t end = 0;
   bool preempted = false;  // end_reason: preempted (else done)
+  bool failed = false;     // end_reason: failed (its node went down)
   std::uint32_t first = 0;
   std::uint32_t count = 0;
   std::int64_t gpu_milli = 0;  // all members
 };
 
+// One preemption decision: the preemptor, its victims (victims[first, first + count)) and
+// the next-best set the policy turned down (victims[other_first, other_first + other_count)),
+// for the explanation (victim_explanation) and the audit trail.
+struct run_preemption {
+  std::int64_t time = 0;
+  std::uint32_t job = 0;
+  std::uint32_t first = 0, count = 0;
+  std::uint32_t other_first = 0, other_count = 0;
+};
+
 struct run_result {
   std::vector<run_segment> segments;  // in the order they were decided
   std::vector<placement> members;
-  std::vector<std::int64_t> first_start;   // per job; -1: never started
-  std::vector<std::uint8_t> completed;     // per job
-  std::vector<std::uint32_t> evictions;    // per job
-  std::vector<std::int64_t> lost_milli_s;  // per job: milli-GPU-seconds of work lost
-  std::size_t preemptions = 0;             // decisions that evicted
+  std::vector<std::int64_t> first_start;       // per job; -1: never started
+  std::vector<std::uint8_t> completed;         // per job
+  std::vector<std::uint32_t> evictions;        // per job
+  std::vector<std::int64_t> lost_milli_s;      // per job: milli-GPU-seconds of work lost
+  std::size_t preemptions = 0;                 // decisions that evicted
+  std::size_t failures = 0;                    // segments stopped by a node going down
+  std::vector<run_preemption> preemption_log;  // one per decision, in order
+  std::vector<victim> victims;                 // what preemption_log points into
   std::int64_t end_time = 0;
 };
 
@@ -72,13 +108,16 @@ class fleet_runner {
 
   [[nodiscard]] run_result run() {
     std::size_t next_arrival = 0;
-    while (next_arrival < by_arrival_.size() || !events_.empty()) {
-      std::int64_t t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : events_.top().time;
+    while (next_arrival < by_arrival_.size() || !events_.empty() || next_node_ < o_.node_events.size()) {
+      std::int64_t t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : never_time;
       if (!events_.empty()) t = std::min(t, events_.top().time);
+      if (next_node_ < o_.node_events.size()) t = std::min(t, o_.node_events[next_node_].time);
       now_ = t;
       departures(t);
+      node_changes(t);
       for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival) enqueue(by_arrival_[next_arrival]);
       pass(t);
+      if (o_.progress && (++instants_ & 0x3FFF) == 0) o_.progress(t, next_arrival, by_arrival_.size());
     }
     r_.end_time = now_;
     return std::move(r_);
@@ -106,6 +145,7 @@ class fleet_runner {
   };
   static constexpr std::uint32_t none = ~std::uint32_t{0};
   static constexpr std::size_t never = ~std::size_t{0};
+  static constexpr std::int64_t never_time = std::numeric_limits<std::int64_t>::max();
   static constexpr std::size_t scan_limit = 64;  // beyond this many freed nodes, a retry scans all
 
   void init() {
@@ -174,6 +214,41 @@ class fleet_runner {
     for (const placement& p : members_of(seg)) freed_.push_back(p.node);
   }
 
+  // The node events at t: conditions set; the jobs on a node that went down stopped and
+  // queued again; a node back up is room freed (queued jobs try it).
+  void node_changes(std::int64_t t) {
+    for (; next_node_ < o_.node_events.size() && o_.node_events[next_node_].time <= t; ++next_node_) {
+      const node_event& e = o_.node_events[next_node_];
+      b_->set_condition(e.node, e.condition);
+      if (e.condition == node_condition::up) freed_.push_back(e.node);
+      if (e.condition != node_condition::down) continue;
+      failing_ = on_node_[e.node];
+      for (const std::uint32_t j : failing_) fail_job(j, t);
+    }
+  }
+
+  // Job j stops at t without notice (its node failed) and is queued again.
+  void fail_job(std::uint32_t j, std::int64_t t) {
+    job_state& s = st_[j];
+    run_segment& seg = r_.segments[s.segment];
+    stop_running(j);
+    seg.failed = true;
+    ++r_.failures;
+    if (t <= seg.start) {  // placed after a preemption, not started yet: nothing ran, nothing lost
+      seg.end = seg.start;
+    } else {
+      checkpoint_model at_once = o_.checkpoints;
+      at_once.notice = seconds{0};
+      at_once.checkpoint_write = std::max(at_once.checkpoint_write, seconds{1});  // no final checkpoint on a failure
+      const stop_outcome o = stop_segment(at_once, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
+      seg.end = t;
+      r_.lost_milli_s[j] += seg.gpu_milli * o.lost_s;
+      s.work_left = o.work_left;
+    }
+    s.failed_at = never;
+    enqueue(j);
+  }
+
   [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
 
   // Job j holds `placed` from now and runs from `start`.
@@ -219,7 +294,7 @@ class fleet_runner {
     const bool may_preempt = Preempt && !job.preemptible;
     const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound();
     bool limited = false;
-    if (s.failed_at != never && !(may_preempt && o_.min_runtime > 0)) {
+    if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > 0)) {
       if (s.failed_at == freed_.size()) return false;
       limited = node_local && freed_.size() - s.failed_at <= scan_limit;
     }
@@ -296,6 +371,7 @@ class fleet_runner {
       sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
     }
     if (!sel_.found()) return false;
+    log_preemption(j, t);
     evict(t);
     const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
     GPURENT_ASSERT(ok);  // the trial found room
@@ -303,6 +379,19 @@ class fleet_runner {
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;
     return true;
+  }
+
+  void log_preemption(std::uint32_t j, std::int64_t t) {
+    run_preemption p;
+    p.time = t;
+    p.job = j;
+    p.first = static_cast<std::uint32_t>(r_.victims.size());
+    p.count = static_cast<std::uint32_t>(sel_.victims().size());
+    r_.victims.insert(r_.victims.end(), sel_.victims().begin(), sel_.victims().end());
+    p.other_first = static_cast<std::uint32_t>(r_.victims.size());
+    p.other_count = static_cast<std::uint32_t>(sel_.runner_up().size());
+    r_.victims.insert(r_.victims.end(), sel_.runner_up().begin(), sel_.runner_up().end());
+    r_.preemption_log.push_back(p);
   }
 
   // What the victims hold beyond the preemptor's placements stays taken until they stop:
@@ -389,6 +478,9 @@ class fleet_runner {
   std::vector<std::uint32_t> seen_;
   std::uint32_t stamp_ = 0;
   std::int64_t now_ = 0;
+  std::uint64_t instants_ = 0;
+  std::size_t next_node_ = 0;
+  std::vector<std::uint32_t> failing_;
 };
 
 // Runs jobs on backend b under victim policy VP (Preempt false: no preemption).

@@ -25,6 +25,7 @@ concept RunBackend = requires(B& b, const fleet_job& j, std::uint32_t id, std::v
   { b.fits(j, id) } -> std::same_as<bool>;  // would place answer true (nothing changes)
   b.release(j, id, ps);
   b.restore(j, id, ps);
+  b.set_condition(n, node_condition::down);  // a node fails, drains or comes back up
   { b.inv() } -> std::same_as<inventory&>;
 };
 
@@ -61,6 +62,7 @@ class pod_backend {
     for (const placement& p : ps) inv_->place(p);
   }
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t) { return m_.find(j.gang.member).has_value(); }
+  void set_condition(node_index n, node_condition c) noexcept { inv_->drain(n, c != node_condition::up); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
 
  private:
@@ -77,6 +79,7 @@ class gang_backend {
   void release(const fleet_job&, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.release(id, ps); }
   void restore(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.restore(j.gang, id, ps); }
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
+  void set_condition(node_index n, node_condition c) noexcept { placer_.set_condition(n, c); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
 
  private:

@@ -180,6 +180,25 @@ struct victim_policy_gpurent {
 static_assert(VictimPolicy<victim_policy_kube>);
 static_assert(VictimPolicy<victim_policy_gpurent>);
 
+// "evicts spot-17 (4 GPUs, 3 min since checkpoint) instead of spot-9 (4 GPUs, 28 min since
+// checkpoint)": the chosen victims and the set turned down (empty: none); name(job) names a job.
+template <class Name>
+[[nodiscard]] std::string explain_victims(std::span<const victim> chosen, std::span<const victim> other, Name&& name) {
+  const auto list = [&](std::span<const victim> vs) {
+    std::string s;
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      const victim& v = vs[i];
+      const std::int64_t g = v.gpu_milli / 1000, m = v.gpu_milli % 1000;
+      s += (i == 0 ? "" : ", ") + std::string(name(v.job)) + " (" + std::to_string(g) + (m != 0 ? "." + std::to_string(1000 + m).substr(1) : "") +
+           " GPUs, " + std::to_string(v.since_checkpoint_s / 60) + " min since checkpoint)";
+    }
+    return s;
+  };
+  std::string s = "evicts " + list(chosen);
+  if (!other.empty()) s += " instead of " + list(other);
+  return s;
+}
+
 // Chooses, over the domains offered one by one, the victims a VictimPolicy prefers; keeps
 // the runner-up domain's set for the explanation.
 template <VictimPolicy VP>
@@ -226,9 +245,7 @@ class victim_selector {
   template <class Name>
   [[nodiscard]] std::string explain(Name&& name) const {
     if (!found_) return "no set of victims makes it fit";
-    std::string s = "evicts " + list(chosen_, name);
-    if (runner_up_) s += " instead of " + list(other_, name);
-    return s;
+    return explain_victims(chosen_, runner_up_ ? std::span<const victim>(other_) : std::span<const victim>{}, name);
   }
 
  private:
@@ -243,18 +260,6 @@ class victim_selector {
     other_rank_ = r;
     take(c, other_);
   }
-  template <class Name>
-  [[nodiscard]] static std::string list(std::span<const victim> vs, Name& name) {
-    std::string s;
-    for (std::size_t i = 0; i < vs.size(); ++i) {
-      const victim& v = vs[i];
-      const std::int64_t g = v.gpu_milli / 1000, m = v.gpu_milli % 1000;
-      s += (i == 0 ? "" : ", ") + std::string(name(v.job)) + " (" + std::to_string(g) + (m != 0 ? "." + std::to_string(1000 + m).substr(1) : "") +
-           " GPUs, " + std::to_string(v.since_checkpoint_s / 60) + " min since checkpoint)";
-    }
-    return s;
-  }
-
   bool found_ = false;
   bool runner_up_ = false;
   std::uint32_t domain_ = 0;

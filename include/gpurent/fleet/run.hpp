@@ -39,6 +39,7 @@ namespace gpurent {
 struct run_options {
   checkpoint_model checkpoints;
   std::int64_t min_runtime = 0;  // seconds a job runs before it may be a victim
+  preempt_observer observer;     // each preemption (audit); none: nothing is called
 };
 
 // One run of one job: its members' placements are members[first, first + count).
@@ -217,7 +218,7 @@ class fleet_runner {
     job_state& s = st_[j];
     const fleet_job& job = jobs_[j];
     const bool may_preempt = Preempt && !job.preemptible;
-    const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound();
+    const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound() && !job.gang.picks_segment();
     bool limited = false;
     if (s.failed_at != never && !(may_preempt && o_.min_runtime > 0)) {
       if (s.failed_at == freed_.size()) return false;
@@ -278,7 +279,7 @@ class fleet_runner {
   [[nodiscard]] bool preempt_for(std::uint32_t j, std::int64_t t, bool limited) {
     const fleet_job& job = jobs_[j];
     sel_.reset();
-    const bool per_node = job.gang.size() == 1 && !job.gang.topology_bound();
+    const bool per_node = job.gang.size() == 1 && !job.gang.topology_bound() && !job.gang.picks_segment();
     if (per_node) {
       const auto consider = [&](node_index n) {
         if (on_node_[n].empty()) return;
@@ -297,6 +298,8 @@ class fleet_runner {
     }
     if (!sel_.found()) return false;
     evict(t);
+    if (o_.observer) [[unlikely]]
+      o_.observer(preempt_decision{t, j, victims_});
     const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
     GPURENT_ASSERT(ok);  // the trial found room
     hold_leftovers(t + o_.checkpoints.notice.count());

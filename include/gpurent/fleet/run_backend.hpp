@@ -78,6 +78,7 @@ class gang_backend {
   void restore(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.restore(j.gang, id, ps); }
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
+  [[nodiscard]] gang_placer<GP>& placer() noexcept { return placer_; }  // to attach an observer
 
  private:
   inventory* inv_;

@@ -298,10 +298,10 @@ class fleet_runner {
     }
     if (!sel_.found()) return false;
     evict(t);
-    if (o_.observer) [[unlikely]]
-      o_.observer(preempt_decision{t, j, victims_});
     const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
     GPURENT_ASSERT(ok);  // the trial found room
+    if (o_.observer) [[unlikely]]
+      o_.observer(preempt_decision{b_->inv(), t, j, victims_, placed_});
     hold_leftovers(t + o_.checkpoints.notice.count());
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;

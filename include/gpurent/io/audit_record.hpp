@@ -13,7 +13,7 @@
 //          member's placement, or null and the placer's explanation (per reason, per
 //          constraint for one member)
 //   preempt  per preemption (fleet run): the instant, the preemptor, each victim and what it
-//          loses
+//          loses, the preemptor's placements
 
 #include <fstream>
 #include <optional>
@@ -119,7 +119,10 @@ template <class Name>
   for (const victim& v : d.victims)
     victims.push_back(ordered_json{
         {"job", std::string(name(v.job))}, {"priority", v.priority}, {"gpu_milli", v.gpu_milli}, {"lost_s", v.lost_s}, {"restart_s", v.restart_s}});
-  return ordered_json{{"at_s", d.time}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}};
+  ordered_json members = ordered_json::array();
+  for (const placement& p : d.placed) members.push_back(audit_placement(d.inv, p));
+  return ordered_json{
+      {"at_s", d.time}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}, {"placements", std::move(members)}};
 }
 
 // One planner decision: the job's request, how many offers each rule rejected, the choice.

@@ -45,12 +45,14 @@ struct gang_decision {
   gang_why_not (*explain_fn)(void*, const gang_request&) = nullptr;
 };
 
-// A preemption in fleet run (fleet/run.hpp), once the victims are chosen and stopped: the
-// preemptor is placed next (its gang decision follows).
+// A preemption in fleet run (fleet/run.hpp), once the victims are stopped and the preemptor
+// is placed in their room.
 struct preempt_decision {
-  std::int64_t time = 0;            // seconds: the victims stop at time + notice
-  std::uint32_t preemptor = 0;      // job index
-  std::span<const victim> victims;  // job indices, what each loses
+  const inventory& inv;
+  std::int64_t time = 0;              // seconds: the victims stop at time + notice
+  std::uint32_t preemptor = 0;        // job index
+  std::span<const victim> victims;    // job indices, what each loses
+  std::span<const placement> placed;  // the preemptor's members, in member order
 };
 
 // A function pointer and a context, called with each decision of kind D (match_decision,

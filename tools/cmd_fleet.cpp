@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,14 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
 #include <gpurent/io/jobs_csv.hpp>
 #include <gpurent/io/topology_json.hpp>
 #include <gpurent/matching/gang_check.hpp>
 #include <gpurent/matching/gang_policy.hpp>
 
+#include "audit_option.hpp"
 #include "tool.hpp"
 
 namespace gpurent::tool {
@@ -42,6 +45,7 @@ struct pack_args {
   bool ignore_topology = false;
   std::string placements;
   output_format format = output_format::json;
+  gpurent::tool::audit_cli audit;
 };
 
 struct generate_args {
@@ -71,12 +75,26 @@ gpurent::expected<std::pair<gpurent::fleet_cluster, std::vector<gpurent::fleet_j
   return std::pair{std::move(*c), std::move(*jobs)};
 }
 
-packed run_pack_policy(const pack_args& a, gpurent::fleet_cluster& c, const std::vector<gpurent::fleet_job>& jobs) {
+// With --audit: one "gang" line per job (fleet pack decides each job once).
+struct gang_auditor {
+  gpurent::io::audit_file& log;
+  const std::vector<gpurent::fleet_job>& jobs;
+  std::string policy;
+  void operator()(const gpurent::gang_decision& d) { log.record("gang", gpurent::io::audit_gang(d, policy, jobs[d.id].name)); }
+};
+
+packed run_pack_policy(const pack_args& a, gpurent::fleet_cluster& c, const std::vector<gpurent::fleet_job>& jobs, gpurent::io::audit_file* audit) {
   using namespace gpurent;
   packed p;
   const gang_context ctx = context_of(jobs, c);
+  pack_options o{a.ignore_topology, {}};
+  std::optional<gang_auditor> auditor;
+  if (audit != nullptr) {
+    auditor.emplace(gang_auditor{*audit, jobs, a.policy});
+    o.observer = gang_observer::of(*auditor);
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  builtin_gang_policies::visit(a.policy, [&]<class GP>() { p.result = pack<GP>(c, jobs, pack_options{a.ignore_topology}, ctx); });
+  builtin_gang_policies::visit(a.policy, [&]<class GP>() { p.result = pack<GP>(c, jobs, o, ctx); });
   p.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   p.check = check_gangs(c.inv, c.topology, p.result.gangs, p.result.placements);
   return p;
@@ -132,7 +150,9 @@ int run_pack(const pack_args& a) {
   auto in = read_inputs(a);
   if (!in) return tool::fail(in.error());
   auto& [cluster, jobs] = *in;
-  const packed p = run_pack_policy(a, cluster, jobs);
+  auto audit = tool::open_audit(a.audit);
+  if (!audit) return tool::fail(audit.error());
+  const packed p = run_pack_policy(a, cluster, jobs, *audit ? &**audit : nullptr);
   for (const std::string& m : p.check.messages) fmt::print(stderr, "gpurent: rule violated: {}\n", m);
   if (!a.placements.empty()) {
     std::FILE* f = std::fopen(a.placements.c_str(), "w");
@@ -140,6 +160,8 @@ int run_pack(const pack_args& a) {
     fmt::print(f, "{}", placements_csv(cluster, jobs, p.result));
     std::fclose(f);
   }
+  if (*audit)
+    if (auto c = (*audit)->commit(); !c) return tool::fail(c.error());
   if (a.format == output_format::json) {
     fmt::print("{}\n", pack_object(a, p).dump(2));
   } else {
@@ -178,7 +200,7 @@ int run_generate(const generate_args& a) {
 
 void setup_pack(CLI::App& fleet, const std::shared_ptr<pack_args>& a) {
   CLI::App* cmd = fleet.add_subcommand("pack", "pack jobs (gangs) in file order on an empty cluster, each whole or not at all");
-  cmd->add_option("--nodes", a->nodes, "nodes CSV (sn,cpu_milli,memory_mib,gpu,model[,state])")->required();
+  cmd->add_option("--nodes", a->nodes, "nodes CSV (sn,cpu_milli,memory_mib,gpu,model[,state][,segment][,labels])")->required();
   cmd->add_option("--topology", a->topology, "topology JSON (levels, each node's domains)");
   cmd->add_option("--jobs", a->jobs, "jobs CSV (name,workers,num_gpu[,...])")->required();
   const std::vector<std::string> names(gpurent::builtin_gang_policies::names.begin(), gpurent::builtin_gang_policies::names.end());
@@ -186,6 +208,7 @@ void setup_pack(CLI::App& fleet, const std::shared_ptr<pack_args>& a) {
   cmd->add_flag("--ignore-topology", a->ignore_topology, "drop required, preferred, segment and exclusive (topology-naive packing)");
   cmd->add_option("--placements", a->placements, "write one CSV row per placed member (job,member,node,gpus)");
   gpurent::tool::add_format_option(*cmd, a->format, {{"json", output_format::json}, {"table", output_format::table}});
+  gpurent::tool::add_audit_options(*cmd, a->audit);
 }
 
 void setup_generate(CLI::App& fleet, const std::shared_ptr<generate_args>& a) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
 #include <gpurent/io/jobs_csv.hpp>
@@ -30,6 +32,7 @@
 #include <gpurent/matching/preempt.hpp>
 #include <gpurent/matching/registry.hpp>
 
+#include "audit_option.hpp"
 #include "tool.hpp"
 
 namespace gpurent::tool::fleet_run_cmd {
@@ -45,6 +48,18 @@ struct run_args {
   std::string placements, emit_usage, epoch = "2026-11-01T00:00:00Z";
   std::string timeline, timeline_step = "60s", preemptions, node_events;
   output_format format = output_format::json;
+  audit_cli audit;
+};
+
+// With --audit: one "gang" line per gang decision, one "preempt" line per preemption.
+struct run_auditor {
+  io::audit_file& log;
+  const std::vector<fleet_job>& jobs;
+  std::string policy;
+  void operator()(const gang_decision& d) { log.record("gang", io::audit_gang(d, policy, jobs[d.id].name)); }
+  void operator()(const preempt_decision& d) {
+    log.record("preempt", io::audit_preempt(d, [&](std::uint32_t j) -> const std::string& { return jobs[j].name; }));
+  }
 };
 
 // The trace's policies for one-member jobs (the single-node matcher's).
@@ -83,7 +98,7 @@ run_result run_victims(const run_args& a, B& b, const std::vector<fleet_job>& jo
   return r;
 }
 
-expected<run_result> run_policy(const run_args& a, loaded& l, const run_options& o) {
+expected<run_result> run_policy(const run_args& a, loaded& l, const run_options& o, run_auditor* auditor) {
   run_result r;
   bool known = false;
   if (!a.pods.empty()) {
@@ -95,6 +110,7 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
     const gang_context ctx = context_of(l.jobs, l.cluster);
     known = builtin_gang_policies::visit(a.policy, [&]<class GP>() {
       gang_backend<GP> b(l.cluster, ctx);
+      if (auditor != nullptr) b.placer().set_observer(gang_observer::of(*auditor));
       r = run_victims(a, b, l.jobs, o);
     });
   }
@@ -223,32 +239,45 @@ expected<void> write_outputs(const run_args& a, const loaded& l, const run_resul
   return {};
 }
 
+// --node-events read into `events` (the run points into it); the progress line when asked.
+expected<void> add_extras(const run_args& a, const loaded& l, run_options& o, bool progress, std::vector<node_event>& events) {
+  if (progress)
+    o.progress = [](std::int64_t now, std::size_t arrived, std::size_t total) {
+      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now, arrived, total);
+      std::fflush(stderr);
+    };
+  if (a.node_events.empty()) return {};
+  GPURENT_TRY(e, io::read_node_events_file(a.node_events, l.cluster));
+  events = std::move(*e);
+  o.node_events = events;
+  return {};
+}
+
 int run_command(const run_args& a) {
   auto o = options_of(a);
   if (!o) return fail(o.error());
   auto l = read_inputs(a);
   if (!l) return fail(l.error());
   const bool progress = isatty(fileno(stderr)) != 0;
-  if (progress)
-    o->progress = [](std::int64_t now, std::size_t arrived, std::size_t total) {
-      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now, arrived, total);
-      std::fflush(stderr);
-    };
   std::vector<node_event> events;
-  if (!a.node_events.empty()) {
-    auto e = io::read_node_events_file(a.node_events, l->cluster);
-    if (!e) return fail(e.error());
-    events = std::move(*e);
-    o->node_events = events;
+  if (auto e = add_extras(a, *l, *o, progress, events); !e) return fail(e.error());
+  auto audit = open_audit(a.audit);
+  if (!audit) return fail(audit.error());
+  std::optional<run_auditor> auditor;
+  if (*audit) {
+    auditor.emplace(run_auditor{**audit, l->jobs, a.policy});
+    o->observer = preempt_observer::of(*auditor);
   }
   const std::int64_t gpus = l->cluster.gpus_up();
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_policy(a, *l, *o);
+  auto r = run_policy(a, *l, *o, auditor ? &*auditor : nullptr);
   if (!r) return fail(r.error());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
   if (auto w = write_outputs(a, *l, *r); !w) return fail(w.error());
+  if (*audit)
+    if (auto c = (*audit)->commit(); !c) return fail(c.error());
   if (a.format == output_format::json) {
     fmt::print("{}\n", run_object(a, *l, *r, m, elapsed).dump(2));
   } else {
@@ -279,6 +308,7 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--preemptions", a.preemptions, "one CSV row per preemption: preemptor, victims, why those");
   cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();
   add_format_option(cmd, a.format, {{"json", output_format::json}, {"table", output_format::table}});
+  add_audit_options(cmd, a.audit);
 }
 
 }  // namespace gpurent::tool::fleet_run_cmd
@@ -291,6 +321,8 @@ runner setup_fleet_run(CLI::App& fleet) {
   fleet_run_cmd::add_options(*cmd, *a);
   return [a]() -> int {
     if (a->jobs.empty() == a->pods.empty()) return fail(error{error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)", {}});
+    if (!a->audit.path.empty() && !a->pods.empty())
+      return fail(error{error_code::invalid_argument, "--audit", "with --jobs only (a trace's matcher decisions: gpurent replay --audit)", {}});
     return fleet_run_cmd::run_command(*a);
   };
 }

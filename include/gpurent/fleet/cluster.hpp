@@ -27,12 +27,15 @@ struct fleet_node {
   std::int32_t gpus = 0;
   std::string model;  // empty for a node without GPUs; any name (unknown models are opaque)
   node_condition condition = node_condition::up;
+  std::string segment;              // network segment (InfiniBand partition key, VLAN); empty: none
+  std::vector<std::string> labels;  // e.g. region=eu-west-1, jurisdiction=CH (residency)
   friend bool operator==(const fleet_node&, const fleet_node&) = default;
 };
 
 struct fleet_cluster {
   inventory inv;
   cluster_topology topology;
+  std::map<std::string, label_mask, std::less<>> labels;  // the nodes' labels by name (the inventory's bits)
 
   // The nodes (in order: node i is inventory node i) over `levels` (none: no topology; the
   // nodes are placed into domains with topology.assign). Down and drained nodes are drained
@@ -56,11 +59,27 @@ struct fleet_cluster {
                             "node \"" + f.name + "\": more than " + std::to_string(max_models) + " GPU models");
         s.model = c.inv.add_model(gpu_model_info{f.model, {}, {}, nullptr});
       }
+      if (!f.segment.empty()) s.segment = c.inv.segment(f.segment);
+      GPURENT_TRY(mask, c.intern_labels(f));
+      s.labels = *mask;
       const node_index n = c.inv.add_node(std::move(s));
       c.topology.set_condition(n, f.condition);
       if (f.condition != node_condition::up) c.inv.drain(n);
     }
     return c;
+  }
+
+  // The label mask of node f's labels, interning new names (at most max_labels in all).
+  [[nodiscard]] expected<label_mask> intern_labels(const fleet_node& f) {
+    label_mask m = 0;
+    for (const std::string& l : f.labels) {
+      if (!labels.contains(l) && labels.size() >= max_labels)
+        return make_error(error_code::invalid_argument, "labels", "node \"" + f.name + "\": more than " + std::to_string(max_labels) + " labels");
+      const label_mask bit = inv.label(l);
+      labels.emplace(l, bit);
+      m |= bit;
+    }
+    return m;
   }
 
   // GPUs of the nodes that are not down: the capacity occupancy is measured against.

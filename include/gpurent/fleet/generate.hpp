@@ -76,7 +76,7 @@ namespace detail {
   const auto count = static_cast<std::size_t>(o.blocks) * static_cast<std::size_t>(o.nodes_per_block);
   std::vector<fleet_node> nodes(count);
   for (std::size_t i = 0; i < count; ++i) {
-    nodes[i] = fleet_node{numbered("n", i, 5), 144000, 983040, o.gpus_per_node, "GB200", node_condition::up};
+    nodes[i] = fleet_node{numbered("n", i, 5), 144000, 983040, o.gpus_per_node, "GB200", node_condition::up, {}, {}};
   }
   std::vector<std::size_t> pick(count);
   for (std::size_t i = 0; i < count; ++i) pick[i] = i;

@@ -24,6 +24,7 @@ struct fleet_job {
   std::int64_t arrival = 0;              // seconds
   std::int64_t duration = -1;            // seconds of work; -1: not given (fleet pack needs none)
   std::int64_t checkpoint_every = 1800;  // seconds of work between checkpoints (preemptible jobs)
+  std::string tenant;                    // the jobs file's tenant name (gang.member.tenant is its id); empty: none
 
   // The GPUs all members ask for, in milli-GPU.
   [[nodiscard]] std::int64_t gpu_milli_demand() const noexcept { return static_cast<std::int64_t>(gang.size()) * gang.member.gpu_request_milli(); }

@@ -22,6 +22,7 @@ namespace gpurent {
 
 struct pack_options {
   bool ignore_topology = false;  // drop required, preferred, segment and exclusive
+  gang_observer observer;        // each gang decision (audit); none: nothing is called
 };
 
 struct pack_result {
@@ -50,6 +51,7 @@ template <class Placer>
   r.gangs.reserve(jobs.size());
   r.placements.resize(jobs.size());
   Placer placer(c.inv, c.topology, ctx);
+  placer.set_observer(o.observer);
   const auto occupancy = [&] {
     return r.gpus_total > 0 ? 100.0 * static_cast<double>(c.inv.gpu_allocated_milli()) / (1000.0 * static_cast<double>(r.gpus_total)) : 0.0;
   };

@@ -61,6 +61,7 @@ struct run_options {
   // When set, called every 2^14 instants with the instant reached and the jobs arrived so
   // far (out of all): a progress line; the loop pays one test per instant without it.
   std::function<void(std::int64_t now, std::size_t arrived, std::size_t total)> progress;
+  preempt_observer observer;  // each preemption (audit); none: nothing is called
 };
 
 // One run of one job: its members' placements are members[first, first + count).
@@ -292,7 +293,7 @@ class fleet_runner {
     job_state& s = st_[j];
     const fleet_job& job = jobs_[j];
     const bool may_preempt = Preempt && !job.preemptible;
-    const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound();
+    const bool node_local = job.gang.size() == 1 && !job.gang.topology_bound() && !job.gang.picks_segment();
     bool limited = false;
     if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > 0)) {
       if (s.failed_at == freed_.size()) return false;
@@ -353,7 +354,7 @@ class fleet_runner {
   [[nodiscard]] bool preempt_for(std::uint32_t j, std::int64_t t, bool limited) {
     const fleet_job& job = jobs_[j];
     sel_.reset();
-    const bool per_node = job.gang.size() == 1 && !job.gang.topology_bound();
+    const bool per_node = job.gang.size() == 1 && !job.gang.topology_bound() && !job.gang.picks_segment();
     if (per_node) {
       const auto consider = [&](node_index n) {
         if (on_node_[n].empty()) return;
@@ -375,6 +376,8 @@ class fleet_runner {
     evict(t);
     const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
     GPURENT_ASSERT(ok);  // the trial found room
+    if (o_.observer) [[unlikely]]
+      o_.observer(preempt_decision{b_->inv(), t, j, victims_, placed_});
     hold_leftovers(t + o_.checkpoints.notice.count());
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;

@@ -81,6 +81,7 @@ class gang_backend {
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
   void set_condition(node_index n, node_condition c) noexcept { placer_.set_condition(n, c); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
+  [[nodiscard]] gang_placer<GP>& placer() noexcept { return placer_; }  // to attach an observer
 
  private:
   inventory* inv_;

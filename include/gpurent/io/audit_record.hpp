@@ -9,9 +9,11 @@
 //          "plan-output": the inputs' SHA-256 and that of the plan as printed
 //   meter  the inputs' SHA-256, the period, and the SHA-256 of the invoice bytes as written
 //
-// Gangs and the fleet loop (fleet pack / fleet run) add "gang" (every member's placement, or
-// the member that did not fit) and "preempt" (the victims) records through the same chain:
-// see docs/isolation.md, "What is left for gangs and the fleet".
+//   gang   per gang decision (fleet pack, fleet run): the job, the member's request, every
+//          member's placement, or null and the placer's explanation (per reason, per
+//          constraint for one member)
+//   preempt  per preemption (fleet run): the instant, the preemptor, each victim and what it
+//          loses, the preemptor's placements
 
 #include <fstream>
 #include <optional>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include <gpurent/io/audit_log.hpp>
+#include <gpurent/matching/gang.hpp>
 #include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/observer.hpp>
 #include <gpurent/planning/candidates.hpp>
@@ -77,6 +80,49 @@ namespace gpurent::io {
   j["explain"] = audit_rejections(d.explain_fn(d.source, d.request));
   j["placement"] = d.result ? audit_placement(d.inv, *d.result) : ordered_json(nullptr);
   return j;
+}
+
+// Why a gang did not fit (gang_why_not): per reason the candidates that could not hold it,
+// and per constraint the nodes that cannot take one member.
+[[nodiscard]] inline ordered_json audit_gang_why_not(const gang_why_not& w) {
+  ordered_json reasons = ordered_json::object();
+  for (const gang_why_not::entry& e : w.reasons) reasons[e.reason] = e.count;
+  ordered_json j = {{"fit", w.fit}, {"candidates", w.candidates}, {"total", w.total}, {"holding", w.holding}, {"holds", w.holds}};
+  j["rejected"] = std::move(reasons);
+  j["nodes"] = audit_rejections(w.nodes);
+  if (!w.note.empty()) j["note"] = w.note;
+  return j;
+}
+
+// One gang decision of job `job` (the gang placer's; its explanation only when not placed).
+[[nodiscard]] inline ordered_json audit_gang(const gang_decision& d, std::string_view policy, std::string_view job) {
+  ordered_json j = ordered_json::object();
+  j["job"] = std::string(job);
+  j["policy"] = std::string(policy);
+  j["workers"] = d.gang.size();
+  j["request"] = audit_request(d.gang.at(0));
+  if (d.placed.empty()) {
+    j["explain"] = audit_gang_why_not(d.explain_fn(d.source, d.gang));
+    j["placements"] = nullptr;
+    return j;
+  }
+  ordered_json members = ordered_json::array();
+  for (const placement& p : d.placed) members.push_back(audit_placement(d.inv, p));
+  j["placements"] = std::move(members);
+  return j;
+}
+
+// One preemption; `name(job index)` gives a job's name.
+template <class Name>
+[[nodiscard]] ordered_json audit_preempt(const preempt_decision& d, Name&& name) {
+  ordered_json victims = ordered_json::array();
+  for (const victim& v : d.victims)
+    victims.push_back(ordered_json{
+        {"job", std::string(name(v.job))}, {"priority", v.priority}, {"gpu_milli", v.gpu_milli}, {"lost_s", v.lost_s}, {"restart_s", v.restart_s}});
+  ordered_json members = ordered_json::array();
+  for (const placement& p : d.placed) members.push_back(audit_placement(d.inv, p));
+  return ordered_json{
+      {"at_s", d.time}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}, {"placements", std::move(members)}};
 }
 
 // One planner decision: the job's request, how many offers each rule rejected, the choice.

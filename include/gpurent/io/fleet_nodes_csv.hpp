@@ -2,7 +2,10 @@
 #pragma once
 // The fleet's nodes file (../shared/protocols/fleet.md): the Alibaba trace's node format
 // `sn,cpu_milli,memory_mib,gpu,model` with an optional `state` column (up, down, drain), read
-// with every error at file:line naming the field, and written back (fleet generate).
+// with every error at file:line naming the field, and written back (fleet generate). Two more
+// optional columns (fleet.md allows added columns): `segment`, the node's network segment
+// (an InfiniBand partition key or a VLAN; empty: none), and `labels`, '|'-separated labels
+// such as region=eu-west-1|jurisdiction=CH (docs/isolation.md).
 // Integers are read as the trace reader reads them (trace_csv.hpp); columns are found by name
 // (csv_split.hpp's read_csv_table): any order, and an unknown column is an error.
 
@@ -24,7 +27,21 @@
 namespace gpurent::io {
 
 namespace detail {
-inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gpu = 3, node_model = 4, node_state = 5;
+inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gpu = 3, node_model = 4, node_state = 5, node_segment = 6,
+                             node_labels = 7;
+
+// A '|'-separated list of names (empty text: none); an empty name is an error.
+[[nodiscard]] inline expected<std::vector<std::string_view>> bar_list(std::string_view text, std::string_view field) {
+  std::vector<std::string_view> out;
+  if (text.empty()) return out;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = text.find('|', start);
+    out.push_back(text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    if (out.back().empty()) return make_error(error_code::invalid_argument, std::string(field), "empty name in \"" + std::string(text) + "\"");
+    if (bar == std::string_view::npos) return out;
+    start = bar + 1;
+  }
+}
 
 // One node row (fields by column) into a node; `models` counts the distinct GPU models.
 [[nodiscard]] inline expected<fleet_node> read_fleet_node(std::span<const std::string_view> f, std::set<std::string, std::less<>>& models) {
@@ -46,17 +63,20 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
     GPURENT_TRY(c, parse_enum_field<node_condition>(f[node_state], "state"));
     n.condition = *c;
   }
+  n.segment = std::string(f[node_segment]);
+  GPURENT_TRY(labels, bar_list(f[node_labels], "labels"));
+  n.labels.assign(labels->begin(), labels->end());
   return n;
 }
 }  // namespace detail
 
 // The nodes from CSV text; `file` names it in errors ("nodes.csv:4: field 'gpu': ...").
 [[nodiscard]] inline expected<std::vector<fleet_node>> read_fleet_nodes_csv(std::string_view text, std::string_view file) {
-  const csv_column columns[] = {{{"sn"}, false},  {{"cpu_milli"}, false}, {{"memory_mib"}, false},
-                                {{"gpu"}, false}, {{"model"}, false},     {{"state"}, true}};
+  const csv_column columns[] = {{{"sn"}, false},    {{"cpu_milli"}, false}, {{"memory_mib"}, false}, {{"gpu"}, false},
+                                {{"model"}, false}, {{"state"}, true},      {{"segment"}, true},     {{"labels"}, true}};
   std::vector<fleet_node> out;
   std::set<std::string, std::less<>> names, models;
-  auto read = read_csv_table(text, file, columns, "sn,cpu_milli,memory_mib,gpu,model[,state]",
+  auto read = read_csv_table(text, file, columns, "sn,cpu_milli,memory_mib,gpu,model[,state][,segment][,labels]",
                              [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
                                GPURENT_TRY(n, detail::read_fleet_node(v, models));
                                if (!names.insert(n->name).second)
@@ -77,13 +97,35 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
 }
 
 // The nodes file of a cluster: sn,cpu_milli,memory_mib,gpu,model,state.
+// With a segment column when some node has a segment, and a labels column when some has labels.
 [[nodiscard]] inline std::string write_fleet_nodes_csv(const fleet_cluster& c) {
-  std::string out = "sn,cpu_milli,memory_mib,gpu,model,state\n";
+  bool segments = false, labels = false;
+  for (node_index n = 0; n < c.inv.size(); ++n) {
+    segments = segments || c.inv.spec(n).segment != no_segment;
+    labels = labels || c.inv.spec(n).labels != 0;
+  }
+  std::string out = std::string("sn,cpu_milli,memory_mib,gpu,model,state") + (segments ? ",segment" : "") + (labels ? ",labels" : "") + "\n";
   for (node_index n = 0; n < c.inv.size(); ++n) {
     const node_spec& s = c.inv.spec(n);
     const std::string model = s.gpu_count > 0 ? c.inv.model(s.model).name : std::string();
-    csv_row(out, {s.name, std::to_string(s.cpu_milli), std::to_string(s.memory_mib), std::to_string(s.gpu_count), model,
-                  to_string(c.topology.condition(n))});
+    std::vector<std::string> row{s.name,
+                                 std::to_string(s.cpu_milli),
+                                 std::to_string(s.memory_mib),
+                                 std::to_string(s.gpu_count),
+                                 model,
+                                 std::string(to_string(c.topology.condition(n)))};
+    if (segments) row.emplace_back(c.inv.segment_name(s.segment));
+    if (labels) {
+      std::string names;
+      for (const auto& [name, bit] : c.labels)
+        if ((s.labels & bit) != 0) names += (names.empty() ? "" : "|") + name;
+      row.push_back(std::move(names));
+    }
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) out += ',';
+      csv_field(out, row[i]);
+    }
+    out += '\n';
   }
   return out;
 }

@@ -4,11 +4,17 @@
 // required, every other column optional with its default (gpu_milli 1000, cpu_milli and
 // memory_mib 0, gpu_spec any, per_node 0, required/preferred none, segment 0, exclusive
 // none, priority 0, preemptible false, arrival 0, duration none, checkpoint_every 1800).
-// Read against the cluster (model names and level names must exist), every error at
-// file:line naming the field; written back by fleet generate.
+// Isolation and residency (docs/isolation.md), optional too: `isolation` (none, gpu, node or
+// network; default gpu), `tenant` (a name; jobs without one are one anonymous tenant),
+// `network_segment` (a segment of the nodes file; only with isolation network, which without
+// it lets the placer choose one segment for the whole gang) and `residency` ('|'-separated
+// node labels, one of which each node must carry), copied into every member's request.
+// Read against the cluster (model names, level names, segments and labels must exist), every
+// error at file:line naming the field; written back by fleet generate.
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -21,6 +27,7 @@
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/csv_split.hpp>
 #include <gpurent/io/file.hpp>
+#include <gpurent/io/fleet_nodes_csv.hpp>
 #include <gpurent/io/trace_csv.hpp>
 
 namespace gpurent::io {
@@ -29,7 +36,8 @@ namespace detail {
 // The columns, in the order read_fleet_jobs_csv lists them.
 inline constexpr std::size_t job_name = 0, job_workers = 1, job_num_gpu = 2, job_gpu_milli = 3, job_cpu = 4, job_memory = 5, job_gpu_spec = 6,
                              job_per_node = 7, job_required = 8, job_preferred = 9, job_segment = 10, job_exclusive = 11, job_priority = 12,
-                             job_preemptible = 13, job_arrival = 14, job_duration = 15, job_checkpoint = 16;
+                             job_preemptible = 13, job_arrival = 14, job_duration = 15, job_checkpoint = 16, job_isolation = 17, job_tenant = 18,
+                             job_network_segment = 19, job_residency = 20;
 inline constexpr std::int64_t max_job_seconds = std::int64_t{1} << 40;
 
 // A required integer column: an empty field is a missing value.
@@ -112,16 +120,59 @@ template <class Int>
   j.checkpoint_every = *every;
   return {};
 }
+// Tenant names as ids, from 1 in order of first appearance (no_tenant: none given).
+struct job_tenants {
+  std::map<std::string, tenant_id, std::less<>> ids;
+  [[nodiscard]] tenant_id of(std::string_view name) {
+    if (name.empty()) return no_tenant;
+    return ids.try_emplace(std::string(name), static_cast<tenant_id>(ids.size() + 1)).first->second;
+  }
+};
+
+// The segment of the nodes file named `name`.
+[[nodiscard]] inline expected<segment_id> find_network_segment(std::string_view name, const inventory& inv) {
+  for (node_index n = 0; n < inv.size(); ++n)
+    if (inv.spec(n).segment != no_segment && inv.segment_name(inv.spec(n).segment) == name) return inv.spec(n).segment;
+  return make_error(error_code::unknown_name, "network_segment", "no node is in network segment \"" + std::string(name) + "\"");
+}
+
+// Isolation, tenant, network segment and residency into the member's request.
+[[nodiscard]] inline expected<void> read_job_isolation(std::span<const std::string_view> f, const fleet_cluster& c, job_tenants& tenants,
+                                                       fleet_job& j) {
+  placement_request& r = j.gang.member;
+  if (!f[job_isolation].empty()) {
+    GPURENT_TRY(level, parse_enum_field<isolation_level>(f[job_isolation], "isolation"));
+    r.isolation = *level;
+  }
+  j.tenant = std::string(f[job_tenant]);
+  r.tenant = tenants.of(j.tenant);
+  if (!f[job_network_segment].empty()) {
+    if (r.isolation != isolation_level::network)
+      return make_error(error_code::invalid_argument, "network_segment", "only with isolation network (the segment is what it keeps to)");
+    GPURENT_TRY(segment, find_network_segment(f[job_network_segment], c.inv));
+    r.segment = *segment;
+  }
+  GPURENT_TRY(labels, bar_list(f[job_residency], "residency"));
+  for (const std::string_view l : *labels) {
+    const auto at = c.labels.find(l);
+    if (at == c.labels.end()) return make_error(error_code::unknown_name, "residency", "no node carries the label \"" + std::string(l) + "\"");
+    r.residency |= at->second;
+  }
+  return {};
+}
 }  // namespace detail
 
 // The jobs from CSV text, against cluster c; `file` names it in errors.
 [[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_csv(std::string_view text, std::string_view file, const fleet_cluster& c) {
   const csv_column columns[] = {
-      {{"name"}, false},    {{"workers"}, false},    {{"num_gpu"}, false}, {{"gpu_milli"}, true}, {{"cpu_milli"}, true},       {{"memory_mib"}, true},
-      {{"gpu_spec"}, true}, {{"per_node"}, true},    {{"required"}, true}, {{"preferred"}, true}, {{"segment"}, true},         {{"exclusive"}, true},
-      {{"priority"}, true}, {{"preemptible"}, true}, {{"arrival"}, true},  {{"duration"}, true},  {{"checkpoint_every"}, true}};
+      {{"name"}, false},      {{"workers"}, false},         {{"num_gpu"}, false},  {{"gpu_milli"}, true},   {{"cpu_milli"}, true},
+      {{"memory_mib"}, true}, {{"gpu_spec"}, true},         {{"per_node"}, true},  {{"required"}, true},    {{"preferred"}, true},
+      {{"segment"}, true},    {{"exclusive"}, true},        {{"priority"}, true},  {{"preemptible"}, true}, {{"arrival"}, true},
+      {{"duration"}, true},   {{"checkpoint_every"}, true}, {{"isolation"}, true}, {{"tenant"}, true},      {{"network_segment"}, true},
+      {{"residency"}, true}};
   std::vector<fleet_job> out;
   std::set<std::string, std::less<>> names;
+  detail::job_tenants tenants;
   auto read = read_csv_table(text, file, columns, "name,workers,num_gpu[,...]",
                              [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
                                fleet_job j;
@@ -132,6 +183,7 @@ template <class Int>
                                GPURENT_TRY(detail::read_job_member(v, c, j.gang.member));
                                GPURENT_TRY(detail::read_job_rules(v, c, j.gang));
                                GPURENT_TRY(detail::read_job_schedule(v, j));
+                               GPURENT_TRY(detail::read_job_isolation(v, c, tenants, j));
                                out.push_back(std::move(j));
                                return {};
                              });

@@ -40,6 +40,7 @@
 #include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/observer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/spec/cluster_topology.hpp>
 
@@ -107,17 +108,16 @@ class gang_placer {
   // Places gang g, all members or none, as gang `id` (unique among the live gangs); its
   // placements in member order into out (cleared first). nullopt when it does not fit:
   // the inventory is then untouched (explain says why).
+  // A gang under network isolation that names no network segment goes into one segment
+  // chosen for the whole gang: the segments in the order the inventory interned them (the
+  // nodes file's order of first appearance), the first that holds it (network_segments()).
+  // The observer, when one is attached, sees the decision once it is made.
   [[nodiscard]] std::optional<gang_outcome> place(const gang_request& g, gang_id id, std::vector<placement>& out) {
     out.clear();
-    if (!check_gang(g, *topo_)) return std::nullopt;
-    sync();
-    if (!(g.homogeneous() ? place_counted(g, id, out) : place_searched(g, id, out))) {
-      out.clear();
-      return std::nullopt;
-    }
-    if (g.exclusive)
-      for (const placement& p : out) held_[topo_->block_of(p.node)] = id;
-    return gang_outcome{preferred_met(g, out)};
+    std::optional<gang_outcome> r = place_unobserved(g, id, out);
+    if (observer_) [[unlikely]]
+      observer_(gang_decision{*inv_, g, id, out, this, [](void* p, const gang_request& x) { return static_cast<gang_placer*>(p)->explain(x); }});
+    return r;
   }
 
   // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
@@ -125,11 +125,14 @@ class gang_placer {
   [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
     if (!check_gang(g, *topo_)) return false;
     sync();
-    if (!g.homogeneous()) return find_searched(g, id, trial_);
-    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
-    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
-    return choose_scope(g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+    if (!g.picks_segment()) return fits_decided(g, id);
+    return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) { return fits_decided(g.in_segment(s, segment_members_), id); });
   }
+
+  // Calls o with every decision of place (none: nothing is called, nothing is computed).
+  void set_observer(gang_observer o) noexcept { observer_ = o; }
+  // The network segments of the inventory's nodes, in the order a gang tries them.
+  [[nodiscard]] std::span<const segment_id> network_segments() const noexcept { return segments_; }
 
   // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
   // undo of release, e.g. when a trial release found no room for a preemptor.
@@ -166,7 +169,9 @@ class gang_placer {
   [[nodiscard]] const gang_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] const gang_context& context() const noexcept { return ctx_; }
 
-  // Why g does not fit now (see gang_why_not).
+  // Why g does not fit now (see gang_why_not). A gang that picks a network segment: the
+  // segments are the candidates, and the failing segment in which most members fit says
+  // the rest.
   [[nodiscard]] gang_why_not explain(const gang_request& g) {
     gang_why_not w;
     w.members = g.size();
@@ -175,6 +180,79 @@ class gang_placer {
       return w;
     }
     sync();
+    return g.picks_segment() ? explain_segments(g) : explain_decided(g);
+  }
+
+ private:
+  static constexpr std::size_t root = max_levels;  // the scope of the whole cluster
+  struct scope {
+    std::size_t level = root;
+    std::uint32_t domain = 0;
+  };
+
+  [[nodiscard]] std::optional<gang_outcome> place_unobserved(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    if (!check_gang(g, *topo_)) return std::nullopt;
+    sync();
+    if (!(g.picks_segment() ? place_in_a_segment(g, id, out) : place_decided(g, id, out))) {
+      out.clear();
+      return std::nullopt;
+    }
+    if (g.exclusive)
+      for (const placement& p : out) held_[topo_->block_of(p.node)] = id;
+    return gang_outcome{preferred_met(g, out)};
+  }
+
+  [[nodiscard]] bool place_decided(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    return g.homogeneous() ? place_counted(g, id, out) : place_searched(g, id, out);
+  }
+
+  // The job-level choice of a network segment: each segment in turn, the first that holds it.
+  [[nodiscard]] bool place_in_a_segment(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    for (const segment_id s : segments_) {
+      if (place_decided(g.in_segment(s, segment_members_), id, out)) return true;
+      out.clear();
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool fits_decided(const gang_request& g, gang_id id) {
+    if (!g.homogeneous()) return find_searched(g, id, trial_);
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    build_views(g, id, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, reads_levels(g));
+    return choose_scope(g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+  }
+
+  // explain for a gang that picks a segment: per segment, whether it holds the gang.
+  [[nodiscard]] gang_why_not explain_segments(const gang_request& g) {
+    gang_why_not w;
+    std::size_t holding = 0;
+    bool failed = false;
+    for (const segment_id s : segments_) {
+      const gang_request gs = g.in_segment(s, segment_members_);
+      if (fits_decided(gs, no_gang)) {
+        ++holding;
+        continue;
+      }
+      gang_why_not ws = explain_decided(gs);
+      if (!failed || ws.fit > w.fit) w = std::move(ws);
+      failed = true;
+    }
+    w.members = g.size();
+    if (segments_.empty()) w.note = "no node is in a network segment (network isolation needs one)";
+    w.candidates = "network segments";
+    w.total = segments_.size();
+    w.holding = holding;
+    w.holds = "all " + std::to_string(g.size()) + " members";
+    w.reasons = {{"have room for fewer (network segment)", segments_.size() - holding}};
+    if (!w.note.empty() && !segments_.empty())
+      w.note = "no network segment holds all " + std::to_string(g.size()) + " members (network segment): " + w.note;
+    return w;
+  }
+
+  // explain for a gang whose every member's constraints are set.
+  [[nodiscard]] gang_why_not explain_decided(const gang_request& g) {
+    gang_why_not w;
+    w.members = g.size();
     w.nodes = explain_nodes<Cs>(*inv_, g.at(0), [&](node_index n) { return !g.topology_bound() || topo_->in_topology(n); });
     if (!g.homogeneous()) {
       w.note = "no arrangement of the " + std::to_string(g.size()) + " members fits (exact search" +
@@ -188,13 +266,6 @@ class gang_placer {
     return w;
   }
 
- private:
-  static constexpr std::size_t root = max_levels;  // the scope of the whole cluster
-  struct scope {
-    std::size_t level = root;
-    std::uint32_t domain = 0;
-  };
-
   void rebuild() {
     layout_.build(*inv_, *topo_);
     capacity_.reset();
@@ -205,6 +276,11 @@ class gang_placer {
     node_stamp_.assign(inv_->size(), 0);
     held_.resize(topo_->level_count() == 0 ? 0 : topo_->domain_count(topo_->block_level()), no_gang);
     steps_.reserve(layout_.group_count());
+    segments_.clear();
+    for (node_index n = 0; n < inv_->size(); ++n)
+      if (const segment_id s = inv_->spec(n).segment; s != no_segment) segments_.push_back(s);
+    std::sort(segments_.begin(), segments_.end());
+    segments_.erase(std::unique(segments_.begin(), segments_.end()), segments_.end());
   }
   void sync() {
     if (!layout_.sync(*inv_)) rebuild();
@@ -563,7 +639,10 @@ class gang_placer {
   std::vector<gang_id> held_;  // per base block (the topology's number): the exclusive holder
   gang_search search_;
   std::vector<node_index> search_nodes_;
-  std::vector<placement> trial_;  // fits' scratch answer for a search
+  std::vector<placement> trial_;                    // fits' scratch answer for a search
+  std::vector<segment_id> segments_;                // the nodes' network segments, ascending
+  std::vector<placement_request> segment_members_;  // a heterogeneous gang's members in one segment
+  gang_observer observer_;
 };
 
 }  // namespace gpurent

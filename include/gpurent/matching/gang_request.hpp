@@ -52,6 +52,37 @@ struct gang_request {
   [[nodiscard]] const placement_request& at(std::size_t i) const noexcept { return members.empty() ? member : members[i]; }
   // Whether the gang has a topology rule: then it may use only nodes inside the topology.
   [[nodiscard]] bool topology_bound() const noexcept { return required != no_level || preferred != no_level || segment > 0 || exclusive; }
+  // The network segment the gang's network-isolated members name (all name the same one,
+  // check_gang), no_segment when none does.
+  [[nodiscard]] segment_id network_segment() const noexcept {
+    for (std::size_t i = 0; i < (homogeneous() ? 1 : size()); ++i)
+      if (at(i).isolation == isolation_level::network && at(i).segment != no_segment) return at(i).segment;
+    return no_segment;
+  }
+  // Whether some member asks for network isolation and no member names a segment: the placer
+  // then chooses one segment for the whole gang (gang.hpp), so that it never crosses two.
+  [[nodiscard]] bool picks_segment() const noexcept {
+    if (network_segment() != no_segment) return false;
+    for (std::size_t i = 0; i < (homogeneous() ? 1 : size()); ++i)
+      if (at(i).isolation == isolation_level::network) return true;
+    return false;
+  }
+  // The gang with every network-isolated member in segment s; a heterogeneous gang's members
+  // are copied into `scratch` (which the result refers to).
+  [[nodiscard]] gang_request in_segment(segment_id s, std::vector<placement_request>& scratch) const {
+    gang_request g = *this;
+    const auto put = [s](placement_request& r) {
+      if (r.isolation == isolation_level::network) r.segment = s;
+    };
+    if (homogeneous()) {
+      put(g.member);
+      return g;
+    }
+    scratch.assign(members.begin(), members.end());
+    for (placement_request& r : scratch) put(r);
+    g.members = scratch;
+    return g;
+  }
   // The gang without its topology rules (fleet pack's --ignore-topology); per_node stays.
   [[nodiscard]] gang_request without_topology() const noexcept {
     gang_request g = *this;
@@ -70,6 +101,12 @@ struct gang_request {
     const placement_request& r = g.at(i);
     if (!r.ok()) return make_error(error_code::invalid_argument, "num_gpu", "member " + std::to_string(i) + " is not a valid placement request");
     if (r.is_mig()) return make_error(error_code::unsupported, "num_gpu", "gang members take whole GPUs or shares, not MIG slices");
+  }
+  for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i) {
+    const placement_request& r = g.at(i);
+    if (r.isolation == isolation_level::network && r.segment != no_segment && r.segment != g.network_segment())
+      return make_error(error_code::invalid_argument, "network_segment",
+                        "member " + std::to_string(i) + " names another network segment (a gang never crosses two)");
   }
   if (g.per_node < 0) return make_error(error_code::invalid_argument, "per_node", "must be >= 0");
   if (g.required != no_level && g.required >= t.level_count())

@@ -3,7 +3,8 @@
 // Exact search for a gang whose members differ (a homogeneous gang is decided by counting,
 // gang.hpp). Depth first over the members, largest first, each tried on the candidate nodes
 // in their order, on scratch copies of the nodes it touched (the inventory is not changed),
-// with the gang's rules: per-node cap, and segments (members in order in groups of s, each
+// with the gang's rules: per-node cap, tenancy (a member that asks for node isolation keeps
+// other tenants' members off its node, and the other way round), and segments (members in order in groups of s, each
 // group inside one base block). It backtracks, so a 2 + 4 gang on nodes of 4 and 2 GPUs is
 // found in either order. Pruning, none of which loses a placement:
 //   - identical members in a row take nodes in non-decreasing candidate order (any placement
@@ -27,6 +28,7 @@
 #include <gpurent/matching/gang_request.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/tenancy.hpp>
 #include <gpurent/spec/cluster_topology.hpp>
 
 namespace gpurent {
@@ -35,7 +37,7 @@ namespace gpurent {
 [[nodiscard]] inline bool same_node_shape(const node_spec& a, const node_spec& b) noexcept {
   return a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib && a.gpu_count == b.gpu_count && a.model == b.model &&
          a.nvlink_domain == b.nvlink_domain && a.pcie_switch == b.pcie_switch && a.labels == b.labels && a.reserved_for == b.reserved_for &&
-         a.spot == b.spot && a.mig_gpus == b.mig_gpus;
+         a.spot == b.spot && a.mig_gpus == b.mig_gpus && a.segment == b.segment;
 }
 
 class gang_search {
@@ -70,9 +72,12 @@ class gang_search {
   [[nodiscard]] bool exhausted() const noexcept { return exhausted_; }
 
  private:
+  // A node as this search has filled it: its state and its tenants (so that node isolation
+  // holds between members of different tenants, as inventory::place would keep it).
   struct scratch {
     node_index node;
     node_state state;
+    node_tenancy tenancy;
     std::int32_t members = 0;
   };
 
@@ -159,7 +164,7 @@ class gang_search {
     if (in_.segment > 0 && (b == outside_topology || (pin_[seg] != outside_topology && pin_[seg] != b))) return false;
     scratch* s = find_touched(n);
     if (s == nullptr && in_.symmetric && inv_->untouched(n) && twin_tried(mark, n, block_of)) return false;
-    if (!admits(n, r)) return false;
+    if (!admits(n, r) || (s != nullptr && !s->tenancy.admits(r.tenant, r.isolation))) return false;
     const node_state& state = s != nullptr ? s->state : inv_->state(n);
     if (in_.per_node > 0 && s != nullptr && s->members >= in_.per_node) return false;
     gpu_pick pick;
@@ -173,11 +178,12 @@ class gang_search {
                              BlockOf& block_of) {
     const node_index n = in_.nodes[p];
     const placement_request& r = in_.members[m];
-    if (find_touched(n) == nullptr) touched_.push_back(scratch{n, inv_->state(n), 0});
+    if (find_touched(n) == nullptr) touched_.push_back(scratch{n, inv_->state(n), inv_->tenancy(n), 0});
     scratch& s = *find_touched(n);
     const scratch saved = s;
     result_[m] = inventory::make_placement(n, r, pick);
     inventory::take(s.state, result_[m]);
+    s.tenancy.add(result_[m]);
     ++s.members;
     const bool pins = in_.segment > 0 && pin_[seg] == outside_topology;
     if (pins) pin_[seg] = b;

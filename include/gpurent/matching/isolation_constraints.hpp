@@ -18,9 +18,7 @@ struct isolated_node {
   static constexpr std::string_view name = "isolated";
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    if (inv.isolating_placements() == 0) return true;
-    const node_tenancy& t = inv.tenancy(n);
-    return !t.isolating() || t.only(r.tenant);
+    return inv.isolating_placements() == 0 || inv.tenancy(n).open_to(r.tenant);
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are held in isolation by another tenant"; }
 };

@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A decision observer: what the matcher calls after it chose where a request goes (or found
-// nowhere) and before it applies the placement, so an audit trail can record the decision
-// with its per-constraint rejection counts. No hook, no cost: with no observer attached the
-// matcher tests one pointer per placement and calls nothing (bench/bench_matching.cpp
-// measures it). The observer is a function pointer and a context, not a std::function: no
-// allocation, nothing to copy, and the matcher stays a cheap value to move.
+// Decision observers: what the matcher calls after it chose where a request goes (or found
+// nowhere) and before it applies the placement, what the gang placer calls once it decided a
+// gang, and what fleet run calls at a preemption (fleet/run.hpp), so an audit trail can
+// record each decision with its per-constraint rejection counts. No hook, no cost: with no
+// observer attached the decider tests one pointer per decision and calls nothing
+// (bench/bench_matching.cpp measures it). An observer is a function pointer and a context,
+// not a std::function: no allocation, nothing to copy, and the decider stays a cheap value
+// to move.
 
+#include <cstdint>
 #include <optional>
+#include <span>
 
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/preempt.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {
 
-struct why_not;  // matcher.hpp
+struct why_not;       // matcher.hpp
+struct gang_why_not;  // gang.hpp
+struct gang_request;  // gang_request.hpp
 
 // One decision, seen before it is applied: the inventory is still as the matcher saw it, so
 // explain() counts the rejections that led to it.
@@ -26,24 +33,53 @@ struct match_decision {
   why_not (*explain_fn)(const void*, const placement_request&) = nullptr;
 };
 
-class decision_observer {
+// A gang decision (gang_placer::place, matching/gang.hpp), seen once it is made: placed
+// gangs with their members' placements (already applied), gangs that did not fit with the
+// inventory untouched, so explain_fn says why.
+struct gang_decision {
+  const inventory& inv;
+  const gang_request& gang;
+  std::uint32_t id = 0;               // the gang id the caller gave (fleet: the job index)
+  std::span<const placement> placed;  // member order; empty: it did not fit
+  void* source = nullptr;             // the placer
+  gang_why_not (*explain_fn)(void*, const gang_request&) = nullptr;
+};
+
+// A preemption in fleet run (fleet/run.hpp), once the victims are stopped and the preemptor
+// is placed in their room.
+struct preempt_decision {
+  const inventory& inv;
+  std::int64_t time = 0;              // seconds: the victims stop at time + notice
+  std::uint32_t preemptor = 0;        // job index
+  std::span<const victim> victims;    // job indices, what each loses
+  std::span<const placement> placed;  // the preemptor's members, in member order
+};
+
+// A function pointer and a context, called with each decision of kind D (match_decision,
+// gang_decision, preempt_decision in fleet/run.hpp). Empty: nothing is called.
+template <class D>
+class observer_of {
  public:
-  decision_observer() = default;
-  // Calls f(decision) for every decision; f must outlive the matcher's use of it.
+  observer_of() = default;
+  // Calls f(decision) for every decision; f must outlive the decider's use of it.
   template <class F>
-  requires requires(F& f, const match_decision& d) { f(d); }
-  [[nodiscard]] static decision_observer of(F& f) noexcept {
-    decision_observer o;
+  requires requires(F& f, const D& d) { f(d); }
+  [[nodiscard]] static observer_of of(F& f) noexcept {
+    observer_of o;
     o.ctx_ = &f;
-    o.fn_ = [](void* c, const match_decision& d) { (*static_cast<F*>(c))(d); };
+    o.fn_ = [](void* c, const D& d) { (*static_cast<F*>(c))(d); };
     return o;
   }
   [[nodiscard]] explicit operator bool() const noexcept { return fn_ != nullptr; }
-  void operator()(const match_decision& d) const { fn_(ctx_, d); }
+  void operator()(const D& d) const { fn_(ctx_, d); }
 
  private:
-  void (*fn_)(void*, const match_decision&) = nullptr;
+  void (*fn_)(void*, const D&) = nullptr;
   void* ctx_ = nullptr;
 };
+
+using decision_observer = observer_of<match_decision>;
+using gang_observer = observer_of<gang_decision>;
+using preempt_observer = observer_of<preempt_decision>;
 
 }  // namespace gpurent

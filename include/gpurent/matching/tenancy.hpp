@@ -61,6 +61,11 @@ class node_tenancy {
   }
   // Some placement here asked for the node to itself (so its tenant is the only one).
   [[nodiscard]] bool isolating() const noexcept { return isolating_ > 0; }
+  // Tenant t's work may join: no other tenant holds the node in isolation.
+  [[nodiscard]] bool open_to(tenant_id t) const noexcept { return !isolating() || only(t); }
+  // Work of tenant t at `level` may join: open to t, and at node isolation or above no other
+  // tenant has work here (the constraints of isolation_constraints.hpp on one node's tenants).
+  [[nodiscard]] bool admits(tenant_id t, isolation_level level) const noexcept { return open_to(t) && (level < isolation_level::node || only(t)); }
 
   friend bool operator==(const node_tenancy&, const node_tenancy&) = default;
 

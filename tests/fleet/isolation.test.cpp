@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// Isolation levels and residency in `fleet pack` and `fleet run` (docs/isolation.md), read
+// from the nodes and jobs files: none shares a GPU between tenants that both asked for none,
+// gpu keeps strangers off a GPU, node off a node, network keeps a gang inside one network
+// segment (a gang that fits only across two does not place, and says so); residency keeps
+// a job on nodes with one of its labels. The gang search keeps node isolation between
+// members of different tenants; the full-scan reference places the same; the gang observer
+// sees every decision.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <gpurent/fleet/fleet.hpp>
+#include <gpurent/io/fleet_nodes_csv.hpp>
+#include <gpurent/io/jobs_csv.hpp>
+#include <gpurent/matching/reference/full_scan_gang.hpp>
+
+namespace test_fleet_isolation {
+using namespace gpurent;
+
+// n0, n1 in segment pkey-a (EU), n2, n3 in pkey-b (US); 4 GPUs each.
+const std::string nodes_csv =
+    "sn,cpu_milli,memory_mib,gpu,model,segment,labels\n"
+    "n0,64000,262144,4,H100,pkey-a,region=eu-west-1|jurisdiction=DE\n"
+    "n1,64000,262144,4,H100,pkey-a,region=eu-west-1\n"
+    "n2,64000,262144,4,H100,pkey-b,region=us-east-1\n"
+    "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
+
+fleet_cluster cluster(const std::string& nodes = nodes_csv) {
+  auto n = io::read_fleet_nodes_csv(nodes, "nodes.csv");
+  REQUIRE(n);
+  auto c = fleet_cluster::make(*n);
+  REQUIRE(c);
+  return std::move(*c);
+}
+
+std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) {
+  auto j = io::read_fleet_jobs_csv(csv, "jobs.csv", c);
+  REQUIRE_MESSAGE(j, (j ? "" : j.error().describe()));
+  return std::move(*j);
+}
+
+pack_result packed(fleet_cluster& c, const std::vector<fleet_job>& js) { return pack<gang_policy_gpurent>(c, js, pack_options{}, context_of(js, c)); }
+
+TEST_CASE("nodes file: segment and labels columns; jobs file: isolation, tenant, network_segment, residency") {
+  const fleet_cluster c = cluster();
+  CHECK(c.inv.segment_name(c.inv.spec(0).segment) == "pkey-a");
+  CHECK(c.inv.spec(2).segment == c.inv.spec(3).segment);
+  CHECK(c.inv.spec(0).segment != c.inv.spec(2).segment);
+  CHECK((c.inv.spec(0).labels & c.labels.at("jurisdiction=DE")) != 0);
+  CHECK((c.inv.spec(1).labels & c.labels.at("jurisdiction=DE")) == 0);
+  const auto js = jobs(c,
+                       "name,workers,num_gpu,isolation,tenant,network_segment,residency\n"
+                       "a,2,4,network,acme,pkey-b,\n"
+                       "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE\n"
+                       "c,1,1,,acme,,\n"
+                       "d,1,1,,,,\n");
+  CHECK(js[0].gang.member.isolation == isolation_level::network);
+  CHECK(js[0].gang.member.segment == c.inv.spec(2).segment);
+  CHECK(js[0].gang.member.tenant == js[2].gang.member.tenant);
+  CHECK(js[1].gang.member.tenant != js[0].gang.member.tenant);
+  CHECK(js[1].gang.member.residency == (c.labels.at("region=eu-west-1") | c.labels.at("jurisdiction=DE")));
+  CHECK(js[2].gang.member.isolation == isolation_level::gpu);
+  CHECK(js[3].gang.member.tenant == no_tenant);
+  CHECK(js[1].tenant == "zeta");
+  // The same cluster written back keeps its segments and labels.
+  const std::string written = io::write_fleet_nodes_csv(c);
+  CHECK(written.starts_with("sn,cpu_milli,memory_mib,gpu,model,state,segment,labels\n"));
+  CHECK(written.find("\nn0,64000,262144,4,H100,up,pkey-a,jurisdiction=DE|region=eu-west-1\n") != std::string::npos);
+  CHECK(written.find("\nn3,64000,262144,4,H100,up,pkey-b,region=us-east-1\n") != std::string::npos);
+}
+
+TEST_CASE("jobs file: bad isolation values name the field") {
+  const fleet_cluster c = cluster();
+  const auto bad = [&](const std::string& row) {
+    auto j = io::read_fleet_jobs_csv("name,workers,num_gpu,isolation,network_segment,residency\n" + row + "\n", "jobs.csv", c);
+    REQUIRE_FALSE(j);
+    return j.error().describe();
+  };
+  CHECK(bad("a,1,1,vlan,,") == "jobs.csv:2: field 'isolation': expected none, gpu, node or network, got \"vlan\"");
+  CHECK(bad("a,1,1,network,pkey-z,").find("no node is in network segment \"pkey-z\"") != std::string::npos);
+  CHECK(bad("a,1,1,node,pkey-a,").find("only with isolation network") != std::string::npos);
+  CHECK(bad("a,1,1,gpu,,region=mars").find("field 'residency'") != std::string::npos);
+}
+
+TEST_CASE("fleet pack, isolation none: strangers share a GPU only when both asked for none") {
+  fleet_cluster c = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,1,H100\n");
+  const auto open = jobs(c, "name,workers,num_gpu,gpu_milli,isolation,tenant\na,1,1,500,none,x\nb,1,1,500,none,y\n");
+  CHECK(packed(c, open).placed == 2);
+  fleet_cluster d = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,1,H100\n");
+  const auto closed = jobs(d, "name,workers,num_gpu,gpu_milli,isolation,tenant\na,1,1,500,none,x\nb,1,1,500,gpu,y\n");
+  const pack_result r = packed(d, closed);
+  CHECK(r.placed == 1);
+  CHECK(r.placements[1].empty());
+}
+
+TEST_CASE("fleet pack, isolation gpu: strangers on other GPUs of the node, never on the same one") {
+  fleet_cluster c = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,H100\n");
+  const auto js = jobs(c, "name,workers,num_gpu,gpu_milli,tenant\na,1,1,500,x\nb,1,1,500,y\nc,1,1,500,z\nd,1,1,500,x\n");
+  const pack_result r = packed(c, js);
+  REQUIRE(r.placements[0].size() == 1);
+  REQUIRE(r.placements[1].size() == 1);
+  CHECK(r.placements[0][0].gpus[0].gpu != r.placements[1][0].gpus[0].gpu);
+  CHECK(r.placements[2].empty());      // both GPUs hold a stranger
+  CHECK(r.placements[3].size() == 1);  // x's own share fits next to x's
+}
+
+TEST_CASE("fleet pack, isolation node: no other tenant on the node, either way round") {
+  fleet_cluster c = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n");
+  const auto js = jobs(c, "name,workers,num_gpu,isolation,tenant\na,1,1,node,x\nb,1,1,gpu,y\nc,1,1,node,z\nd,1,1,gpu,x\ne,1,1,gpu,z\n");
+  const pack_result r = packed(c, js);
+  REQUIRE(r.placed == 4);
+  CHECK(r.placements[0][0].node != r.placements[1][0].node);
+  CHECK(r.placements[2].empty());  // n0 held in isolation by x, n1 holds y
+  CHECK(r.placements[3][0].node == r.placements[0][0].node);
+  CHECK(r.placements[4][0].node == r.placements[1][0].node);  // gpu isolation: beside y, on another GPU
+  CHECK(r.placements[4][0].gpus[0].gpu != r.placements[1][0].gpus[0].gpu);
+}
+
+TEST_CASE("fleet pack, isolation network: a gang inside one segment; across two it does not place") {
+  fleet_cluster c = cluster();
+  const auto js = jobs(c,
+                       "name,workers,num_gpu,per_node,isolation,tenant\n"
+                       "across,3,4,1,network,x\n"
+                       "inside,2,4,1,network,x\n"
+                       "other,2,4,1,network,y\n");
+  gang_placer<gang_policy_gpurent> placer(c.inv, c.topology, context_of(js, c));
+  const gang_why_not w = placer.explain(js[0].gang);
+  CHECK(w.candidates == "network segments");
+  CHECK(w.total == 2);
+  CHECK(w.holding == 0);
+  CHECK(w.summary().find("network segment") != std::string::npos);
+  CHECK(w.summary().find("0 of 2 network segments can hold all 3 members") != std::string::npos);
+  std::vector<placement> out;
+  CHECK_FALSE(placer.place(js[0].gang, 0, out));
+  CHECK(c.inv.gpu_allocated_milli() == 0);
+  REQUIRE(placer.place(js[1].gang, 1, out));
+  const segment_id s = c.inv.spec(out[0].node).segment;
+  CHECK(s == c.inv.spec(0).segment);  // the segments in order: pkey-a first
+  CHECK(c.inv.spec(out[1].node).segment == s);
+  REQUIRE(placer.place(js[2].gang, 2, out));
+  CHECK(c.inv.spec(out[0].node).segment != s);  // y's gang: the other segment
+  CHECK(c.inv.spec(out[1].node).segment == c.inv.spec(out[0].node).segment);
+}
+
+TEST_CASE("fleet pack, isolation network: a named segment is kept; without segments nothing places") {
+  fleet_cluster c = cluster();
+  const auto js = jobs(c, "name,workers,num_gpu,per_node,isolation,network_segment\nb,2,4,1,network,pkey-b\nb2,1,4,1,network,pkey-b\n");
+  const pack_result r = packed(c, js);
+  REQUIRE(r.placed == 1);
+  for (const placement& p : r.placements[0]) CHECK(c.inv.segment_name(c.inv.spec(p.node).segment) == "pkey-b");
+  fleet_cluster bare = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n");
+  const auto net = jobs(bare, "name,workers,num_gpu,isolation\na,1,1,network\n");
+  gang_placer<gang_policy_gpurent> placer(bare.inv, bare.topology, context_of(net, bare));
+  CHECK(placer.explain(net[0].gang).summary() == "no node is in a network segment (network isolation needs one)");
+}
+
+TEST_CASE("fleet pack, residency: only nodes with an allowed label; rejections counted") {
+  fleet_cluster c = cluster();
+  const auto js =
+      jobs(c, "name,workers,num_gpu,per_node,residency\nde,1,4,1,jurisdiction=DE\nde2,1,4,1,jurisdiction=DE\nus,2,4,1,region=us-east-1\n");
+  gang_placer<gang_policy_gpurent> placer(c.inv, c.topology, context_of(js, c));
+  std::vector<placement> out;
+  REQUIRE(placer.place(js[0].gang, 0, out));
+  CHECK(c.inv.spec(out[0].node).name == "n0");
+  CHECK_FALSE(placer.place(js[1].gang, 1, out));
+  const gang_why_not w = placer.explain(js[1].gang);
+  CHECK(w.nodes.count("residency") == 3);
+  CHECK(w.summary().find("3 are outside the allowed regions, zones or jurisdictions") != std::string::npos);
+  REQUIRE(placer.place(js[2].gang, 2, out));
+  for (const placement& p : out) CHECK((c.inv.spec(p.node).labels & c.labels.at("region=us-east-1")) != 0);
+}
+
+TEST_CASE("the gang search keeps node isolation between members of different tenants") {
+  fleet_cluster one = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n");
+  placement_request a;
+  a.num_gpu = 1;
+  a.gpu_milli = milli_gpu(1000);
+  a.tenant = 1;
+  a.isolation = isolation_level::node;
+  placement_request b = a;
+  b.tenant = 2;
+  b.isolation = isolation_level::gpu;
+  const std::vector<placement_request> members{a, b};
+  gang_request g;
+  g.members = members;
+  gang_placer<gang_policy_gpurent> p1(one.inv, one.topology);
+  std::vector<placement> out;
+  CHECK_FALSE(p1.place(g, 0, out));  // the node has room for both, but not for both tenants
+  CHECK_FALSE(p1.fits(g, 0));
+  fleet_cluster two = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n");
+  gang_placer<gang_policy_gpurent> p2(two.inv, two.topology);
+  REQUIRE(p2.place(g, 0, out));
+  CHECK(out[0].node != out[1].node);
+  // Both of one tenant share the node.
+  b.tenant = 1;
+  const std::vector<placement_request> same{a, b};
+  g.members = same;
+  fleet_cluster three = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n");
+  gang_placer<gang_policy_gpurent> p3(three.inv, three.topology);
+  CHECK(p3.place(g, 0, out));
+}
+
+TEST_CASE("network gangs: the full-scan reference places the same, decision for decision") {
+  std::string nodes = "sn,cpu_milli,memory_mib,gpu,model,segment\n";
+  for (int i = 0; i < 12; ++i) nodes += "n" + std::to_string(i) + ",64000,262144,4,H100,seg-" + std::to_string(i % 3) + "\n";
+  std::string csv = "name,workers,num_gpu,per_node,isolation,tenant\n";
+  for (int i = 0; i < 20; ++i)
+    csv += "j" + std::to_string(i) + "," + std::to_string(1 + i % 4) + "," + std::to_string(1 + i % 3) + ",2," + (i % 3 == 0 ? "gpu" : "network") +
+           ",t" + std::to_string(i % 5) + "\n";
+  fleet_cluster a = cluster(nodes);
+  fleet_cluster b = cluster(nodes);
+  const auto ja = jobs(a, csv);
+  const pack_result ra = pack_with<gang_placer<gang_policy_gpurent>>(a, ja, pack_options{}, context_of(ja, a));
+  const pack_result rb = pack_with<full_scan_gang_placer<gang_policy_gpurent>>(b, ja, pack_options{}, context_of(ja, b));
+  CHECK(ra.placed > 0);
+  CHECK(ra.placed < ra.jobs);
+  CHECK(ra.placements == rb.placements);
+  for (std::size_t j = 0; j < ja.size(); ++j) {
+    if (ja[j].gang.member.isolation != isolation_level::network) continue;
+    for (const placement& p : ra.placements[j]) CHECK(a.inv.spec(p.node).segment == a.inv.spec(ra.placements[j][0].node).segment);
+  }
+}
+
+TEST_CASE("the gang observer: one decision per job, placements or an explanation; none changes nothing") {
+  fleet_cluster a = cluster();
+  fleet_cluster b = cluster();
+  const auto js = jobs(a, "name,workers,num_gpu,per_node,isolation\nx,2,4,1,network\ny,3,4,1,network\nz,1,2,1,gpu\n");
+  struct log {
+    std::vector<std::size_t> placed;
+    std::vector<std::string> why;
+    void operator()(const gang_decision& d) {
+      placed.push_back(d.placed.size());
+      why.push_back(d.placed.empty() ? d.explain_fn(d.source, d.gang).candidates : "");
+    }
+  } l;
+  pack_options seen;
+  seen.observer = gang_observer::of(l);
+  const pack_result plain = packed(a, js);
+  const pack_result observed = pack<gang_policy_gpurent>(b, js, seen, context_of(js, b));
+  CHECK(plain.placements == observed.placements);
+  CHECK(l.placed == std::vector<std::size_t>{2, 0, 1});
+  CHECK(l.why == std::vector<std::string>{"", "network segments", ""});
+}
+
+TEST_CASE("fleet run: network gangs wait for a whole segment; one that needs two never starts") {
+  fleet_cluster c = cluster();
+  const auto js = jobs(c,
+                       "name,workers,num_gpu,per_node,isolation,tenant,duration\n"
+                       "a,2,4,1,network,x,100\n"
+                       "b,2,4,1,network,y,100\n"
+                       "c,2,4,1,network,z,100\n"
+                       "wide,3,4,1,network,w,100\n");
+  gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+  const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
+  CHECK(r.first_start[0] == 0);
+  CHECK(r.first_start[1] == 0);
+  CHECK(r.first_start[2] == 100);  // a segment frees at 100
+  CHECK(r.first_start[3] == -1);
+  for (const run_segment& s : r.segments)
+    for (std::uint32_t m = 1; m < s.count; ++m) CHECK(c.inv.spec(r.members[s.first + m].node).segment == c.inv.spec(r.members[s.first].node).segment);
+}
+
+}  // namespace test_fleet_isolation

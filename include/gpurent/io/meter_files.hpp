@@ -97,12 +97,13 @@ struct opened_usage {
       if (!o.shard.holds(row.id)) return {};
       return m.add(row.id, row.account, *ri, row.quantity, row.start, row.end, row.line);
     };
-    GPURENT_TRY(parser.rows(std::string_view(u->first).substr(u->rest), 1, add));
+    const auto ahead = [&](std::string_view id) { m.prefetch(id); };
+    GPURENT_TRY(parser.rows(std::string_view(u->first).substr(u->rest), 1, add, ahead));
     std::string block;
     while (true) {
       GPURENT_TRY(more, u->blocks.take(block));
       if (!*more) break;
-      GPURENT_TRY(parser.rows(block, u->blocks.lines_before(), add));
+      GPURENT_TRY(parser.rows(block, u->blocks.lines_before(), add, ahead));
     }
   }
   return {};

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct usage_row {
 };
 
 namespace detail {
+// No lookahead hint (usage_row_parser::rows).
+struct no_lookahead {
+  void operator()(std::string_view) const noexcept {}
+};
+
 // An error at `file:line` in `field`.
 [[nodiscard]] inline unexpected<error> csv_error(error_code code, std::string_view file, std::size_t line, std::string_view field,
                                                  std::string message) {
@@ -129,11 +135,21 @@ class usage_row_parser {
     row_.label_names = header.label_names;
   }
   // Calls on_row(const usage_row&) -> expected<void> for each record line, in order; stops at
-  // the first error (the reader's or the callback's).
-  template <class F>
-  [[nodiscard]] expected<void> rows(csv_lines& lines, F&& on_row) {
+  // the first error (the reader's or the callback's). ahead(id) is told the id of the record
+  // lookahead lines further on (a hint, such as meter::prefetch; a malformed line gives it
+  // some text of the line).
+  template <class F, class A = detail::no_lookahead>
+  [[nodiscard]] expected<void> rows(csv_lines& lines, F&& on_row, A&& ahead = A{}) {
     std::string_view line;
+    csv_lines peek = lines;
+    if constexpr (!std::is_same_v<std::remove_cvref_t<A>, detail::no_lookahead>) {
+      for (std::size_t k = 0; k < lookahead && peek.next(line); ++k) ahead(id_field(line));
+    }
     while (lines.next(line)) {
+      if constexpr (!std::is_same_v<std::remove_cvref_t<A>, detail::no_lookahead>) {
+        std::string_view later;
+        if (peek.next(later)) ahead(id_field(later));
+      }
       if (line.empty()) continue;  // a blank line is no record
       if (!split_csv_line(line, fields_, store_, why_)) return detail::csv_error(error_code::parse_error, file_, lines.number(), "", why_);
       GPURENT_TRY(detail::read_usage_fields(*header_, fields_, file_, lines.number(), row_, label_values_));
@@ -142,13 +158,24 @@ class usage_row_parser {
     return {};
   }
   // The same over a piece that follows the text's first `lines_before` lines.
-  template <class F>
-  [[nodiscard]] expected<void> rows(std::string_view piece, std::size_t lines_before, F&& on_row) {
+  template <class F, class A = detail::no_lookahead>
+  [[nodiscard]] expected<void> rows(std::string_view piece, std::size_t lines_before, F&& on_row, A&& ahead = A{}) {
     csv_lines lines(piece, lines_before);
-    return rows(lines, std::forward<F>(on_row));
+    return rows(lines, std::forward<F>(on_row), std::forward<A>(ahead));
   }
 
  private:
+  // How far ahead() runs: enough rows to hide a cache miss behind their parsing.
+  static constexpr std::size_t lookahead = 8;
+  // The id column's text in a line (unquoted, as every generated file has it).
+  [[nodiscard]] std::string_view id_field(std::string_view line) const noexcept {
+    for (std::size_t c = 0; c < header_->col[0]; ++c) {
+      const std::size_t comma = line.find(',');
+      if (comma == std::string_view::npos) return {};
+      line.remove_prefix(comma + 1);
+    }
+    return line.substr(0, line.find(','));
+  }
   const detail::usage_header* header_;
   std::string_view file_;
   usage_row row_;
@@ -188,26 +215,33 @@ struct located_record {
   return out;
 }
 
-// The rate of each row in turn, remembered for the next (usage comes in runs of one rate); a
-// row matching no rate is an error naming its line.
+// The rate of each row: the (resource, mode) pairs last seen are remembered with their rate
+// (a file uses a few rates, mixed), so most rows cost a few short compares instead of a
+// hash lookup; a row matching no rate is an error naming its line.
 class row_rate {
  public:
   [[nodiscard]] expected<std::size_t> of(const meter& m, const usage_row& row, std::string_view file) {
-    if (!have_ || row.resource != resource_ || row.mode != mode_) {
-      auto ri = m.rate_index(row.resource, row.mode);
-      if (!ri) return unexpected(ri.error().at(file, row.line));
-      resource_ = row.resource;
-      mode_ = row.mode;
-      rate_ = *ri;
-      have_ = true;
+    for (std::size_t k = 0; k < used_; ++k) {
+      const seen& s = seen_[k];
+      if (s.resource == row.resource && s.mode == row.mode) return s.rate;
     }
-    return rate_;
+    auto ri = m.rate_index(row.resource, row.mode);
+    if (!ri) return unexpected(ri.error().at(file, row.line));
+    seen& s = seen_[used_ < seen_.size() ? used_++ : next_++ % seen_.size()];
+    s.resource.assign(row.resource);
+    s.mode.assign(row.mode);
+    s.rate = *ri;
+    return *ri;
   }
 
  private:
-  std::string resource_, mode_;
-  std::size_t rate_ = 0;
-  bool have_ = false;
+  struct seen {
+    std::string resource, mode;
+    std::size_t rate = 0;
+  };
+  std::array<seen, 8> seen_;
+  std::size_t used_ = 0;
+  std::size_t next_ = 0;
 };
 
 // Feeds a CSV text into a meter: each record's rate is looked up (a record matching no

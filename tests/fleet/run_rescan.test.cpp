@@ -24,7 +24,13 @@ fleet_cluster cluster_of(std::mt19937_64& rng, int nodes) {
   std::vector<fleet_node> ns;
   for (int i = 0; i < nodes; ++i) {
     const std::int32_t gpus = std::uniform_int_distribution<std::int32_t>(1, 8)(rng);
-    ns.push_back(fleet_node{"n" + std::to_string(i), 32000 + 8000 * gpus, 65536 * gpus, gpus, i % 3 == 0 ? "V100" : "A100"});
+    fleet_node n;
+    n.name = "n" + std::to_string(i);
+    n.cpu_milli = 32000 + 8000 * gpus;
+    n.memory_mib = 65536 * gpus;
+    n.gpus = gpus;
+    n.model = i % 3 == 0 ? "V100" : "A100";
+    ns.push_back(n);
   }
   auto c = fleet_cluster::make(ns);
   REQUIRE(c.has_value());

@@ -195,11 +195,12 @@ class meter {
   [[nodiscard]] expected<void> add_out_of_order(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity,
                                                 instant start, instant end, std::size_t line, record_view* displaced = nullptr) {
     const std::size_t at = find_id(id, hash_id(id));
-    if (at == npos || std::pair{entries_[at].source, entries_[at].line} < std::pair{source_, line})
-      return add(id, account, rate_pos, quantity, start, end, line);
+    if (at == npos) return add(id, account, rate_pos, quantity, start, end, line);
+    const record kept = unpack(at);
+    if (std::pair{kept.source, kept.line} < std::pair{source_, line}) return add(id, account, rate_pos, quantity, start, end, line);
     if (auto v = validate_usage(id, account, quantity, start, end); !v) return locate(v.error(), line);
-    const entry kept = entries_[at];
-    entry e = kept;
+    GPURENT_TRY(packable(rate_pos, line));
+    record e = kept;
     e.account = intern(account);
     e.rate = static_cast<std::uint32_t>(rate_pos);
     e.quantity = quantity;
@@ -207,16 +208,16 @@ class meter {
     e.end = end.time_since_epoch().count();
     e.source = source_;
     e.line = line;
-    const bool same = differing(e, kept, e.account == kept.account).empty();
-    if (same) {
-      entries_[at] = e;
+    const std::size_t id_offset = entries_[at].id_rate & low40;
+    if (differing(e, kept, e.account == kept.account).empty()) {
+      entries_[at] = pack(e, id_offset, at);
       ++duplicates_;
       return {};
     }
     if (displaced != nullptr) *displaced = record_at(at);
     GPURENT_TRY(contribute(kept, -1));
     GPURENT_TRY(contribute(e, 1));
-    entries_[at] = e;
+    entries_[at] = pack(e, id_offset, at);
     error err = conflict(id, e, kept, true);
     err.where = where(kept.source, kept.line);
     return unexpected(std::move(err));
@@ -289,11 +290,13 @@ class meter {
     if (line > low40) return make_error(error_code::invalid_argument, "line", "line number beyond 2^40");
     return {};
   }
-  [[nodiscard]] entry pack(const record& r, std::size_t id_offset) {
+  // Entry k (entries_.size() for a new one) for record r, its id at id_offset.
+  [[nodiscard]] entry pack(const record& r, std::size_t id_offset, std::size_t k) {
     GPURENT_ASSERT(id_offset <= low40 && r.source < (1U << 24));
     const auto length = static_cast<std::uint64_t>(r.end - r.start);  // end > start: validated
     const bool long_span = length >= long_length;
-    if (long_span) long_ends_.emplace(entries_.size(), r.end);
+    long_ends_.erase(k);
+    if (long_span) long_ends_.emplace(k, r.end);
     return {id_offset | (std::uint64_t{r.rate} << 48),
             (std::uint64_t{r.source} << 40) | r.line,
             r.quantity,
@@ -358,7 +361,7 @@ class meter {
   }
   void insert(std::string_view id, std::uint64_t h, const record& r) {
     GPURENT_ASSERT(entries_.size() < (std::size_t{1} << 31));
-    entries_.push_back(pack(r, ids_.size()));
+    entries_.push_back(pack(r, ids_.size(), entries_.size()));
     ids_.append(id);
     if (4 * entries_.size() > 3 * slots_.size()) {
       rehash(2 * slots_.size());

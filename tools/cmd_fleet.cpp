@@ -179,7 +179,7 @@ gpurent::expected<gpurent::generate_options> generate_options_of(const generate_
   using namespace gpurent;
   generate_options o = a.o;
   if (!a.load_given) return o;
-  if (!(o.load_pct > 0)) return make_error(error_code::invalid_argument, "--load", "must be above 0 (percent)");
+  if (!(o.load_pct > 0 && o.load_pct <= 10000)) return make_error(error_code::invalid_argument, "--load", "must be in (0, 10000] (percent)");
   for (const auto& [text, out, option] :
        {std::tuple{&a.horizon, &o.horizon, "--horizon"}, std::tuple{&a.checkpoint_every, &o.checkpoint_every, "--checkpoint-every"}}) {
     auto d = parse_duration(*text);

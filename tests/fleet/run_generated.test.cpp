@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/fleet/generate.hpp>
 #include <gpurent/fleet/run_check.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
 #include <gpurent/io/jobs_csv.hpp>
@@ -119,6 +120,37 @@ TEST_CASE("fleet generate --load: jobs over time, in arrival order, the same for
   // Without --load the jobs file is the arrival-only mix, as before (no schedule columns).
   REQUIRE(run_tool("fleet generate --blocks 2 --seed 17 --out " + (scratch() / "gen-plain").string()).status == 0);
   CHECK(slurp(scratch() / "gen-plain" / "jobs.csv").find("priority") == std::string::npos);
+}
+
+TEST_CASE("generate_fleet over time: the jobs file reads back to the same jobs") {
+  gpurent::generate_options o;
+  o.blocks = 4;
+  o.nodes_per_block = 4;
+  o.load_pct = 90;
+  o.horizon = 86400;
+  o.spot = 0.3;
+  o.checkpoint_every = 600;
+  o.seed = 5;
+  const auto f = gpurent::generate_fleet(o);
+  REQUIRE(f.has_value());
+  const std::string text = gpurent::io::write_fleet_jobs_csv(f->jobs, f->cluster);
+  const auto back = gpurent::io::read_fleet_jobs_csv(text, "jobs.csv", f->cluster);
+  REQUIRE(back.has_value());
+  REQUIRE(back->size() == f->jobs.size());
+  for (std::size_t i = 0; i < back->size(); ++i) {
+    const gpurent::fleet_job &a = f->jobs[i], &b = (*back)[i];
+    CHECK(b.arrival == a.arrival);
+    CHECK(b.duration == a.duration);
+    CHECK(b.priority == a.priority);
+    CHECK(b.preemptible == a.preemptible);
+    CHECK(a.checkpoint_every == 600);
+    CHECK(b.checkpoint_every == 600);
+  }
+  CHECK(gpurent::io::write_fleet_jobs_csv(*back, f->cluster) == text);
+  o.horizon = 0;
+  const auto bad = gpurent::generate_fleet(o);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().field == "--horizon");
 }
 
 TEST_CASE("fleet generate: --load and its options out of range exit 2 naming the option") {

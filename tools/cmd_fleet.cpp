@@ -12,11 +12,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
@@ -51,6 +53,8 @@ struct pack_args {
 struct generate_args {
   gpurent::generate_options o;
   std::string out;
+  std::string horizon = "7d", checkpoint_every = "30min";  // durations (--load)
+  bool load_given = false;
 };
 
 double rounded(double x, double scale = 1000.0) { return std::round(x * scale) / scale; }
@@ -170,9 +174,26 @@ int run_pack(const pack_args& a) {
   return tool::exit_ok;
 }
 
+// The generate options with --load's durations parsed; an error names the option.
+gpurent::expected<gpurent::generate_options> generate_options_of(const generate_args& a) {
+  using namespace gpurent;
+  generate_options o = a.o;
+  if (!a.load_given) return o;
+  if (!(o.load_pct > 0 && o.load_pct <= 10000)) return make_error(error_code::invalid_argument, "--load", "must be in (0, 10000] (percent)");
+  for (const auto& [text, out, option] :
+       {std::tuple{&a.horizon, &o.horizon, "--horizon"}, std::tuple{&a.checkpoint_every, &o.checkpoint_every, "--checkpoint-every"}}) {
+    auto d = parse_duration(*text);
+    if (!d) return make_error(error_code::invalid_argument, option, d.error().message);
+    *out = d->count();
+  }
+  return o;
+}
+
 int run_generate(const generate_args& a) {
   using namespace gpurent;
-  auto f = generate_fleet(a.o);
+  auto opts = generate_options_of(a);
+  if (!opts) return tool::fail(opts.error());
+  auto f = generate_fleet(*opts);
   if (!f) return tool::fail(f.error());
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
@@ -193,6 +214,17 @@ int run_generate(const generate_args& a) {
   o["gpus_up"] = f->cluster.gpus_up();
   o["jobs"] = f->jobs.size();
   o["gpus_demanded"] = gpus_of(demand);
+  if (opts->load_pct > 0) {
+    double work = 0;
+    std::size_t spot = 0;
+    for (const fleet_job& j : f->jobs) {
+      work += static_cast<double>(j.gpu_milli_demand()) / 1000.0 * static_cast<double>(j.duration);
+      spot += j.preemptible ? 1U : 0U;
+    }
+    o["jobs_spot"] = spot;
+    o["horizon_s"] = opts->horizon;
+    o["offered_load_pct"] = rounded(100.0 * work / (static_cast<double>(f->cluster.gpus_up()) * static_cast<double>(opts->horizon)));
+  }
   o["seed"] = a.o.seed;
   fmt::print("{}\n", o.dump(2));
   return tool::exit_ok;
@@ -219,8 +251,14 @@ void setup_generate(CLI::App& fleet, const std::shared_ptr<generate_args>& a) {
   cmd->add_option("--blocks-per-spine", a->o.blocks_per_spine, "blocks per spine")->capture_default_str();
   cmd->add_option("--down", a->o.down, "fraction of the nodes down")->capture_default_str();
   cmd->add_option("--seed", a->o.seed, "seed of the draw")->capture_default_str();
-  cmd->add_option("--demand", a->o.demand, "GPU demand over the GPUs of the nodes up")->capture_default_str();
+  auto* demand = cmd->add_option("--demand", a->o.demand, "GPU demand over the GPUs of the nodes up")->capture_default_str();
   cmd->add_option("--exclusive", a->o.exclusive, "fraction of the large jobs that are exclusive (topo)")->capture_default_str();
+  auto* load = cmd->add_option("--load", a->o.load_pct, "jobs over time for fleet run: offered load in percent of the GPUs up x --horizon")
+                   ->each([a](const std::string&) { a->load_given = true; });
+  load->excludes(demand);
+  cmd->add_option("--horizon", a->horizon, "--load: the jobs arrive over this long (Poisson)")->capture_default_str()->needs(load);
+  cmd->add_option("--spot", a->o.spot, "--load: fraction of the jobs that are spot (preemptible)")->capture_default_str()->needs(load);
+  cmd->add_option("--checkpoint-every", a->checkpoint_every, "--load: work between a spot job's checkpoints")->capture_default_str()->needs(load);
   cmd->add_option("--out", a->out, "folder for nodes.csv, topology.json and jobs.csv")->required();
 }
 

@@ -20,6 +20,7 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/fleet/run_check.hpp>
 #include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
@@ -49,6 +50,7 @@ struct run_args {
   std::string timeline, timeline_step = "60s", preemptions, node_events;
   output_format format = output_format::json;
   audit_cli audit;
+  bool check = false;  // --check: the placement rules at every instant (fleet/run_check.hpp)
 };
 
 // With --audit: one "gang" line per gang decision, one "preempt" line per preemption.
@@ -134,7 +136,7 @@ ojson class_object(const class_metrics& c, bool spot) {
   return o;
 }
 
-ojson run_object(const run_args& a, const loaded& l, const run_result& r, const run_metrics& m, double elapsed) {
+ojson run_object(const run_args& a, const loaded& l, const run_result& r, const run_metrics& m, double elapsed, const gang_check_result* check) {
   ojson o;
   o["policy"] = a.policy;
   o["victims"] = a.victims;
@@ -147,6 +149,7 @@ ojson run_object(const run_args& a, const loaded& l, const run_result& r, const 
   o["jobs"] = l.jobs.size();
   o["preemptions"] = r.preemptions;
   if (!a.node_events.empty()) o["failures"] = r.failures;
+  if (check != nullptr) o["violations"] = check->violations;
   o["gpu_s"] = rounded(m.gpu_s);
   o["end_s"] = r.end_time;
   o["elapsed_s"] = rounded(elapsed, 10000.0);
@@ -275,13 +278,19 @@ int run_command(const run_args& a) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
+  std::optional<gang_check_result> check;
+  if (a.check) {
+    check = check_run(l->cluster, l->jobs, *r);
+    for (const std::string& msg : check->messages) fmt::print(stderr, "gpurent: rule violated: {}\n", msg);
+  }
   if (auto w = write_outputs(a, *l, *r); !w) return fail(w.error());
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return fail(c.error());
   if (a.format == output_format::json) {
-    fmt::print("{}\n", run_object(a, *l, *r, m, elapsed).dump(2));
+    fmt::print("{}\n", run_object(a, *l, *r, m, elapsed, check ? &*check : nullptr).dump(2));
   } else {
     print_table(a, *r, m, elapsed);
+    if (check) fmt::print("violations {}\n", check->violations);
   }
   return exit_ok;
 }
@@ -306,6 +315,7 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--timeline", a.timeline, "the allocation time series: one CSV row every --timeline-step");
   cmd.add_option("--timeline-step", a.timeline_step, "seconds between --timeline rows")->capture_default_str();
   cmd.add_option("--preemptions", a.preemptions, "one CSV row per preemption: preemptor, victims, why those");
+  cmd.add_flag("--check", a.check, "check the placement rules at every instant a segment starts (JSON: violations)");
   cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();
   add_format_option(cmd, a.format, {{"json", output_format::json}, {"table", output_format::table}});
   add_audit_options(cmd, a.audit);
@@ -321,6 +331,8 @@ runner setup_fleet_run(CLI::App& fleet) {
   fleet_run_cmd::add_options(*cmd, *a);
   return [a]() -> int {
     if (a->jobs.empty() == a->pods.empty()) return fail(error{error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)", {}});
+    if (a->check && !a->node_events.empty())
+      return fail(error{error_code::invalid_argument, "--check", "not with --node-events (the check takes the nodes' states as given)", {}});
     if (!a->audit.path.empty() && !a->pods.empty())
       return fail(error{error_code::invalid_argument, "--audit", "with --jobs only (a trace's matcher decisions: gpurent replay --audit)", {}});
     return fleet_run_cmd::run_command(*a);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `gpurent fleet run` as other programs see it (protocols/fleet.md): a hand-computed
-// preemption, and an independent checker that replays the placements CSV (not the tool's
-// bookkeeping): capacity at every instant, no start before arrival, one run of a job at a
-// time, preemption only of preemptible jobs, completed work covering the duration, and the
-// GPU-seconds of the CSV and of --emit-usage equal to what the run reports.
+// preemption, and the independent checker (support/fleet_run_check.hpp) that replays the
+// placements CSV (not the tool's bookkeeping): capacity at every instant, no start before
+// arrival, one run of a job at a time, preemption only of preemptible jobs, completed work
+// covering the duration, and the GPU-seconds of the CSV and of --emit-usage equal to what
+// the run reports.
 
 #include <doctest/doctest.h>
 
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"
 
 namespace test_fleet_run_tool {
@@ -40,92 +42,14 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
-std::vector<std::vector<std::string>> rows(const std::string& text) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    std::string x;
-    while (std::getline(ls, x, ',')) f.push_back(x);
-    out.push_back(f);
-  }
-  return out;
-}
-
 const std::string jobs_header = "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n";
 
-struct job_row {
-  std::string name;
-  int workers, gpus, milli, priority;
-  bool preemptible;
-  std::int64_t arrival, duration;
-};
+using gpurent::test::check_run_placements;
+using job_row = gpurent::test::run_job_row;
+inline std::vector<std::vector<std::string>> rows(const std::string& text) { return gpurent::test::csv_rows(text); }
 
-// The checker: every rule fleet.md states for the placements CSV.
 void check_placements(const std::vector<job_row>& jobs, const std::string& csv, double reported_gpu_s, std::size_t reported_completed) {
-  std::map<std::string, job_row> by_name;
-  for (const job_row& j : jobs) by_name[j.name] = j;
-  struct seg {
-    std::int64_t start, end;
-    bool preempted;
-    int members = 0;
-  };
-  std::map<std::pair<std::string, int>, seg> segs;                   // (job, run)
-  std::vector<std::tuple<std::int64_t, int, std::string, int>> use;  // (instant, +/- milli, node, gpu)
-  double gpu_s = 0;
-  for (const auto& f : rows(csv)) {
-    REQUIRE(f.size() == 8);
-    const job_row& j = by_name.at(f[0]);
-    const std::int64_t start = std::stoll(f[5]), end = std::stoll(f[6]);
-    CHECK(start >= j.arrival);  // no start before arrival
-    CHECK(end >= start);
-    if (f[7] == "preempted") CHECK(j.preemptible);  // only preemptible jobs are stopped
-    seg& s = segs[{f[0], std::stoi(f[1])}];
-    s = seg{start, end, f[7] == "preempted", s.members + 1};
-    std::stringstream gs(f[4]);
-    std::string take;
-    while (std::getline(gs, take, ';')) {
-      const auto colon = take.find(':');
-      const int gpu = std::stoi(take.substr(0, colon)), milli = std::stoi(take.substr(colon + 1));
-      use.emplace_back(start, milli, f[3], gpu);
-      use.emplace_back(end, -milli, f[3], gpu);
-      gpu_s += milli / 1000.0 * static_cast<double>(end - start);
-    }
-  }
-  // Capacity at every instant: releases before takes at the same instant.
-  std::sort(use.begin(), use.end(),
-            [](const auto& a, const auto& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
-  std::map<std::pair<std::string, int>, int> held;
-  for (const auto& [t, d, node, gpu] : use) {
-    const int h = held[{node, gpu}] += d;
-    CHECK(h <= 1000);
-    CHECK(h >= 0);
-  }
-  // One run at a time, runs numbered in order, work covering the duration when done.
-  std::size_t completed = 0;
-  for (const job_row& j : jobs) {
-    std::int64_t prev_end = -1, ran = 0;
-    bool done = false;
-    for (int r = 0; segs.count({j.name, r}) != 0; ++r) {
-      const seg& s = segs.at({j.name, r});
-      CHECK(s.members == j.workers);  // all members or none
-      CHECK(s.start >= prev_end);
-      CHECK_FALSE(done);  // nothing runs after the run that completed
-      prev_end = s.end;
-      ran += s.end - s.start;
-      done = !s.preempted;
-      if (r == 0 && done) CHECK(s.end - s.start == j.duration);
-    }
-    if (done) {
-      CHECK(ran >= j.duration);
-      ++completed;
-    }
-  }
-  CHECK(completed == reported_completed);
-  CHECK(gpu_s == doctest::Approx(reported_gpu_s).epsilon(1e-9));
+  check_run_placements(jobs, csv, reported_gpu_s, reported_completed);
 }
 
 TEST_CASE("fleet run: an hp job preempts a spot job; the spot job loses the work since its checkpoint and restarts") {

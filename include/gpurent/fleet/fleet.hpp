@@ -11,6 +11,7 @@
 #include <gpurent/fleet/pack.hpp>
 #include <gpurent/fleet/run.hpp>
 #include <gpurent/fleet/run_backend.hpp>
+#include <gpurent/fleet/run_check.hpp>
 #include <gpurent/fleet/run_checkpoint.hpp>
 #include <gpurent/fleet/run_metrics.hpp>
 #include <gpurent/fleet/run_pods.hpp>

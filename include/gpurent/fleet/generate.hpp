@@ -16,7 +16,15 @@
 // 192 GiB per GPU. Durations (for fleet run): small 10 min-4 h, medium 1-24 h, large
 // 4 h-3 days. Everything is drawn from std::mt19937_64(seed) with detail::uniform_below,
 // so a seed gives the same files on every platform.
+//
+// Over time (`load_pct` > 0, for fleet run): the same mix is drawn until its work (GPUs x
+// duration) reaches load_pct % of the GPUs up x `horizon` seconds, instead of `demand`.
+// Each job is spot (preemptible, priority 0, a checkpoint every `checkpoint_every` seconds)
+// with probability `spot`, else high-priority (priority 100, not preemptible). The arrivals
+// are a Poisson process over [0, horizon) given the number of jobs: that many uniform
+// instants, sorted, in job order (the file is in arrival order).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -40,6 +48,11 @@ struct generate_options {
   std::uint64_t seed = 1;
   double demand = 1.3;     // GPU demand over the GPUs of the nodes up
   double exclusive = 0.1;  // fraction of the large jobs that are exclusive (topo)
+  // Over time (fleet run): offered load in percent; 0: no arrivals, the mix up to `demand`.
+  double load_pct = 0;
+  std::int64_t horizon = 7 * 86400;      // seconds over which the jobs arrive
+  double spot = 0.5;                     // fraction of the jobs that are spot
+  std::int64_t checkpoint_every = 1800;  // seconds of work between a spot job's checkpoints
 };
 
 struct generated_fleet {
@@ -68,6 +81,12 @@ namespace detail {
   if (!(o.down >= 0 && o.down < 1)) return make_error(error_code::invalid_argument, "--down", "must be in [0, 1)");
   if (!(o.demand > 0 && o.demand <= 100)) return make_error(error_code::invalid_argument, "--demand", "must be in (0, 100]");
   if (!(o.exclusive >= 0 && o.exclusive <= 1)) return make_error(error_code::invalid_argument, "--exclusive", "must be in [0, 1]");
+  if (!(o.load_pct >= 0 && o.load_pct <= 10000))
+    return make_error(error_code::invalid_argument, "--load", "must be in [0, 10000] (percent; 0: no arrivals)");
+  if (o.horizon < 1 || o.horizon > 366 * 86400) return make_error(error_code::invalid_argument, "--horizon", "must be in [1s, 366d]");
+  if (!(o.spot >= 0 && o.spot <= 1)) return make_error(error_code::invalid_argument, "--spot", "must be in [0, 1]");
+  if (o.checkpoint_every < 1 || o.checkpoint_every > 366 * 86400)
+    return make_error(error_code::invalid_argument, "--checkpoint-every", "must be in [1s, 366d]");
   return {};
 }
 
@@ -127,6 +146,25 @@ namespace detail {
   return j;
 }
 
+// Over time: the mix until its work reaches the offered load, each job spot or
+// high-priority, arrivals uniform over the horizon in job order (see the header comment).
+inline void generate_over_time(const generate_options& o, std::mt19937_64& rng, generated_fleet& f) {
+  const double target = o.load_pct / 100.0 * 1000.0 * static_cast<double>(f.cluster.gpus_up()) * static_cast<double>(o.horizon);
+  double work = 0;  // milli-GPU-seconds
+  while (work < target) {
+    fleet_job j = generate_job(o, rng, f.jobs.size());
+    work += static_cast<double>(j.gpu_milli_demand()) * static_cast<double>(j.duration);
+    j.preemptible = static_cast<double>(uniform_below(rng, 1000)) < o.spot * 1000.0;
+    j.priority = j.preemptible ? 0 : 100;
+    j.checkpoint_every = o.checkpoint_every;
+    f.jobs.push_back(std::move(j));
+  }
+  std::vector<std::int64_t> arrivals(f.jobs.size());
+  for (std::int64_t& a : arrivals) a = static_cast<std::int64_t>(uniform_below(rng, static_cast<std::uint64_t>(o.horizon)));
+  std::sort(arrivals.begin(), arrivals.end());
+  for (std::size_t i = 0; i < f.jobs.size(); ++i) f.jobs[i].arrival = arrivals[i];
+}
+
 }  // namespace detail
 
 // The fleet and its jobs for options o (an error names the option that is out of range).
@@ -135,6 +173,10 @@ namespace detail {
   std::mt19937_64 rng(o.seed);
   GPURENT_TRY(c, detail::generate_cluster(o, rng));
   generated_fleet f{std::move(*c), {}};
+  if (o.load_pct > 0) {
+    detail::generate_over_time(o, rng, f);
+    return f;
+  }
   const auto target = static_cast<std::int64_t>(o.demand * 1000.0 * static_cast<double>(f.cluster.gpus_up()));
   std::int64_t demand = 0;
   while (demand < target) {

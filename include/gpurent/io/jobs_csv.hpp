@@ -12,6 +12,7 @@
 // Read against the cluster (model names, level names, segments and labels must exist), every
 // error at file:line naming the field; written back by fleet generate.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -196,9 +197,13 @@ struct job_tenants {
   return read_fleet_jobs_csv(*text, path, c);
 }
 
-// The jobs file of a job list (the columns fleet generate fills; defaults elsewhere).
+// The jobs file of a job list (the columns fleet generate fills; defaults elsewhere). Jobs
+// over time (any arrival, priority or preemptible job) add priority, preemptible, arrival
+// and checkpoint_every.
 [[nodiscard]] inline std::string write_fleet_jobs_csv(std::span<const fleet_job> jobs, const fleet_cluster& c) {
-  std::string out = "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration\n";
+  const bool timed = std::any_of(jobs.begin(), jobs.end(), [](const fleet_job& j) { return j.arrival != 0 || j.priority != 0 || j.preemptible; });
+  std::string out = "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration";
+  out += timed ? ",priority,preemptible,arrival,checkpoint_every\n" : "\n";
   const auto level = [&](level_index l) { return l == no_level ? std::string() : std::string(c.topology.level_name(l)); };
   for (const fleet_job& j : jobs) {
     const placement_request& r = j.gang.member;
@@ -209,6 +214,9 @@ struct job_tenants {
                   std::to_string(r.cpu_milli), std::to_string(r.memory_mib), spec, std::to_string(j.gang.per_node), level(j.gang.required),
                   level(j.gang.preferred), std::to_string(j.gang.segment), j.gang.exclusive ? "topo" : "",
                   j.duration < 0 ? std::string() : std::to_string(j.duration)});
+    if (!timed) continue;
+    out.back() = ',';  // the row goes on
+    csv_row(out, {std::to_string(j.priority), j.preemptible ? "true" : "false", std::to_string(j.arrival), std::to_string(j.checkpoint_every)});
   }
   return out;
 }

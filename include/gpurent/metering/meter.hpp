@@ -22,6 +22,7 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/paged.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/shard.hpp>
 #include <gpurent/metering/usage.hpp>
@@ -52,9 +53,9 @@ class meter {
   [[nodiscard]] const interval& period() const noexcept { return period_; }
   // Records that follow come from this file (errors name it with the line).
   void set_source(std::string file) { source_ = import_source(file); }
+  // Sizes the id table for about `records` distinct records, so it is not rebuilt as they
+  // come (the records themselves grow by pages: paged.hpp).
   void reserve(std::size_t records) {
-    entries_.reserve(records);
-    ids_.reserve(records * 12);
     if (slots_.size() * 3 < records * 4) rehash(records * 4 / 3 + 1);
   }
   // Starts loading the table slot of `id` into the cache: readers call it a few records
@@ -267,8 +268,8 @@ class meter {
     std::size_t line;
   };
   // A distinct record as stored, 40 bytes (issue 19: at most 64 bytes per distinct record
-  // with its id and slot). Its id lives in ids_ (one arena), from its offset to the next
-  // entry's; its hash is recomputed from the id when the table grows; file and line share
+  // with its id and slot). Its id lives in ids_ (pages of bytes), from its offset to the
+  // next entry's; its hash is recomputed from the id when the table grows; file and line share
   // one word; the length (end - start) is 32 bits, a longer one kept in long_ends_.
   struct entry {
     std::uint64_t id_rate;    // id offset (low 40 bits), rate (high 16 bits)
@@ -318,7 +319,7 @@ class meter {
   [[nodiscard]] std::string_view id_of(std::size_t k) const noexcept {
     const std::uint64_t b = entries_[k].id_rate & low40;
     const std::uint64_t e = k + 1 < entries_.size() ? entries_[k + 1].id_rate & low40 : ids_.size();
-    return {ids_.data() + b, static_cast<std::size_t>(e - b)};
+    return ids_.view(b, e);
   }
   // A slot holds entry index + 1 in its low slot_bits_ bits (0: empty) and the top bits of
   // the mixed hash above them, so a probe rarely reads an entry whose id differs.
@@ -349,7 +350,8 @@ class meter {
       cap *= 2;
       ++slot_bits_;
     }
-    slots_.assign(cap, 0);
+    slots_ = std::vector<std::uint32_t>();  // freed first: the new table is built from the entries
+    slots_.resize(cap);
     for (std::size_t k = 0; k < entries_.size(); ++k) place(k, hash_id(id_of(k)));
   }
   void place(std::size_t k, std::uint64_t h) noexcept {
@@ -361,8 +363,7 @@ class meter {
   }
   void insert(std::string_view id, std::uint64_t h, const record& r) {
     GPURENT_ASSERT(entries_.size() < (std::size_t{1} << 31));
-    entries_.push_back(pack(r, ids_.size(), entries_.size()));
-    ids_.append(id);
+    entries_.push_back(pack(r, ids_.append(id), entries_.size()));
     if (4 * entries_.size() > 3 * slots_.size()) {
       rehash(2 * slots_.size());
     } else {
@@ -682,8 +683,8 @@ class meter {
   std::vector<std::string> accounts_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;
   std::uint32_t last_account_ = UINT32_MAX;
-  std::vector<entry> entries_;
-  std::string ids_;
+  detail::paged_vector<entry, 15> entries_;  // 1.25 MiB pages
+  detail::paged_bytes ids_;                  // the ids, entry k's from its offset
   std::vector<std::uint32_t> slots_;
   std::size_t slot_bits_ = 0;                                // slots_.size() == 2^slot_bits_
   std::unordered_map<std::size_t, std::int64_t> long_ends_;  // entries spanning 2^32 - 1 s or more

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <string>
 
 #include <gpurent/core/calendar.hpp>
 #include <gpurent/core/format.hpp>
@@ -45,6 +46,39 @@ TEST_CASE("RFC 3339 instants") {
                           "2026-13-01T00:00:00Z", "2026-11-03T10:15:00+0500", "", "x"}) {
     CHECK_MESSAGE(!parse_instant(bad), bad);
   }
+}
+
+// The usage files' shape is read by a word-at-a-time path; it must never accept what the
+// general parser rejects nor read a value differently. Every byte of every position of
+// instants at the edges (leap days, month ends, 23:59:59, year 0000 and 9999) is replaced by
+// every byte value: 256 x 20 strings per instant.
+TEST_CASE("RFC 3339 instants: the usage files' fast path agrees with the general parser") {
+  const char* const bases[] = {"2026-11-03T10:15:00Z", "2024-02-29T23:59:59Z", "2100-02-28T00:00:00Z", "2000-02-29T12:30:30Z",
+                               "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-04-30T09:09:09Z", "1970-01-01T00:00:00Z"};
+  std::size_t accepted = 0;
+  for (const char* base : bases) {
+    const auto whole = detail::parse_instant_utc_fast(base);
+    REQUIRE_MESSAGE(whole, base);
+    CHECK(*whole == *detail::parse_instant_general(base));
+    for (std::size_t k = 0; k < 20; ++k) {
+      for (int v = 0; v < 256; ++v) {
+        std::string s(base);
+        s[k] = static_cast<char>(v);
+        const auto fast = detail::parse_instant_utc_fast(s);
+        if (!fast) continue;
+        ++accepted;
+        const auto general = detail::parse_instant_general(s);
+        REQUIRE_MESSAGE(general, s);
+        CHECK_MESSAGE(*fast == *general, s);
+      }
+    }
+  }
+  CHECK(accepted > 8 * 14 * 5);  // most digit positions take several digits
+  CHECK_FALSE(detail::parse_instant_utc_fast("2023-02-29T00:00:00Z"));
+  CHECK_FALSE(detail::parse_instant_utc_fast("2026-11-03T10:15:00+00:00"));
+  CHECK_FALSE(detail::parse_instant_utc_fast("2026-11-03T24:00:00Z"));
+  CHECK_FALSE(detail::parse_instant_utc_fast("2026-13-03T10:15:00Z"));
+  CHECK_FALSE(detail::parse_instant_utc_fast("2026-11-00T10:15:00Z"));
 }
 
 TEST_CASE("intervals: overlap, intersection, splitting") {

@@ -5,7 +5,10 @@
 // so a quoting rule or a line ending is handled in one place. Fields are views, so a
 // million rows go through without an allocation each.
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/io/byte_scan.hpp>
 
 namespace gpurent::io {
 
@@ -39,6 +43,8 @@ class csv_lines {
   }
   // The number of the line last returned (0 before the first).
   [[nodiscard]] std::size_t number() const noexcept { return number_; }
+  // The text after the line last returned.
+  [[nodiscard]] std::string_view rest() const noexcept { return text_.substr(pos_); }
 
  private:
   std::string_view text_;
@@ -118,6 +124,67 @@ namespace detail {
     }
   }
 }
+
+// The lines of a piece of CSV text and, found in the same pass, the fields of each: the
+// fast path of the big readers (usage). Lines and numbers as csv_lines gives them; a line
+// with no quote comes with its fields exactly as split_csv_line would give them, a line with
+// a quote without (the caller splits it with split_csv_line, which unescapes and checks it).
+class csv_line_scanner {
+ public:
+  // The lines of a piece that follows the text's first `lines_before` lines.
+  csv_line_scanner(std::string_view piece, std::size_t lines_before) noexcept : text_(piece), number_(lines_before), mask_(mask_at(0)) {}
+  // The next line into `line` and its fields into `fields` (split false: it has a quote,
+  // `fields` is empty); false at the end of the piece.
+  [[nodiscard]] bool next(std::string_view& line, std::vector<std::string_view>& fields, bool& split) {
+    const char* const d = text_.data();
+    const std::size_t size = text_.size();
+    if (pos_ >= size) return false;
+    fields.clear();
+    split = true;
+    std::size_t base = base_, field = pos_, end = size;
+    std::uint64_t mask = mask_;  // in locals: the compiler cannot keep members in registers across push_back
+    while (true) {
+      while (mask == 0 && base + 64 < size) mask = mask_at(base += 64);
+      if (mask == 0) break;  // the piece ends without a '\n'
+      const std::size_t at = base + static_cast<std::size_t>(std::countr_zero(mask));
+      mask &= mask - 1;
+      if (d[at] == '\n') {
+        end = at;
+        break;
+      }
+      if (d[at] == '"') split = false;
+      fields.emplace_back(d + field, at - field);
+      field = at + 1;
+    }
+    base_ = base;
+    mask_ = mask;
+    const std::size_t next = end == size ? end : end + 1;
+    if (end > pos_ && d[end - 1] == '\r') --end;
+    line = std::string_view(d + pos_, end - pos_);
+    pos_ = next;
+    ++number_;
+    if (split) {
+      fields.emplace_back(d + field, end - field);
+    } else {
+      fields.clear();
+    }
+    return true;
+  }
+  // The number of the line last returned (lines_before before the first).
+  [[nodiscard]] std::size_t number() const noexcept { return number_; }
+
+ private:
+  // The delimiters of the 64 bytes from `at` (a quote counts: it sends its line to split_csv_line).
+  [[nodiscard]] std::uint64_t mask_at(std::size_t at) const noexcept {
+    const std::size_t n = text_.size() - std::min(at, text_.size());
+    return n >= 64 ? byte_mask(text_.data() + at, ',', '\n', '"') : byte_mask_tail(text_.data() + at, n, ',', '\n', '"');
+  }
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+  std::size_t base_ = 0;
+  std::uint64_t mask_ = 0;
+};
 
 // A header whose columns are all known: where each named column is, or an error naming the
 // column that is missing, repeated or unknown. `names[k]` lists the names column k may have

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/io/byte_scan.hpp>
 
 namespace gpurent::io {
 
@@ -129,7 +130,7 @@ class line_blocks {
     if (n == 0) return false;
     out = std::string_view(buf_).substr(0, n);
     returned_ = n;
-    lines_in_last_ = static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+    lines_in_last_ = count_byte(out, '\n');
     return true;
   }
 

@@ -91,6 +91,20 @@ struct usage_header {
   return {};
 }
 
+// An instant field into `out`: the usage files' one shape inline, anything else through
+// parse_instant (which reads it or says what is wrong with it).
+[[nodiscard]] inline expected<void> usage_instant(std::string_view text, std::string_view file, std::size_t line, std::string_view field,
+                                                  instant& out) {
+  if (auto t = ::gpurent::detail::parse_instant_utc_fast(text)) [[likely]] {
+    out = *t;
+    return {};
+  }
+  auto t = parse_instant(text);
+  if (!t) return csv_error(t.error().code, file, line, field, t.error().message);
+  out = *t;
+  return {};
+}
+
 // One record line's fields into `row` (whose views point into `fields`).
 [[nodiscard]] inline expected<void> read_usage_fields(const usage_header& h, std::span<const std::string_view> fields, std::string_view file,
                                                       std::size_t line, usage_row& row, std::vector<std::string_view>& label_values) {
@@ -109,16 +123,12 @@ struct usage_header {
   auto q = parse_positive_nano(fields[h.col[4]]);
   if (!q) return csv_error(q.error().code, file, line, "quantity", q.error().message);
   row.quantity = nano_quantity(*q);
-  auto s = parse_instant(fields[h.col[5]]);
-  if (!s) return csv_error(s.error().code, file, line, "start", s.error().message);
-  auto e = parse_instant(fields[h.col[6]]);
-  if (!e) return csv_error(e.error().code, file, line, "end", e.error().message);
-  if (*e <= *s) {
+  GPURENT_TRY(usage_instant(fields[h.col[5]], file, line, "start", row.start));
+  GPURENT_TRY(usage_instant(fields[h.col[6]], file, line, "end", row.end));
+  if (row.end <= row.start) {
     return csv_error(error_code::parse_error, file, line, "end",
                      "end " + std::string(fields[h.col[6]]) + " is not after start " + std::string(fields[h.col[5]]));
   }
-  row.start = *s;
-  row.end = *e;
   label_values.clear();
   for (std::size_t k : h.label_columns) label_values.push_back(fields[k]);
   row.label_values = label_values;
@@ -128,58 +138,64 @@ struct usage_header {
 
 // Parses the record lines of a usage CSV after its header, piece by piece (a stream read in
 // blocks of whole lines): one parser per thread, as it holds the scratch space of a row.
+// Each byte of a piece is looked at once (csv_line_scanner finds the lines and their commas
+// together); a line with a quote goes through split_csv_line.
 class usage_row_parser {
  public:
   // `header` must outlive the parser.
   usage_row_parser(const detail::usage_header& header, std::string_view file) : header_(&header), file_(file) {
     row_.label_names = header.label_names;
   }
-  // Calls on_row(const usage_row&) -> expected<void> for each record line, in order; stops at
-  // the first error (the reader's or the callback's). ahead(id) is told the id of the record
-  // lookahead lines further on (a hint, such as meter::prefetch; a malformed line gives it
-  // some text of the line).
-  template <class F, class A = detail::no_lookahead>
-  [[nodiscard]] expected<void> rows(csv_lines& lines, F&& on_row, A&& ahead = A{}) {
-    std::string_view line;
-    csv_lines peek = lines;
-    if constexpr (!std::is_same_v<std::remove_cvref_t<A>, detail::no_lookahead>) {
-      for (std::size_t k = 0; k < lookahead && peek.next(line); ++k) ahead(id_field(line));
-    }
-    while (lines.next(line)) {
-      if constexpr (!std::is_same_v<std::remove_cvref_t<A>, detail::no_lookahead>) {
-        std::string_view later;
-        if (peek.next(later)) ahead(id_field(later));
-      }
-      if (line.empty()) continue;  // a blank line is no record
-      if (!split_csv_line(line, fields_, store_, why_)) return detail::csv_error(error_code::parse_error, file_, lines.number(), "", why_);
-      GPURENT_TRY(detail::read_usage_fields(*header_, fields_, file_, lines.number(), row_, label_values_));
-      GPURENT_TRY(on_row(static_cast<const usage_row&>(row_)));
-    }
-    return {};
-  }
-  // The same over a piece that follows the text's first `lines_before` lines.
+  // Calls on_row(const usage_row&) -> expected<void> for each record line of a piece that
+  // follows the text's first `lines_before` lines, in order; stops at the first error (the
+  // reader's or the callback's). ahead(id) is told the id of the record `lookahead` lines
+  // further on (a hint, such as meter::prefetch).
   template <class F, class A = detail::no_lookahead>
   [[nodiscard]] expected<void> rows(std::string_view piece, std::size_t lines_before, F&& on_row, A&& ahead = A{}) {
-    csv_lines lines(piece, lines_before);
-    return rows(lines, std::forward<F>(on_row), std::forward<A>(ahead));
+    csv_line_scanner scan(piece, lines_before);
+    std::size_t scanned = 0;
+    while (scanned < lookahead && scan_one(scan, scanned, ahead)) ++scanned;
+    for (std::size_t k = 0; k < scanned; ++k) {
+      GPURENT_TRY(row_of(ring_[k % ring], on_row));
+      if (scan_one(scan, scanned, ahead)) ++scanned;
+    }
+    return {};
   }
 
  private:
   // How far ahead() runs: enough rows to hide a cache miss behind their parsing.
   static constexpr std::size_t lookahead = 8;
-  // The id column's text in a line (unquoted, as every generated file has it).
-  [[nodiscard]] std::string_view id_field(std::string_view line) const noexcept {
-    for (std::size_t c = 0; c < header_->col[0]; ++c) {
-      const std::size_t comma = line.find(',');
-      if (comma == std::string_view::npos) return {};
-      line.remove_prefix(comma + 1);
+  static constexpr std::size_t ring = 2 * lookahead;
+  struct scanned_line {
+    std::string_view text;
+    std::vector<std::string_view> fields;
+    bool split = false;
+    std::size_t number = 0;
+  };
+  // Scans the next line into ring slot `k` and tells ahead() its id; false at the end.
+  template <class A>
+  [[nodiscard]] bool scan_one(csv_line_scanner& scan, std::size_t k, A& ahead) {
+    scanned_line& s = ring_[k % ring];
+    if (!scan.next(s.text, s.fields, s.split)) return false;
+    s.number = scan.number();
+    if constexpr (!std::is_same_v<std::remove_cvref_t<A>, detail::no_lookahead>) {
+      if (s.split && header_->col[0] < s.fields.size()) ahead(s.fields[header_->col[0]]);
     }
-    return line.substr(0, line.find(','));
+    return true;
+  }
+  // One scanned line as a row, handed to on_row; a blank line is no record.
+  template <class F>
+  [[nodiscard]] expected<void> row_of(scanned_line& s, F& on_row) {
+    if (s.text.empty()) return {};
+    if (!s.split && !split_csv_line(s.text, s.fields, store_, why_)) return detail::csv_error(error_code::parse_error, file_, s.number, "", why_);
+    GPURENT_TRY(detail::read_usage_fields(*header_, s.fields, file_, s.number, row_, label_values_));
+    return on_row(static_cast<const usage_row&>(row_));
   }
   const detail::usage_header* header_;
   std::string_view file_;
   usage_row row_;
-  std::vector<std::string_view> fields_, label_values_;
+  std::array<scanned_line, ring> ring_;
+  std::vector<std::string_view> label_values_;
   std::vector<std::string> store_;
   std::string why_;
 };
@@ -192,7 +208,7 @@ template <class F>
   detail::usage_header header;
   GPURENT_TRY(detail::read_usage_header(lines, file, header));
   usage_row_parser parser(header, file);
-  return parser.rows(lines, std::forward<F>(on_row));
+  return parser.rows(lines.rest(), lines.number(), std::forward<F>(on_row));
 }
 
 // A record with the line it came from.

@@ -7,6 +7,7 @@
 // would have seen every record, so their invoices are identical.
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -22,6 +23,7 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/paged.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/shard.hpp>
 #include <gpurent/metering/usage.hpp>
@@ -52,9 +54,9 @@ class meter {
   [[nodiscard]] const interval& period() const noexcept { return period_; }
   // Records that follow come from this file (errors name it with the line).
   void set_source(std::string file) { source_ = import_source(file); }
+  // Sizes the id table for about `records` distinct records, so it is not rebuilt as they
+  // come (the records themselves grow by pages: paged.hpp).
   void reserve(std::size_t records) {
-    entries_.reserve(records);
-    ids_.reserve(records * 12);
     if (slots_.size() * 3 < records * 4) rehash(records * 4 / 3 + 1);
   }
   // Starts loading the table slot of `id` into the cache: readers call it a few records
@@ -63,7 +65,7 @@ class meter {
   // effects and drops every call to it.)
   void prefetch(std::string_view id) const noexcept {
     if (slots_.empty()) return;
-    const std::uint32_t* slot = &slots_[home(hash_id(id) * hash_mix, slots_.size() - 1)];
+    const std::uint32_t* slot = &slots_[home(hash_id(id), slots_.size())];
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     asm volatile("prefetcht0 %0" : : "m"(*slot));
 #else
@@ -267,8 +269,8 @@ class meter {
     std::size_t line;
   };
   // A distinct record as stored, 40 bytes (issue 19: at most 64 bytes per distinct record
-  // with its id and slot). Its id lives in ids_ (one arena), from its offset to the next
-  // entry's; its hash is recomputed from the id when the table grows; file and line share
+  // with its id and slot). Its id lives in ids_ (pages of bytes), from its offset to the
+  // next entry's; its hash is recomputed from the id when the table grows; file and line share
   // one word; the length (end - start) is 32 bits, a longer one kept in long_ends_.
   struct entry {
     std::uint64_t id_rate;    // id offset (low 40 bits), rate (high 16 bits)
@@ -310,31 +312,34 @@ class meter {
     return {e.account, static_cast<std::uint32_t>(e.id_rate >> 48),  static_cast<std::uint32_t>(e.file_line >> 40), e.quantity, e.start,
             end,       static_cast<std::size_t>(e.file_line & low40)};
   }
-  // The id's shard hash (metering/shard.hpp); its product with hash_mix gives the home slot
-  // (bits 32 up) and the slot's tag (the top bits), so a shard's ids (which share hash mod N)
-  // still spread over the whole table.
+  // The id's shard hash (metering/shard.hpp). The home slot is the top half of its product
+  // with hash_mix scaled to the table's size (Lemire's multiply-shift: the table needs no
+  // power-of-two size, so a reserve sizes it to the records), so a shard's ids (which share
+  // hash mod N) still spread over the whole table.
   [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return fnv1a64(id); }
-  [[nodiscard]] static std::size_t home(std::uint64_t mixed, std::size_t mask) noexcept { return static_cast<std::size_t>(mixed >> 32) & mask; }
+  [[nodiscard]] static std::size_t home(std::uint64_t h, std::size_t size) noexcept {
+    return static_cast<std::size_t>((((h * hash_mix) >> 32) * size) >> 32);
+  }
   [[nodiscard]] std::string_view id_of(std::size_t k) const noexcept {
     const std::uint64_t b = entries_[k].id_rate & low40;
     const std::uint64_t e = k + 1 < entries_.size() ? entries_[k + 1].id_rate & low40 : ids_.size();
-    return {ids_.data() + b, static_cast<std::size_t>(e - b)};
+    return ids_.view(b, e);
   }
   // A slot holds entry index + 1 in its low slot_bits_ bits (0: empty) and the top bits of
-  // the mixed hash above them, so a probe rarely reads an entry whose id differs.
-  [[nodiscard]] std::uint32_t slot_of(std::uint64_t mixed, std::size_t k) const noexcept {
-    const std::uint64_t tag = slot_bits_ >= 32 ? 0 : mixed >> (32 + slot_bits_);
+  // the hash above them (home() reads the product's bits instead), so a probe rarely reads an
+  // entry whose id differs.
+  [[nodiscard]] std::uint32_t slot_of(std::uint64_t h, std::size_t k) const noexcept {
+    const std::uint64_t tag = slot_bits_ >= 32 ? 0 : h >> (32 + slot_bits_);
     return static_cast<std::uint32_t>((tag << slot_bits_) | (k + 1));
   }
   [[nodiscard]] std::uint64_t slot_index_mask() const noexcept { return (std::uint64_t{1} << slot_bits_) - 1; }
   // Open addressing with linear probing at a load of at most 3/4.
   [[nodiscard]] std::size_t find_id(std::string_view id, std::uint64_t h) const noexcept {
     if (slots_.empty()) return npos;
-    const std::size_t mask = slots_.size() - 1;
-    const std::uint64_t mixed = h * hash_mix;
+    const std::size_t size = slots_.size();
     const std::uint64_t index_mask = slot_index_mask();
-    const std::uint64_t tag = slot_of(mixed, 0) & ~index_mask;
-    for (std::size_t i = home(mixed, mask);; i = (i + 1) & mask) {
+    const std::uint64_t tag = slot_of(h, 0) & ~index_mask;
+    for (std::size_t i = home(h, size);; i = i + 1 == size ? 0 : i + 1) {
       const std::uint32_t s = slots_[i];
       if (s == 0) return npos;
       if ((s & ~index_mask) != tag) continue;
@@ -342,27 +347,23 @@ class meter {
       if (id_of(k) == id) return k;
     }
   }
+  // A table of `want` slots (at least 16, below 2^32), rebuilt from the entries.
   void rehash(std::size_t want) {
-    std::size_t cap = 16;
-    slot_bits_ = 4;
-    while (cap < want) {
-      cap *= 2;
-      ++slot_bits_;
-    }
-    slots_.assign(cap, 0);
+    const std::size_t size = std::clamp<std::size_t>(want, 16, UINT32_MAX);
+    slot_bits_ = static_cast<std::size_t>(std::bit_width(size));  // entry index + 1 <= size
+    slots_ = std::vector<std::uint32_t>();                        // freed first: peak = the new table
+    slots_.resize(size);
     for (std::size_t k = 0; k < entries_.size(); ++k) place(k, hash_id(id_of(k)));
   }
   void place(std::size_t k, std::uint64_t h) noexcept {
-    const std::size_t mask = slots_.size() - 1;
-    const std::uint64_t mixed = h * hash_mix;
-    std::size_t i = home(mixed, mask);
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = slot_of(mixed, k);
+    const std::size_t size = slots_.size();
+    std::size_t i = home(h, size);
+    while (slots_[i] != 0) i = i + 1 == size ? 0 : i + 1;
+    slots_[i] = slot_of(h, k);
   }
   void insert(std::string_view id, std::uint64_t h, const record& r) {
     GPURENT_ASSERT(entries_.size() < (std::size_t{1} << 31));
-    entries_.push_back(pack(r, ids_.size(), entries_.size()));
-    ids_.append(id);
+    entries_.push_back(pack(r, ids_.append(id), entries_.size()));
     if (4 * entries_.size() > 3 * slots_.size()) {
       rehash(2 * slots_.size());
     } else {
@@ -682,10 +683,10 @@ class meter {
   std::vector<std::string> accounts_;
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;
   std::uint32_t last_account_ = UINT32_MAX;
-  std::vector<entry> entries_;
-  std::string ids_;
+  detail::paged_vector<entry, 15> entries_;  // 1.25 MiB pages
+  detail::paged_bytes ids_;                  // the ids, entry k's from its offset
   std::vector<std::uint32_t> slots_;
-  std::size_t slot_bits_ = 0;                                // slots_.size() == 2^slot_bits_
+  std::size_t slot_bits_ = 0;                                // bits of an entry index + 1 in a slot
   std::unordered_map<std::size_t, std::int64_t> long_ends_;  // entries spanning 2^32 - 1 s or more
   std::vector<line_totals> lines_;                           // account x n_rates_ + rate
   std::int64_t out_of_period_ = 0;

@@ -39,7 +39,7 @@ namespace gpurent::io {
 // The same for the n < 64 bytes at p (the bits past n clear).
 [[nodiscard]] inline std::uint64_t byte_mask_tail(const char* p, std::size_t n, char a, char b, char c) noexcept {
   char tail[64] = {};
-  std::memcpy(tail, p, n);
+  if (n != 0) std::memcpy(tail, p, n);  // p may be null when n is 0
   const std::uint64_t m = byte_mask(tail, a, b, c);
   return n == 0 ? 0 : m & (~std::uint64_t{0} >> (64 - n));
 }

@@ -16,6 +16,9 @@
 #include <gpurent/io/byte_scan.hpp>
 #include <gpurent/io/csv_split.hpp>
 
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_io_csv_scanner {
+
 using namespace gpurent::io;
 
 namespace {
@@ -85,3 +88,5 @@ TEST_CASE("count_byte and byte_mask: every length around the 64-byte window") {
   CHECK(byte_mask_tail(w.data(), 11, ',', '\n', '"') == ((std::uint64_t{1} << 10) | 1U));
   CHECK(byte_mask_tail(w.data(), 0, ',', '\n', '"') == 0);
 }
+
+}  // namespace test_io_csv_scanner

@@ -3,6 +3,7 @@
 // The core layer: exact decimals and money, currencies, rounding, time and calendars,
 // quantities, errors.
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/bytes.hpp>
 #include <gpurent/core/calendar.hpp>
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/decimal.hpp>

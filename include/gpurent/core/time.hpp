@@ -15,6 +15,7 @@
 
 #include <date/date.h>
 
+#include <gpurent/core/bytes.hpp>
 #include <gpurent/core/error.hpp>
 
 namespace gpurent {
@@ -114,16 +115,6 @@ namespace detail {
 [[nodiscard]] constexpr bool all_digits(std::uint64_t w, std::uint64_t digits) noexcept {
   const std::uint64_t hi = digits & 0xF0F0F0F0F0F0F0F0U, three = digits & 0x3030303030303030U;
   return (w & hi) == three && (((w & digits) + (digits & 0x0606060606060606U)) & hi) == three;
-}
-// The n <= 8 bytes at p as a word whose byte k is p[k].
-[[nodiscard]] inline std::uint64_t little_endian_word(const char* p, int n) noexcept {
-  std::uint64_t w = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&w, p, static_cast<std::size_t>(n));
-  } else {
-    for (int k = 0; k < n; ++k) w |= std::uint64_t{static_cast<unsigned char>(p[k])} << (8 * k);
-  }
-  return w;
 }
 // The two-digit number at byte k of `w` (bytes already checked to be digits).
 [[nodiscard]] constexpr unsigned two_digits(std::uint64_t w, int k) noexcept {

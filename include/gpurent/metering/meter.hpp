@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include <gpurent/core/bytes.hpp>
 #include <gpurent/core/calendar.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/money.hpp>
@@ -110,7 +111,8 @@ class meter {
       }
       return locate(conflict(id, first, e, first.account == e.account), line);
     }
-    if (auto r = contribute(e, 1); !r) return locate(r.error(), line);
+    if (const contribution c = contribute_status(e, 1); c != contribution::ok) [[unlikely]]
+      return locate(contribution_error(c), line);
     insert(id, h, e);
     return {};
   }
@@ -287,7 +289,7 @@ class meter {
   static constexpr std::uint64_t hash_mix = 0x9E3779B97F4A7C15ULL;
 
   // What 40 bytes hold: a rate index below 2^16, a line below 2^40 (nothing real is larger).
-  [[nodiscard]] static expected<void> packable(std::size_t rate_pos, std::size_t line) {
+  [[nodiscard, gnu::always_inline]] static expected<void> packable(std::size_t rate_pos, std::size_t line) {
     if (rate_pos > 0xFFFF) return make_error(error_code::invalid_argument, "resource", "a tariff of more than 65536 rates is not supported");
     if (line > low40) return make_error(error_code::invalid_argument, "line", "line number beyond 2^40");
     return {};
@@ -312,11 +314,28 @@ class meter {
     return {e.account, static_cast<std::uint32_t>(e.id_rate >> 48),  static_cast<std::uint32_t>(e.file_line >> 40), e.quantity, e.start,
             end,       static_cast<std::size_t>(e.file_line & low40)};
   }
-  // The id's shard hash (metering/shard.hpp). The home slot is the top half of its product
-  // with hash_mix scaled to the table's size (Lemire's multiply-shift: the table needs no
-  // power-of-two size, so a reserve sizes it to the records), so a shard's ids (which share
-  // hash mod N) still spread over the whole table.
-  [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return fnv1a64(id); }
+  // The tables' hash of an id or an account: eight bytes at a time, each word mixed in by a
+  // multiply and a shift, murmur3's finaliser at the end. It lives only in this process's
+  // tables (the shard hash is fnv1a64, shard.hpp: a byte at a time, 4 cycles a byte), and
+  // reads the bytes as a little-endian word on every machine, so probes are the same
+  // everywhere. The home slot is the top half of the hash's product with hash_mix scaled to
+  // the table's size (Lemire's multiply-shift: the table needs no power-of-two size, so a
+  // reserve sizes it to the records).
+  [[nodiscard]] static std::uint64_t table_hash(std::string_view s) noexcept {
+    std::uint64_t h = s.size() * hash_mix;
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) h = mix_word(h, detail::little_endian_word(s.data() + i, 8));
+    if (i < s.size())
+      h = mix_word(h, s.size() >= 8 ? detail::little_endian_word(s.data() + s.size() - 8, 8) : detail::short_word(s.data(), s.size()));
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 33);
+  }
+  [[nodiscard]] static std::uint64_t mix_word(std::uint64_t h, std::uint64_t w) noexcept {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 31);
+  }
+  [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return table_hash(id); }
   [[nodiscard]] static std::size_t home(std::uint64_t h, std::size_t size) noexcept {
     return static_cast<std::size_t>((((h * hash_mix) >> 32) * size) >> 32);
   }
@@ -344,7 +363,7 @@ class meter {
       if (s == 0) return npos;
       if ((s & ~index_mask) != tag) continue;
       const std::size_t k = static_cast<std::size_t>((s & index_mask) - 1);
-      if (id_of(k) == id) return k;
+      if (detail::same_bytes(id_of(k), id)) return k;
     }
   }
   // A table of `want` slots (at least 16, below 2^32), rebuilt from the entries.
@@ -404,16 +423,35 @@ class meter {
   }
   [[nodiscard]] std::size_t line_index(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
 
+  // The account's index, a new one for an account not seen before. Open addressing with
+  // linear probing in a power-of-two table at most half full; a slot holds the hash's top
+  // half above the account index + 1 (0: empty), so a probe compares names only on a match.
   std::uint32_t intern(std::string_view account) {
-    if (last_account_ != UINT32_MAX && accounts_[last_account_] == account) return last_account_;
-    auto it = account_index_.find(account);
-    if (it == account_index_.end()) {
-      it = account_index_.emplace(std::string(account), static_cast<std::uint32_t>(accounts_.size())).first;
-      accounts_.emplace_back(account);
-      lines_.resize(accounts_.size() * n_rates_);
+    if (last_account_ != UINT32_MAX && detail::same_bytes(accounts_[last_account_], account)) return last_account_;
+    if (2 * (accounts_.size() + 1) > account_slots_.size()) grow_accounts();
+    const std::uint64_t h = table_hash(account), tag = h & ~std::uint64_t{UINT32_MAX};
+    const std::size_t mask = account_slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(h) & mask;
+    for (; account_slots_[i] != 0; i = (i + 1) & mask) {
+      const std::uint64_t s = account_slots_[i];
+      const auto k = static_cast<std::uint32_t>(s) - 1;
+      if ((s & ~std::uint64_t{UINT32_MAX}) == tag && detail::same_bytes(accounts_[k], account)) return last_account_ = k;
     }
-    last_account_ = it->second;
-    return it->second;
+    last_account_ = static_cast<std::uint32_t>(accounts_.size());
+    account_slots_[i] = tag | (std::uint64_t{last_account_} + 1);
+    accounts_.emplace_back(account);
+    lines_.resize(accounts_.size() * n_rates_);
+    return last_account_;
+  }
+  void grow_accounts() {
+    account_slots_.assign(std::max<std::size_t>(16, 2 * account_slots_.size()), 0);
+    const std::size_t mask = account_slots_.size() - 1;
+    for (std::size_t k = 0; k < accounts_.size(); ++k) {
+      const std::uint64_t h = table_hash(accounts_[k]);
+      std::size_t i = static_cast<std::size_t>(h) & mask;
+      while (account_slots_[i] != 0) i = (i + 1) & mask;
+      account_slots_[i] = (h & ~std::uint64_t{UINT32_MAX}) | (std::uint64_t{k} + 1);
+    }
   }
   record remap(const meter& o, const record& e) {
     record r = e;
@@ -432,11 +470,22 @@ class meter {
 
   // Rates an entry and adds (sign +1) or removes (-1) its contribution.
   expected<void> contribute(const record& e, int sign) {
+    const contribution c = contribute_status(e, sign);
+    if (c == contribution::ok) return {};
+    return unexpected(contribution_error(c));
+  }
+  // The same as a status, for the per-record path (an expected<void> returned from a call
+  // costs GCC a clear of its 112-byte error union).
+  enum class contribution : std::uint8_t { ok, record_overflow, line_overflow };
+  [[nodiscard]] static error contribution_error(contribution c) {
+    return detail::overflow_error(c == contribution::record_overflow ? "the amount of this record" : "the line totals").value();
+  }
+  [[nodiscard]] contribution contribute_status(const record& e, int sign) {
     const rate& r = t_->rate_at(e.rate);
     rated_usage u;
     switch (rate_usage(r, period_, instant{seconds{e.start}}, instant{seconds{e.end}}, e.quantity, u)) {
-      case rating_status::out_of_period: out_of_period_ += sign; return {};
-      case rating_status::overflow: return detail::overflow_error("the amount of this record");
+      case rating_status::out_of_period: out_of_period_ += sign; return contribution::ok;
+      case rating_status::overflow: return contribution::record_overflow;
       case rating_status::rated: break;
     }
     detail::i128 rounded = 0;
@@ -445,8 +494,8 @@ class meter {
     }
     line_totals& l = lines_[line_index(e.account, e.rate)];
     const bool with_waste = sums_waste(r);
-    if (!(sign > 0 ? l.add(u, rounded, with_waste) : l.subtract(u, rounded, with_waste))) return detail::overflow_error("the line totals");
-    return {};
+    if (!(sign > 0 ? l.add(u, rounded, with_waste) : l.subtract(u, rounded, with_waste))) return contribution::line_overflow;
+    return contribution::ok;
   }
   // The one rounding of an amount to minor units, with the tariff's mode; 0 when the tariff
   // forgives amounts below one minor unit and this is one.
@@ -681,7 +730,7 @@ class meter {
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> source_index_;
   std::uint32_t source_ = 0;
   std::vector<std::string> accounts_;
-  std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> account_index_;
+  std::vector<std::uint64_t> account_slots_;  // intern()'s table
   std::uint32_t last_account_ = UINT32_MAX;
   detail::paged_vector<entry, 15> entries_;  // 1.25 MiB pages
   detail::paged_bytes ids_;                  // the ids, entry k's from its offset

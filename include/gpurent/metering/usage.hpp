@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <gpurent/core/assert.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/tariff/amount.hpp>
@@ -33,17 +34,28 @@ struct usage_record {
   friend bool operator==(const usage_record&, const usage_record&) = default;
 };
 
-// What every record must satisfy before it is rated (the meter checks it on every record);
-// the error names the field.
-[[nodiscard]] inline expected<void> validate_usage(std::string_view id, std::string_view account, nano_quantity quantity, instant start,
-                                                   instant end) {
-  if (id.empty()) return make_error(error_code::invalid_argument, "id", "a record needs an id");
-  if (account.empty()) return make_error(error_code::invalid_argument, "account", "a record needs an account");
+namespace detail {
+// What is wrong with a record validate_usage turned down, the first failing rule first.
+[[nodiscard, gnu::noinline]] inline error invalid_usage(std::string_view id, std::string_view account, nano_quantity quantity, instant start,
+                                                        instant end) {
+  if (id.empty()) return {error_code::invalid_argument, "id", "a record needs an id", {}};
+  if (account.empty()) return {error_code::invalid_argument, "account", "a record needs an account", {}};
   if (quantity <= nano_quantity{0})
-    return make_error(error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity));
-  if (end <= start)
-    return make_error(error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start));
-  return {};
+    return {error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}};
+  GPURENT_ASSERT(end <= start);
+  return {error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}};
+}
+}  // namespace detail
+
+// What every record must satisfy before it is rated (the meter checks it on every record):
+// an id, an account, a positive quantity, an end after the start; the error names the field.
+// Inline where it is called per record (an expected<void> returned from a call costs GCC a
+// clear of its 112-byte error union); the explanation is built out of line.
+[[nodiscard, gnu::always_inline]] inline expected<void> validate_usage(std::string_view id, std::string_view account, nano_quantity quantity,
+                                                                       instant start, instant end) {
+  if (!id.empty() && !account.empty() && quantity > nano_quantity{0} && start < end) [[likely]]
+    return {};
+  return unexpected(detail::invalid_usage(id, account, quantity, start, end));
 }
 [[nodiscard]] inline expected<void> validate(const usage_record& r) { return validate_usage(r.id, r.account, r.quantity, r.start, r.end); }
 

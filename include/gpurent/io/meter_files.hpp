@@ -244,7 +244,11 @@ class parallel_run {
         source = blk.file;
         m.set_source(files_[source]);
       }
-      for (const shard_row& r : blk.rows[k]) {
+      const std::vector<shard_row>& rows = blk.rows[k];
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        // The id's slot fetched rows ahead, as the serial path's parser does.
+        if (i + usage_row_parser::lookahead < rows.size()) m.prefetch(rows[i + usage_row_parser::lookahead].id);
+        const shard_row& r = rows[i];
         auto added = m.add(r.id, r.account, r.rate, r.quantity, r.start, r.end, r.line);
         if (!added) {
           err = placed_error{blk.file, r.line, std::move(added.error())};

@@ -171,10 +171,10 @@ class usage_row_parser {
     }
     return {};
   }
-
- private:
   // How far ahead() runs: enough rows to hide a cache miss behind their parsing.
   static constexpr std::size_t lookahead = 8;
+
+ private:
   static constexpr std::size_t ring = 2 * lookahead;
   struct scanned_line {
     std::string_view text;

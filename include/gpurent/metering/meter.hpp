@@ -58,15 +58,15 @@ class meter {
   // Sizes the id table for about `records` distinct records, so it is not rebuilt as they
   // come (the records themselves grow by pages: paged.hpp).
   void reserve(std::size_t records) {
-    if (slots_.size() * 3 < records * 4) rehash(records * 4 / 3 + 1);
+    if (id_index_.slots() * 3 < records * 4) rehash_ids(records * 4 / 3 + 1);
   }
   // Starts loading the table slot of `id` into the cache: readers call it a few records
   // ahead of add(), so the slot (a likely cache miss in a table of millions) is there in time.
   // (An asm statement on x86: GCC 12 finds a function holding only __builtin_prefetch free of
   // effects and drops every call to it.)
   void prefetch(std::string_view id) const noexcept {
-    if (slots_.empty()) return;
-    const std::uint32_t* slot = &slots_[home(hash_id(id), slots_.size())];
+    const std::uint32_t* slot = id_index_.home_slot(hash_id(id));
+    if (slot == nullptr) return;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     asm volatile("prefetcht0 %0" : : "m"(*slot));
 #else
@@ -286,7 +286,6 @@ class meter {
   static constexpr std::uint64_t low40 = (std::uint64_t{1} << 40) - 1;
   static constexpr std::uint32_t long_length = UINT32_MAX;
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  static constexpr std::uint64_t hash_mix = 0x9E3779B97F4A7C15ULL;
 
   // What 40 bytes hold: a rate index below 2^16, a line below 2^40 (nothing real is larger).
   [[nodiscard, gnu::always_inline]] static expected<void> packable(std::size_t rate_pos, std::size_t line) {
@@ -318,11 +317,9 @@ class meter {
   // multiply and a shift, murmur3's finaliser at the end. It lives only in this process's
   // tables (the shard hash is fnv1a64, shard.hpp: a byte at a time, 4 cycles a byte), and
   // reads the bytes as a little-endian word on every machine, so probes are the same
-  // everywhere. The home slot is the top half of the hash's product with hash_mix scaled to
-  // the table's size (Lemire's multiply-shift: the table needs no power-of-two size, so a
-  // reserve sizes it to the records).
+  // everywhere (detail::key_index, paged.hpp, turns it into a slot).
   [[nodiscard]] static std::uint64_t table_hash(std::string_view s) noexcept {
-    std::uint64_t h = s.size() * hash_mix;
+    std::uint64_t h = s.size() * detail::key_index::mix;
     std::size_t i = 0;
     for (; i + 8 <= s.size(); i += 8) h = mix_word(h, detail::little_endian_word(s.data() + i, 8));
     if (i < s.size())
@@ -336,58 +333,21 @@ class meter {
     return h ^ (h >> 31);
   }
   [[nodiscard]] static std::uint64_t hash_id(std::string_view id) noexcept { return table_hash(id); }
-  [[nodiscard]] static std::size_t home(std::uint64_t h, std::size_t size) noexcept {
-    return static_cast<std::size_t>((((h * hash_mix) >> 32) * size) >> 32);
-  }
   [[nodiscard]] std::string_view id_of(std::size_t k) const noexcept {
     const std::uint64_t b = entries_[k].id_rate & low40;
     const std::uint64_t e = k + 1 < entries_.size() ? entries_[k + 1].id_rate & low40 : ids_.size();
     return ids_.view(b, e);
   }
-  // A slot holds entry index + 1 in its low slot_bits_ bits (0: empty) and the top bits of
-  // the hash above them (home() reads the product's bits instead), so a probe rarely reads an
-  // entry whose id differs.
-  [[nodiscard]] std::uint32_t slot_of(std::uint64_t h, std::size_t k) const noexcept {
-    const std::uint64_t tag = slot_bits_ >= 32 ? 0 : h >> (32 + slot_bits_);
-    return static_cast<std::uint32_t>((tag << slot_bits_) | (k + 1));
-  }
-  [[nodiscard]] std::uint64_t slot_index_mask() const noexcept { return (std::uint64_t{1} << slot_bits_) - 1; }
-  // Open addressing with linear probing at a load of at most 3/4.
   [[nodiscard]] std::size_t find_id(std::string_view id, std::uint64_t h) const noexcept {
-    if (slots_.empty()) return npos;
-    const std::size_t size = slots_.size();
-    const std::uint64_t index_mask = slot_index_mask();
-    const std::uint64_t tag = slot_of(h, 0) & ~index_mask;
-    for (std::size_t i = home(h, size);; i = i + 1 == size ? 0 : i + 1) {
-      const std::uint32_t s = slots_[i];
-      if (s == 0) return npos;
-      if ((s & ~index_mask) != tag) continue;
-      const std::size_t k = static_cast<std::size_t>((s & index_mask) - 1);
-      if (detail::same_bytes(id_of(k), id)) return k;
-    }
+    return id_index_.find(h, [&](std::size_t k) { return detail::same_bytes(id_of(k), id); });
   }
-  // A table of `want` slots (at least 16, below 2^32), rebuilt from the entries.
-  void rehash(std::size_t want) {
-    const std::size_t size = std::clamp<std::size_t>(want, 16, UINT32_MAX);
-    slot_bits_ = static_cast<std::size_t>(std::bit_width(size));  // entry index + 1 <= size
-    slots_ = std::vector<std::uint32_t>();                        // freed first: peak = the new table
-    slots_.resize(size);
-    for (std::size_t k = 0; k < entries_.size(); ++k) place(k, hash_id(id_of(k)));
-  }
-  void place(std::size_t k, std::uint64_t h) noexcept {
-    const std::size_t size = slots_.size();
-    std::size_t i = home(h, size);
-    while (slots_[i] != 0) i = i + 1 == size ? 0 : i + 1;
-    slots_[i] = slot_of(h, k);
+  void rehash_ids(std::size_t want) {
+    id_index_.rebuild(want, entries_.size(), [&](std::size_t k) { return hash_id(id_of(k)); });
   }
   void insert(std::string_view id, std::uint64_t h, const record& r) {
     GPURENT_ASSERT(entries_.size() < (std::size_t{1} << 31));
     entries_.push_back(pack(r, ids_.append(id), entries_.size()));
-    if (4 * entries_.size() > 3 * slots_.size()) {
-      rehash(2 * slots_.size());
-    } else {
-      place(entries_.size() - 1, h);
-    }
+    id_index_.added(entries_.size(), h, [&](std::size_t k) { return hash_id(id_of(k)); });
   }
   // The first priced field in which two records differ; empty when none does.
   [[nodiscard]] static std::string_view differing(const record& a, const record& b, bool same_account) noexcept {
@@ -423,35 +383,18 @@ class meter {
   }
   [[nodiscard]] std::size_t line_index(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
 
-  // The account's index, a new one for an account not seen before. Open addressing with
-  // linear probing in a power-of-two table at most half full; a slot holds the hash's top
-  // half above the account index + 1 (0: empty), so a probe compares names only on a match.
+  // The account's index, a new one for an account not seen before (the same key_index as
+  // the ids').
   std::uint32_t intern(std::string_view account) {
     if (last_account_ != UINT32_MAX && detail::same_bytes(accounts_[last_account_], account)) return last_account_;
-    if (2 * (accounts_.size() + 1) > account_slots_.size()) grow_accounts();
-    const std::uint64_t h = table_hash(account), tag = h & ~std::uint64_t{UINT32_MAX};
-    const std::size_t mask = account_slots_.size() - 1;
-    std::size_t i = static_cast<std::size_t>(h) & mask;
-    for (; account_slots_[i] != 0; i = (i + 1) & mask) {
-      const std::uint64_t s = account_slots_[i];
-      const auto k = static_cast<std::uint32_t>(s) - 1;
-      if ((s & ~std::uint64_t{UINT32_MAX}) == tag && detail::same_bytes(accounts_[k], account)) return last_account_ = k;
-    }
+    const std::uint64_t h = table_hash(account);
+    const std::size_t k = account_index_.find(h, [&](std::size_t i) { return detail::same_bytes(accounts_[i], account); });
+    if (k != npos) return last_account_ = static_cast<std::uint32_t>(k);
     last_account_ = static_cast<std::uint32_t>(accounts_.size());
-    account_slots_[i] = tag | (std::uint64_t{last_account_} + 1);
     accounts_.emplace_back(account);
     lines_.resize(accounts_.size() * n_rates_);
+    account_index_.added(accounts_.size(), h, [&](std::size_t i) { return table_hash(accounts_[i]); });
     return last_account_;
-  }
-  void grow_accounts() {
-    account_slots_.assign(std::max<std::size_t>(16, 2 * account_slots_.size()), 0);
-    const std::size_t mask = account_slots_.size() - 1;
-    for (std::size_t k = 0; k < accounts_.size(); ++k) {
-      const std::uint64_t h = table_hash(accounts_[k]);
-      std::size_t i = static_cast<std::size_t>(h) & mask;
-      while (account_slots_[i] != 0) i = (i + 1) & mask;
-      account_slots_[i] = (h & ~std::uint64_t{UINT32_MAX}) | (std::uint64_t{k} + 1);
-    }
   }
   record remap(const meter& o, const record& e) {
     record r = e;
@@ -730,12 +673,11 @@ class meter {
   std::unordered_map<std::string, std::uint32_t, detail::string_hash, std::equal_to<>> source_index_;
   std::uint32_t source_ = 0;
   std::vector<std::string> accounts_;
-  std::vector<std::uint64_t> account_slots_;  // intern()'s table
+  detail::key_index account_index_;
   std::uint32_t last_account_ = UINT32_MAX;
-  detail::paged_vector<entry, 15> entries_;  // 1.25 MiB pages
-  detail::paged_bytes ids_;                  // the ids, entry k's from its offset
-  std::vector<std::uint32_t> slots_;
-  std::size_t slot_bits_ = 0;                                // bits of an entry index + 1 in a slot
+  detail::paged_vector<entry, 15> entries_;                  // 1.25 MiB pages
+  detail::paged_bytes ids_;                                  // the ids, entry k's from its offset
+  detail::key_index id_index_;                               // the entries by id
   std::unordered_map<std::size_t, std::int64_t> long_ends_;  // entries spanning 2^32 - 1 s or more
   std::vector<line_totals> lines_;                           // account x n_rates_ + rate
   std::int64_t out_of_period_ = 0;

@@ -5,8 +5,10 @@
 // peak is up to twice what it holds (and it needs a good reserve to avoid that); these grow by
 // fixed pages that never move, so the peak is what they hold plus one page, whatever the
 // estimate of the number of records.
+// key_index finds a record by its id (and an account by its name) in them.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -122,6 +124,74 @@ class paged_bytes {
   std::vector<std::size_t> used_;               // bytes used on each page
   std::size_t room_ = 0;                        // bytes left on the last page
   std::uint64_t end_ = 0;
+};
+
+// Where the keys of a sequence are (the meter's record ids, its accounts): open addressing
+// with linear probing at a load of at most 3/4, in a table of any size (the home slot is the
+// top half of the hash's product with key_index::mix scaled to the size: Lemire's
+// multiply-shift, so a reserve sizes it to the keys, not to a power of two). A slot holds key
+// index + 1 in its low bits (0: empty) and the hash's top bits above them, so a probe rarely
+// compares a key that differs. The keys themselves stay with the caller.
+class key_index {
+ public:
+  static constexpr std::uint64_t mix = 0x9E3779B97F4A7C15ULL;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  [[nodiscard]] std::size_t slots() const noexcept { return slots_.size(); }
+  // Key k whose hash is h and for which same(k) holds; npos when there is none.
+  template <class Same>
+  [[nodiscard]] std::size_t find(std::uint64_t h, Same&& same) const noexcept {
+    if (slots_.empty()) return npos;
+    const std::size_t size = slots_.size();
+    const std::uint64_t index_mask = (std::uint64_t{1} << bits_) - 1, tag = slot_of(h, 0) & ~index_mask;
+    for (std::size_t i = home(h, size);; i = i + 1 == size ? 0 : i + 1) {
+      const std::uint32_t s = slots_[i];
+      if (s == 0) return npos;
+      if ((s & ~index_mask) != tag) continue;
+      const auto k = static_cast<std::size_t>((s & index_mask) - 1);
+      if (same(k)) return k;
+    }
+  }
+  // The address of h's home slot (to prefetch); null in an empty table.
+  [[nodiscard]] const std::uint32_t* home_slot(std::uint64_t h) const noexcept { return slots_.empty() ? nullptr : &slots_[home(h, slots_.size())]; }
+  // Key `count - 1` (hash h) was appended: placed, or the table rebuilt twice as large from
+  // hash_of(k) for every key.
+  template <class HashOf>
+  void added(std::size_t count, std::uint64_t h, HashOf&& hash_of) {
+    if (4 * count > 3 * slots_.size()) {
+      rebuild(2 * slots_.size(), count, hash_of);
+    } else {
+      place(count - 1, h);
+    }
+  }
+  // A table of `want` slots (at least 16, below 2^32) for `count` keys. The old table is freed
+  // first: the peak is the new table.
+  template <class HashOf>
+  void rebuild(std::size_t want, std::size_t count, HashOf&& hash_of) {
+    const std::size_t size = std::clamp<std::size_t>(want, 16, UINT32_MAX);
+    bits_ = static_cast<std::size_t>(std::bit_width(size));  // key index + 1 <= size
+    slots_ = std::vector<std::uint32_t>();
+    slots_.resize(size);
+    for (std::size_t k = 0; k < count; ++k) place(k, hash_of(k));
+  }
+
+ private:
+  [[nodiscard]] static std::size_t home(std::uint64_t h, std::size_t size) noexcept {
+    return static_cast<std::size_t>((((h * mix) >> 32) * size) >> 32);
+  }
+  [[nodiscard]] std::uint32_t slot_of(std::uint64_t h, std::size_t k) const noexcept {
+    const std::uint64_t tag = bits_ >= 32 ? 0 : h >> (32 + bits_);
+    return static_cast<std::uint32_t>((tag << bits_) | (k + 1));
+  }
+  void place(std::size_t k, std::uint64_t h) noexcept {
+    const std::size_t size = slots_.size();
+    std::size_t i = home(h, size);
+    while (slots_[i] != 0) i = i + 1 == size ? 0 : i + 1;
+    slots_[i] = slot_of(h, k);
+  }
+
+  std::vector<std::uint32_t> slots_;
+  std::size_t bits_ = 0;  // bits of a key index + 1 in a slot
 };
 
 }  // namespace gpurent::detail

@@ -300,4 +300,38 @@ TEST_CASE("waste report and idle detection") {
   CHECK_FALSE(idle_periods({}, 101, seconds{0}, window));
 }
 
+TEST_CASE("meter::add turns down a record without an id, an account, a positive quantity or an end after its start, naming the field") {
+  const tariff t = make_tariff("USD", "UTC", h100);
+  auto m = meter::for_month(t, "2026-11");
+  REQUIRE(m);
+  const instant s0 = *parse_instant("2026-11-02T00:00:00Z");
+  const nano_quantity one(1'000'000'000);
+  struct bad_case {
+    std::string_view id, account;
+    nano_quantity quantity;
+    std::int64_t secs;
+    std::string_view field, message;
+  };
+  const bad_case cases[] = {
+      {"", "acme", one, 60, "id", "a record needs an id"},
+      {"r1", "", one, 60, "account", "a record needs an account"},
+      {"r1", "acme", nano_quantity(0), 60, "quantity", "quantity must be greater than 0, got 0.000000000"},
+      {"r1", "acme", nano_quantity(-500'000'000), 60, "quantity", "quantity must be greater than 0, got -0.500000000"},
+      {"r1", "acme", one, 0, "end", "end 2026-11-02T00:00:00Z must be after start 2026-11-02T00:00:00Z"},
+      {"r1", "acme", one, -1, "end", "end 2026-11-01T23:59:59Z must be after start 2026-11-02T00:00:00Z"},
+      {"", "", nano_quantity(0), 0, "id", "a record needs an id"},  // the first rule broken is named
+  };
+  for (const bad_case& c : cases) {
+    const auto r = m->add(c.id, c.account, 0, c.quantity, s0, s0 + seconds{c.secs}, 7);
+    INFO(c.message);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().field == c.field);
+    CHECK(r.error().message == c.message);
+    CHECK(r.error().where == "record 7");  // no file set: the record's line
+  }
+  CHECK(m->distinct_records() == 0);
+  REQUIRE(m->add("r1", "acme", 0, one, s0, s0 + seconds{60}, 8));
+  CHECK(m->distinct_records() == 1);
+}
+
 }  // namespace test_metering_meter

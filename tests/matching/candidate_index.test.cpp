@@ -424,5 +424,75 @@ TEST_CASE("FGD trace replay: the index changes no placement") {
     CHECK(want.alloc_pct == got.alloc_pct);
   };
   same_as_full_scan.operator()<policy_best_fit>();
+  same_as_full_scan.operator()<policy_fgd>();
   same_as_full_scan.operator()<policy_gpurent>();
+}
+
+namespace candidate_index_test {
+// The matcher's choice for r made two ways over m's index: visiting every candidate, and
+// skipping by score bounds; adds the nodes each visited.
+template <class P>
+std::pair<node_index, node_index> choose_both(matcher<P>& m, const inventory& inv, const placement_request& r, std::size_t& all,
+                                              std::size_t& bounded) {
+  typename P::state& st = m.policy_state();
+  P::prepare(st, inv, r);
+  scored_choice a;
+  m.index().for_each(m.query_of(r), [&](node_index n) {
+    ++all;
+    if (default_constraints::admits(inv, n, r)) a.consider(n, P::score(st, inv, n, r));
+  });
+  scored_choice b;
+  bool found = false;
+  m.index().for_each_above(m.query_of(r), found, b.score, [&](node_index n) {
+    ++bounded;
+    if (default_constraints::admits(inv, n, r)) b.consider(n, P::score(st, inv, n, r));
+    found = b.node != no_node;
+  });
+  return {a.node, b.node};
+}
+
+template <class P>
+void check_bounds(std::uint64_t seed, std::size_t& all, std::size_t& bounded) {
+  CAPTURE(seed);
+  CAPTURE(P::name);
+  world w(seed);
+  inventory inv;
+  w.models(inv);
+  for (std::size_t i = 0; i < 40; ++i) inv.add_node(w.node(i));
+  std::vector<placement_request> sample;
+  for (int i = 0; i < 200; ++i) {
+    const placement_request r = w.request();
+    if (r.ok() && !r.is_mig()) sample.push_back(r);
+  }
+  const shape_distribution shapes = shape_distribution::of(sample);
+  matcher<P> m(inv, policy_context{&shapes, seed});
+  for (int step = 0; step < 150; ++step) {
+    (void)m.place(w.request());
+    const placement_request r = w.request();
+    if (!r.ok() || r.is_mig()) continue;
+    (void)m.find(r);  // the index caught up with the inventory
+    typename P::state& st = m.policy_state();
+    P::prepare(st, inv, r);
+    for (node_index n = 0; n < inv.size(); ++n) {
+      if (!default_constraints::admits(inv, n, r)) continue;
+      CAPTURE(n);
+      CHECK(P::score(st, inv, n, r) <= P::score_bound(st, inv, n));
+      if (m.index().shown(n)) CHECK(m.index().bound(n) == P::score_bound(st, inv, n));  // kept up to date
+    }
+    const auto [a, b] = choose_both(m, inv, r, all, bounded);
+    CHECK(a == b);
+  }
+}
+}  // namespace candidate_index_test
+
+TEST_CASE("score bounds: no request scores above a node's bound, and skipping by them changes no choice") {
+  using namespace candidate_index_test;
+  static_assert(ScoreBounded<policy_fgd> && ScoreBounded<policy_gpurent> && !ScoreBounded<policy_best_fit>);
+  std::size_t all = 0, bounded = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    check_bounds<policy_fgd>(seed, all, bounded);
+    check_bounds<policy_gpurent>(seed, all, bounded);
+  }
+  MESSAGE("visited " << all << " candidates without bounds, " << bounded << " with");
+  CHECK(bounded < all);  // the bounds skip something on these filling clusters
 }

@@ -18,6 +18,14 @@
 //    order (which wins ties anyway) is shown to the query. Most of a filling cluster is
 //    untouched nodes of a few shapes, so this is what makes early placements cheap.
 //
+// 3. Score bounds (optional). A policy that can bound from above the score any request
+//    gets on a node, from the node's state alone (PlacementPolicy's score_bound: FGD's
+//    score cannot exceed the sigmoid of the node's fragmentation now, since fragmentation
+//    after a placement is >= 0), has it kept per entry and as the subtree maximum;
+//    for_each_above then skips the subtrees and nodes whose bound is at most the best
+//    score found so far. A node visited later in the order wins only with a higher score,
+//    so nothing skipped could have been chosen.
+//
 // The index follows the inventory through its change journal (place, release, drain):
 // sync() applies the nodes changed since the last call, O(log n) each, or refills from
 // scratch (O(n)) when the journal has moved on further than it keeps. Nothing allocates
@@ -57,6 +65,12 @@ struct candidate_query {
   return r.gpu_milli.count();
 }
 
+// The score bound of a node with none: never skips (a policy's scores may use all 64 bits).
+inline constexpr std::int32_t unbounded_score = std::numeric_limits<std::int32_t>::max();
+struct no_score_bound {
+  constexpr std::int32_t operator()(node_index) const noexcept { return unbounded_score; }
+};
+
 class candidate_index {
  public:
   // Ranks per leaf block: the tree's leaves are blocks of this many consecutive ranks,
@@ -66,7 +80,9 @@ class candidate_index {
   // Builds the index over inv in `order` (rank -> node; a permutation of the nodes).
   // collapse: show only the first untouched node of each spec (needs NodeSymmetric
   // constraints and policy). mask_drained: drained nodes never pass (the set rejects them).
-  void build(const inventory& inv, std::span<const node_index> order, bool collapse, bool mask_drained) {
+  // bound(node): the node's score bound (no_score_bound: none); sync must be given the same.
+  template <class Bound = no_score_bound>
+  void build(const inventory& inv, std::span<const node_index> order, bool collapse, bool mask_drained, Bound&& bound = {}) {
     GPURENT_ASSERT(order.size() == inv.size());
     collapse_ = collapse;
     mask_drained_ = mask_drained;
@@ -82,7 +98,7 @@ class candidate_index {
     leaves_ = std::bit_ceil(blocks);
     tree_.assign(2 * leaves_, masked);
     built_ = true;
-    refill(inv);
+    refill(inv, bound);
   }
 
   [[nodiscard]] bool built_for(const inventory& inv) const noexcept { return built_ && order_.size() == inv.size(); }
@@ -90,13 +106,14 @@ class candidate_index {
   // Catches up with the inventory's changes: the journal's nodes one by one, or all nodes
   // again (O(n)) when the journal has moved on further than it keeps. False when the
   // inventory changed size: the caller then builds again.
-  [[nodiscard]] bool sync(const inventory& inv) noexcept {
+  template <class Bound = no_score_bound>
+  [[nodiscard]] bool sync(const inventory& inv, Bound&& bound = {}) {
     if (!built_for(inv)) return false;
     const std::uint64_t now = inv.change_count();
     if (now < seen_ || now - seen_ > inventory::journal_capacity) {
-      refill(inv);
+      refill(inv, bound);
     } else {
-      for (; seen_ < now; ++seen_) update(inv, inv.changed_node(seen_));
+      for (; seen_ < now; ++seen_) update(inv, inv.changed_node(seen_), bound);
     }
     return true;
   }
@@ -104,11 +121,32 @@ class candidate_index {
   // Calls f(node) for every shown node that passes q, in the order's rank order.
   template <class F>
   void for_each(const candidate_query& q, F&& f) const {
+    walk(
+        q, [](std::int32_t) { return false; }, f);
+  }
+
+  // The same, skipping the nodes whose score bound is at most *best while *found (the
+  // caller updates both as it goes: a later node must score higher to be chosen).
+  template <class F>
+  void for_each_above(const candidate_query& q, const bool& found, const std::int64_t& best, F&& f) const {
+    walk(
+        q, [&](std::int32_t b) { return found && b != unbounded_score && b <= best; }, f);
+  }
+
+  // Whether node n is shown to queries (for tests: untouched twins after the first are not).
+  [[nodiscard]] bool shown(node_index n) const noexcept { return ranks_[rank_[n]].level >= 0; }
+  [[nodiscard]] std::span<const node_index> order() const noexcept { return order_; }
+  // The score bound kept for node n (unbounded_score without one; for tests).
+  [[nodiscard]] std::int32_t bound(node_index n) const noexcept { return ranks_[rank_[n]].bound; }
+
+ private:
+  template <class Skip, class F>
+  void walk(const candidate_query& q, Skip&& skip, F&& f) const {
     if (order_.empty()) return;
     const query32 q32 = narrow(q);
     std::size_t v = 1;
     for (;;) {
-      if (passes(tree_[v], q32)) {
+      if (passes(tree_[v], q32) && !skip(tree_[v].bound)) {
         if (v < leaves_) {
           v = 2 * v;
           continue;
@@ -119,7 +157,7 @@ class candidate_index {
         while (hits != 0) {
           const auto j = static_cast<std::size_t>(std::countr_zero(hits));
           hits &= hits - 1;
-          std::invoke(f, order_[base + j]);
+          if (!skip(ranks_[base + j].bound)) std::invoke(f, order_[base + j]);
         }
       }
       // Next subtree to the right: climb while v is a right child, then step to the sibling.
@@ -129,11 +167,6 @@ class candidate_index {
     }
   }
 
-  // Whether node n is shown to queries (for tests: untouched twins after the first are not).
-  [[nodiscard]] bool shown(node_index n) const noexcept { return ranks_[rank_[n]].level >= 0; }
-  [[nodiscard]] std::span<const node_index> order() const noexcept { return order_; }
-
- private:
   // A node's (or a subtree's maximal) free CPU and memory, saturated to 32 bits (the
   // comparison with a request saturated the same way stays a necessary condition), GPU
   // level, and model bits.
@@ -141,6 +174,7 @@ class candidate_index {
     std::int32_t cpu;
     std::int32_t memory;
     std::int32_t level;  // -1: not shown
+    std::int32_t bound;  // the policy's score bound (unbounded_score: none)
     model_mask models;
     friend constexpr bool operator==(const agg&, const agg&) = default;
   };
@@ -150,7 +184,8 @@ class candidate_index {
     std::int32_t level;
     model_mask models;
   };
-  static constexpr agg masked{std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::min(), -1, 0};
+  static constexpr agg masked{std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::min(), -1,
+                              std::numeric_limits<std::int32_t>::min(), 0};
   static constexpr std::uint32_t no_rank = std::numeric_limits<std::uint32_t>::max();
 
   [[nodiscard]] static constexpr std::int32_t saturate(std::int64_t x) noexcept {
@@ -160,7 +195,7 @@ class candidate_index {
     return query32{saturate(q.cpu), saturate(q.memory), q.level, q.models};
   }
   [[nodiscard]] static constexpr agg combine(const agg& a, const agg& b) noexcept {
-    return agg{std::max(a.cpu, b.cpu), std::max(a.memory, b.memory), std::max(a.level, b.level), a.models | b.models};
+    return agg{std::max(a.cpu, b.cpu), std::max(a.memory, b.memory), std::max(a.level, b.level), std::max(a.bound, b.bound), a.models | b.models};
   }
   [[nodiscard]] static bool passes(const agg& a, const query32& q) noexcept {
     return (a.level >= q.level) & (a.cpu >= q.cpu) & (a.memory >= q.memory) & ((q.models == 0) | ((a.models & q.models) != 0));
@@ -171,17 +206,19 @@ class candidate_index {
     return m;
   }
 
-  [[nodiscard]] agg leaf(const inventory& inv, node_index n) const noexcept {
+  template <class Bound>
+  [[nodiscard]] agg leaf(const inventory& inv, node_index n, Bound& bound) const {
     const node_hot& h = inv.hot(n);
     if (mask_drained_ && h.drained) return masked;
     if (collapse_ && untouched_[n] != 0 && twins_[twin_of_[n]].first != rank_[n]) return masked;
     const std::int32_t level = h.full_idle > 0 ? 1000 + h.full_idle : h.max_idle;
-    return agg{saturate(h.cpu_free), saturate(h.memory_free), level, h.gpu_count > 0 ? model_mask{1} << h.model : 0};
+    return agg{saturate(h.cpu_free), saturate(h.memory_free), level, bound(n), h.gpu_count > 0 ? model_mask{1} << h.model : 0};
   }
 
-  void set_leaf(const inventory& inv, node_index n) noexcept {
+  template <class Bound>
+  void set_leaf(const inventory& inv, node_index n, Bound& bound) {
     const std::uint32_t r = rank_[n];
-    const agg a = leaf(inv, n);
+    const agg a = leaf(inv, n, bound);
     if (ranks_[r] == a) return;
     ranks_[r] = a;
     std::size_t v = leaves_ + r / block;
@@ -195,7 +232,8 @@ class candidate_index {
     }
   }
 
-  void update(const inventory& inv, node_index n) noexcept {
+  template <class Bound>
+  void update(const inventory& inv, node_index n, Bound& bound) {
     const bool now = inv.untouched(n);
     const bool was = untouched_[n] != 0;
     untouched_[n] = now ? 1 : 0;
@@ -215,11 +253,11 @@ class candidate_index {
       }
       t.first = t.heap.empty() ? no_rank : t.heap.front();
       if (t.first != before) {
-        if (before != no_rank) set_leaf(inv, order_[before]);
-        if (t.first != no_rank) set_leaf(inv, order_[t.first]);
+        if (before != no_rank) set_leaf(inv, order_[before], bound);
+        if (t.first != no_rank) set_leaf(inv, order_[t.first], bound);
       }
     }
-    set_leaf(inv, n);
+    set_leaf(inv, n, bound);
   }
 
   // Groups the nodes by spec (the name aside); specs never change, so this is done once.
@@ -248,7 +286,8 @@ class candidate_index {
 
   // Everything that depends on the nodes' state, from scratch: untouched flags, each twin
   // group's heap (built in rank order, so already a heap), leaves and tree.
-  void refill(const inventory& inv) noexcept {
+  template <class Bound>
+  void refill(const inventory& inv, Bound& bound) {
     const std::size_t n = order_.size();
     std::fill(in_heap_.begin(), in_heap_.end(), std::uint8_t{0});
     for (std::size_t i = 0; i < n; ++i) untouched_[i] = inv.untouched(static_cast<node_index>(i)) ? 1 : 0;
@@ -262,7 +301,7 @@ class candidate_index {
       }
     }
     for (twin_set& t : twins_) t.first = t.heap.empty() ? no_rank : t.heap.front();
-    for (std::size_t i = 0; i < n; ++i) ranks_[i] = leaf(inv, order_[i]);
+    for (std::size_t i = 0; i < n; ++i) ranks_[i] = leaf(inv, order_[i], bound);
     for (std::size_t b = 0; b < ranks_.size() / block; ++b) tree_[leaves_ + b] = block_max(b);
     for (std::size_t i = leaves_ - 1; i >= 1; --i) tree_[i] = combine(tree_[2 * i], tree_[2 * i + 1]);
     seen_ = inv.change_count();

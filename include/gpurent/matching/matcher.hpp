@@ -130,7 +130,7 @@ class matcher {
     if (!r.ok()) return std::nullopt;
     sync_order();
     const inventory& inv = *inv_;
-    if (!index_.sync(inv)) rebuild_index();
+    if (!index_.sync(inv, bound_fn())) rebuild_index();
     if (failed_.known(inv, r)) return std::nullopt;
     auto p = r.is_mig() ? find_mig(r) : find_scored(r);
     if (!p) failed_.note(r);
@@ -206,16 +206,34 @@ class matcher {
  private:
   void rebuild_index() {
     sync_order();
-    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>);
+    index_.build(*inv_, order_, collapses_twins, Cs::template has<constraint::not_drained>, bound_fn());
+  }
+
+  // The policy's score bound per node for the index (candidate_index.hpp), when it has one.
+  [[nodiscard]] auto bound_fn() noexcept {
+    if constexpr (ScoreBounded<P>) {
+      return [this](node_index n) { return P::score_bound(state_, *inv_, n); };
+    } else {
+      return no_score_bound{};
+    }
   }
 
   [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
     const inventory& inv = *inv_;
     P::prepare(state_, inv, r);
     scored_choice c;
-    index_.for_each(query_of(r), [&](node_index n) {
+    const auto visit = [&](node_index n) {
       if (Cs::admits(inv, n, r)) c.consider(n, P::score(state_, inv, n, r));
-    });
+    };
+    if constexpr (ScoreBounded<P>) {
+      bool found = false;
+      index_.for_each_above(query_of(r), found, c.score, [&](node_index n) {
+        visit(n);
+        found = c.node != no_node;
+      });
+    } else {
+      index_.for_each(query_of(r), visit);
+    }
     if (c.node == no_node) return std::nullopt;
     gpu_pick pick;
     P::choose_gpus(state_, inv, c.node, r, pick);

@@ -64,6 +64,16 @@ concept PlacementPolicy = requires {
   noexcept->std::same_as<void>;
 };
 
+// A policy that can bound from above what any request scores on a node, from the node's
+// state alone: score(s, inv, n, r) <= score_bound(s, inv, n) for every request r, read in
+// the same state. The matcher's index then skips nodes that cannot beat the best so far
+// (candidate_index.hpp); the choice is unchanged. Scores above INT32_MAX - 1 are not
+// bounded (return candidate_index's unbounded_score).
+template <class P>
+concept ScoreBounded = PlacementPolicy<P> && requires(typename P::state& s, const inventory& inv, node_index n) {
+  { P::score_bound(s, inv, n) } -> std::same_as<std::int32_t>;
+};
+
 namespace detail {
 struct no_state {
   no_state(const inventory&, const policy_context&) noexcept {}
@@ -240,12 +250,7 @@ class fgd_engine {
   void set_cpu_stranding(double weight) noexcept { stranding_ = weight; }
 
   void prepare(const inventory& inv, const placement_request& r) {
-    resize(inv);
-    if (generation_ != inv.generation()) {  // assigned over: versions may repeat, start over
-      generation_ = inv.generation();
-      std::fill(f_version_.begin(), f_version_.end(), 0U);
-      for (auto& c : cache_) std::fill(c.begin(), c.end(), fgd_eval{});
-    }
+    follow(inv);
     const fgd_key k{shape_of(r), r.tenant, r.locality};
     for (std::size_t i = 0; i < keys_.size(); ++i) {
       if (keys_[i] == k) {
@@ -262,6 +267,15 @@ class fgd_engine {
     fgd_eval& e = cur_[n];
     if (e.version != inv.hot(n).version) compute(inv, n, r, e);
     return e;
+  }
+
+  // No request scores more on node n than this: the score's delta is F now minus F after,
+  // and F after is >= 0 (a sum of weighted idle milli and stranding terms), while the
+  // integer sigmoid only grows with the delta.
+  // (The matcher's index asks before prepare: so this follows the inventory too.)
+  [[nodiscard]] std::int32_t score_bound(const inventory& inv, node_index n) {
+    follow(inv);
+    return sigmoid_score(fragmentation(inv, n));
   }
 
   [[nodiscard]] double fragmentation(const inventory& inv, node_index n) noexcept {
@@ -357,6 +371,17 @@ class fgd_engine {
     e.score = sigmoid_score(e.delta);
   }
 
+  // The caches keyed on node versions follow the inventory: grown with it, and started over
+  // when it was assigned over (versions may repeat).
+  void follow(const inventory& inv) {
+    resize(inv);
+    if (generation_ != inv.generation()) {
+      generation_ = inv.generation();
+      std::fill(f_version_.begin(), f_version_.end(), 0U);
+      for (auto& c : cache_) std::fill(c.begin(), c.end(), fgd_eval{});
+    }
+  }
+
   void resize(const inventory& inv) {
     if (f_version_.size() == inv.size()) return;
     f_version_.resize(inv.size(), 0);
@@ -389,6 +414,7 @@ struct fgd_policy {
   [[nodiscard]] static std::int64_t score(state& s, const inventory& inv, node_index n, const placement_request& r) noexcept {
     return s.eval(inv, n, r).score;
   }
+  [[nodiscard]] static std::int32_t score_bound(state& s, const inventory& inv, node_index n) { return s.score_bound(inv, n); }
   static void choose_gpus(state& s, const inventory& inv, node_index n, const placement_request& r, gpu_pick& pick) noexcept {
     s.choose(inv, n, r, pick);
   }

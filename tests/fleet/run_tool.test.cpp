@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,52 @@ TEST_CASE("fleet run: the independent checker on random workloads, every victim 
           CHECK(billed == doctest::Approx(j["gpu_s"].get<double>()).epsilon(1e-12));
         }
   }
+}
+
+TEST_CASE("fleet run: a gang required in one block preempts inside one block; gpurent takes the cheapest, kube the latest start") {
+  // Six blocks of two 4-GPU nodes (A = n0 n1, B = n2 n3, C..F the rest), each node of its own
+  // model so that the spot jobs s0..s11, pinned by model, fill them: s0 from 400 and s1 from
+  // 990 on A, s2 and s3 from 500 on B, the rest from 300 (no checkpoint before 100000 s). At
+  // 1000 the hp gang g (2 x 4 GPUs, required: block) needs a whole block. Notice 30 s: block
+  // A's victims lose 630 + 40 s, B's 530 + 530, the others' 730 + 730, each x 4 GPUs.
+  // gpurent evicts A (2680 GPU-s): each block is a candidate domain of its own. Offered the
+  // whole cluster at once (12 candidates, over the exact search's 10), removing every spot
+  // job and re-admitting the costliest first would keep the block whose costliest job is
+  // cheapest: B. kube evicts B: equal priority, sum and count, and its jobs started latest.
+  std::string node_rows = "sn,cpu_milli,memory_mib,gpu,model\n", topo_nodes, job_rows;
+  const std::array<int, 12> start{400, 990, 500, 500, 300, 300, 300, 300, 300, 300, 300, 300};
+  for (int i = 0; i < 12; ++i) {
+    const std::string n = "n" + std::to_string(i), m = "M" + std::to_string(i);
+    node_rows += n + ",64000,262144,4," + m + "\n";
+    topo_nodes += std::string(i == 0 ? "" : ", ") + "\"" + n + "\": [\"" + std::string(1, static_cast<char>('A' + i / 2)) + "\"]";
+    job_rows += "s" + std::to_string(i) + ",1,4," + m + ",,0,true," + std::to_string(start[static_cast<std::size_t>(i)]) + ",100000,100000\n";
+  }
+  const std::string nodes = write("blocks12.csv", node_rows);
+  const std::string topo = write("blocks12.json", R"({"levels": ["block"], "nodes": {)" + topo_nodes + "}}");
+  const std::string jobs =
+      write("blocks12_jobs.csv", "name,workers,num_gpu,gpu_spec,required,priority,preemptible,arrival,duration,checkpoint_every\n" + job_rows +
+                                     "g,2,4,,block,100,false,1000,100,1800\n");
+  const std::string pre = (scratch() / "blocks12_preemptions.csv").string();
+  const auto run = [&](const char* victims) {
+    const auto r = run_tool("fleet run --nodes " + nodes + " --topology " + topo + " --jobs " + jobs + " --policy best-fit --victims " + victims +
+                            " --preemptions " + pre + " --check");
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["violations"] == 0);
+    CHECK(j["classes"]["hp"]["delay_s"]["p50"] == 30);
+    CHECK(j["classes"]["spot"]["evictions"] == 2);
+    const auto rs = rows(read(pre));
+    REQUIRE(rs.size() == 1);  // one decision (the header aside)
+    CHECK(rs[0][0] == "1000");
+    CHECK(rs[0][1] == "g");
+    return std::pair{j["classes"]["spot"]["lost_gpu_s"].get<double>(), rs[0][2]};
+  };
+  const auto gpurent_run = run("gpurent");
+  CHECK(gpurent_run.second == "s0;s1");
+  CHECK(gpurent_run.first == 2680.0);
+  const auto kube_run = run("kube");
+  CHECK(kube_run.second == "s2;s3");
+  CHECK(kube_run.first == 4240.0);
 }
 
 TEST_CASE("fleet run: bad input exits 2") {

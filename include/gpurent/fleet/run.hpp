@@ -170,6 +170,7 @@ class fleet_runner {
     for (std::uint32_t j = 0; j < n; ++j) st_[j].work_left = jobs_[j].duration;
     on_node_.resize(b_->inv().size());
     seen_.assign(b_->inv().size(), 0);
+    job_seen_.assign(n, 0);
   }
 
   void enqueue(std::uint32_t j) {
@@ -367,7 +368,7 @@ class fleet_runner {
       } else {
         for (node_index n = 0; n < on_node_.size(); ++n) consider(n);
       }
-    } else {
+    } else if (!consider_required_domains(j, t)) {
       collect(job, running_, t);
       sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
     }
@@ -382,6 +383,49 @@ class fleet_runner {
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;
     return true;
+  }
+
+  // A gang required inside one domain of a level (fleet.md's `required`) fits inside one
+  // domain or not at all: each domain of that level is a candidate domain of its own, with
+  // the jobs that have a member there (kube-scheduler's candidate node, for gangs). The
+  // policy then searches each small set exactly instead of the whole cluster's at once.
+  // False when the job has no required level or the backend no topology.
+  [[nodiscard]] bool consider_required_domains(std::uint32_t j, std::int64_t t) {
+    const fleet_job& job = jobs_[j];
+    if constexpr (requires(B & b) { b.topology(); }) {
+      if (job.gang.required == no_level) return false;
+      const auto& domains = nodes_by_domain(b_->topology(), job.gang.required);
+      for (domain_index d = 0; d < domains.size(); ++d) {
+        if (++job_stamp_ == 0) {
+          std::fill(job_seen_.begin(), job_seen_.end(), 0U);
+          job_stamp_ = 1;
+        }
+        in_domain_.clear();
+        for (const node_index n : domains[d])
+          for (const std::uint32_t v : on_node_[n])
+            if (job_seen_[v] != job_stamp_) {
+              job_seen_[v] = job_stamp_;
+              in_domain_.push_back(v);
+            }
+        collect(job, in_domain_, t);
+        sel_.consider(d, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
+      }
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  // The nodes of each domain of level l, listed once per level (the topology never changes).
+  [[nodiscard]] const std::vector<std::vector<node_index>>& nodes_by_domain(const cluster_topology& topo, level_index l) {
+    if (by_level_.size() <= l) by_level_.resize(l + 1);
+    auto& domains = by_level_[l];
+    if (domains.empty() && topo.domain_count(l) > 0) {
+      domains.resize(topo.domain_count(l));
+      for (node_index n = 0; n < topo.node_count(); ++n)
+        if (const domain_index d = topo.domain_of(n, l); d != outside_topology) domains[d].push_back(n);
+    }
+    return domains;
   }
 
   void log_preemption(std::uint32_t j, std::int64_t t) {
@@ -484,6 +528,10 @@ class fleet_runner {
   std::uint64_t instants_ = 0;
   std::size_t next_node_ = 0;
   std::vector<std::uint32_t> failing_;
+  std::vector<std::vector<std::vector<node_index>>> by_level_;  // nodes_by_domain
+  std::vector<std::uint32_t> job_seen_;                         // per job: job_stamp_ when listed
+  std::vector<std::uint32_t> in_domain_;
+  std::uint32_t job_stamp_ = 0;
 };
 
 // Runs jobs on backend b under victim policy VP (Preempt false: no preemption).

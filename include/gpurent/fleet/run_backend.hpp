@@ -82,6 +82,7 @@ class gang_backend {
   void set_condition(node_index n, node_condition c) noexcept { placer_.set_condition(n, c); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
   [[nodiscard]] gang_placer<GP>& placer() noexcept { return placer_; }  // to attach an observer
+  [[nodiscard]] const cluster_topology& topology() const noexcept { return placer_.topology(); }
 
  private:
   inventory* inv_;

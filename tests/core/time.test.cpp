@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include <gpurent/core/calendar.hpp>
@@ -45,6 +46,19 @@ TEST_CASE("RFC 3339 instants") {
   for (const char* bad : {"2026-11-03 10:15:00Z", "2026-11-03T10:15:00", "2026-02-30T00:00:00Z", "2026-11-03T24:00:00Z", "2026-11-03T10:15:00.5Z",
                           "2026-13-01T00:00:00Z", "2026-11-03T10:15:00+0500", "", "x"}) {
     CHECK_MESSAGE(!parse_instant(bad), bad);
+  }
+}
+
+TEST_CASE("RFC 3339 instants: the years 0000-9999 in UTC, and no instant outside them") {
+  CHECK(at("0000-01-01T00:00:00Z") == gpurent::earliest_instant);
+  CHECK(at("9999-12-31T23:59:59Z") == gpurent::latest_instant);
+  CHECK(at("0000-01-01T00:59:59-01:00") == gpurent::earliest_instant + seconds{3599 + 3600});
+  CHECK(gpurent::latest_instant - gpurent::earliest_instant == seconds{(std::int64_t{10000} * 365 + 2425) * 86400 - 1});
+  // An offset that moves the instant out of those years (the meter subtracts instants).
+  for (const char* bad : {"0000-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01"}) {
+    const auto t = parse_instant(bad);
+    REQUIRE_MESSAGE(!t, bad);
+    CHECK(t.error().message.find("outside the years 0000-9999") != std::string::npos);
   }
 }
 

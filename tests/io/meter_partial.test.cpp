@@ -190,4 +190,34 @@ TEST_CASE("totals-only partials: damaged, cut, of another tariff or read as a fu
   CHECK_FALSE(io::read_totals_partial(blank_meter(other), *good, "p"));
 }
 
+TEST_CASE("partials: an account name that is not UTF-8, checksum and all, is rejected (the invoice's JSON could not hold it)") {
+  const tariff t = make("line");
+  std::mt19937_64 rng(5);
+  meter m = blank_meter(t);
+  for (const placed& p : records(rng, 20)) REQUIRE(add(m, p, false));
+  const meter blank = blank_meter(t);
+  // "beta" becomes "bet\x9A" (still after "acme"), the checksum recomputed: only the text is wrong.
+  const auto spoil = [](std::string bytes) {
+    const std::size_t at = bytes.find("beta");
+    REQUIRE(at != std::string::npos);
+    bytes[at + 3] = '\x9A';
+    bytes.resize(bytes.size() - 8);
+    const std::uint64_t sum = fnv1a64(bytes);
+    for (int k = 0; k < 8; ++k) bytes.push_back(static_cast<char>(static_cast<unsigned char>(sum >> (8 * k))));
+    return bytes;
+  };
+  const auto whole = io::write_partial(std::span<const meter>(&m, 1));
+  const auto totals = io::write_totals_partial(m);
+  REQUIRE(whole);
+  REQUIRE(totals);
+  REQUIRE(io::read_partial(blank, *whole, "p"));  // untouched, it reads
+  const auto bad_whole = io::read_partial(blank, spoil(*whole), "p");
+  REQUIRE_FALSE(bad_whole);
+  CHECK(bad_whole.error().describe() ==
+        "p: field 'partial': invalid partial result: damaged: its file or account names are cut short, out of order or not UTF-8");
+  const auto bad_totals = io::read_totals_partial(blank, spoil(*totals), "p");
+  REQUIRE_FALSE(bad_totals);
+  CHECK(bad_totals.error().message.find("not UTF-8") != std::string::npos);
+}
+
 }  // namespace test_io_meter_partial

@@ -124,6 +124,11 @@ TEST_CASE("malformed input names the file, the line or JSON path, and the field"
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 105 1793664000000\n", "m.txt:1: field 'value': not a percentage: \"105\" (above 100)"},
       {"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 1793664000000\n", "m.txt:1: field 'labels': name no GPU"},
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} five 1793664000000\n", "m.txt:1: expected a value after the labels, got \"five\""},
+      // Label values are UTF-8 (the format says so; the report's JSON needs it).
+      {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-\x9a\"} 5 1793664000000\n",
+       "m.txt:2: label UUID: not UTF-8: byte 0x9A at offset 4"},
+      {"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"UUID\":\"GPU-\xff\"},\"values\":[[1,\"5\"]]}]}}",
+       "m.txt:1: not valid JSON"},
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000 extra\n", "m.txt:1: unexpected text after the timestamp"},
       {"DCGM_FI_DEV_FB_USED{UUID=\"GPU-x\"} 5 1793664000000\n", "m.txt: field '--metric': no DCGM_FI_DEV_GPU_UTIL samples"},
       {"{\"status\":\"success\",\n\"data\":{\"resultType\":\"matrix\",\n\"result\":[}}\n", "m.txt:3: not valid JSON"},

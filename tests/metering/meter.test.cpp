@@ -300,7 +300,7 @@ TEST_CASE("waste report and idle detection") {
   CHECK_FALSE(idle_periods({}, 101, seconds{0}, window));
 }
 
-TEST_CASE("meter::add turns down a record without an id, an account, a positive quantity or an end after its start, naming the field") {
+TEST_CASE("meter::add turns down a record without an id, an account (both UTF-8), a positive quantity or an end after its start, naming the field") {
   const tariff t = make_tariff("USD", "UTC", h100);
   auto m = meter::for_month(t, "2026-11");
   REQUIRE(m);
@@ -329,9 +329,33 @@ TEST_CASE("meter::add turns down a record without an id, an account, a positive 
     CHECK(r.error().message == c.message);
     CHECK(r.error().where == "record 7");  // no file set: the record's line
   }
+  // Not UTF-8 (an invoice writes them), or instants outside the years 0000-9999 (the meter
+  // subtracts them: a partial result holding such a record overflowed, a fuzz finding).
+  struct bad_text_or_time {
+    std::string_view id, account;
+    instant start, end;
+    std::string_view field, message;
+  };
+  const instant far_past{seconds{-7'782'220'154'302'516'188}}, far_future{seconds{8'466'767'299'456'562'997}};
+  const bad_text_or_time more[] = {
+      {"r\xFF", "acme", s0, s0 + seconds{60}, "id", "not UTF-8: byte 0xFF at offset 1"},
+      {"r1", "acm\x9a", s0, s0 + seconds{60}, "account", "not UTF-8: byte 0x9A at offset 3"},
+      {"r1", "acme", far_past, far_future, "start", "-7782220154302516188 s from 1970 is outside the years 0000-9999"},
+      {"r1", "acme", s0, far_future, "end", "8466767299456562997 s from 1970 is outside the years 0000-9999"},
+      {"r1", "acme", earliest_instant - seconds{1}, s0, "start", "-62167219201 s from 1970 is outside the years 0000-9999"},
+      {"r1", "acme", s0, latest_instant + seconds{1}, "end", "253402300800 s from 1970 is outside the years 0000-9999"},
+  };
+  for (const bad_text_or_time& c : more) {
+    const auto r = m->add(c.id, c.account, 0, one, c.start, c.end, 7);
+    INFO(c.message);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().field == c.field);
+    CHECK(r.error().message == c.message);
+  }
   CHECK(m->distinct_records() == 0);
+  REQUIRE(m->add("r0", "Zürich AG", 0, one, earliest_instant, latest_instant, 8));  // the widest span there is
   REQUIRE(m->add("r1", "acme", 0, one, s0, s0 + seconds{60}, 8));
-  CHECK(m->distinct_records() == 1);
+  CHECK(m->distinct_records() == 2);
 }
 
 }  // namespace test_metering_meter

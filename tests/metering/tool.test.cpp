@@ -166,6 +166,21 @@ TEST_CASE("gpurent meter: invalid usage") {
   invalid(meter(good_tariff, header + ",acme,gpu/H100,on_demand,1" + row_tail), "u.csv:2", "id");
   // A bad row after good ones still leaves stdout empty.
   invalid(meter(good_tariff, header + good_row + "r9,acme,gpu/H100,on_demand,x" + row_tail), "u.csv:3", "quantity");
+  // Text that is not UTF-8 (the invoice's JSON could not hold it), in either output format;
+  // a label column's value or name too. An offset that leaves the years 0000-9999.
+  for (const char* format : {"--period 2026-11", "--period 2026-11 --format csv"}) {
+    const result acct = meter(good_tariff, header + good_row + "r2,acm\x9a,gpu/H100,on_demand,1" + row_tail, format);
+    invalid(acct, "u.csv:3", "account");
+    CHECK(acct.err.find("not UTF-8: byte 0x9A at offset 3") != std::string::npos);
+    invalid(meter(good_tariff, header + "r\xC3,acme,gpu/H100,on_demand,1" + row_tail, format), "u.csv:2", "id");
+  }
+  const std::string labelled = "id,account,resource,mode,quantity,start,end,project\n";
+  invalid(meter(good_tariff, labelled + "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,2026-11-03T10:15:10Z,\"x\xE2\x82\"\n"), "u.csv:2",
+          "project");
+  const result label_name = meter(good_tariff, "id,account,resource,mode,quantity,start,end,proj\xFF\n");
+  CHECK(label_name.status == 2);
+  CHECK(label_name.err.find("u.csv:1: label column 8: not UTF-8: byte 0xFF at offset 4") != std::string::npos);
+  invalid(meter(good_tariff, header + "r1,acme,gpu/H100,on_demand,1,0000-01-01T00:00:00+00:01,2026-11-03T10:15:10Z\n"), "u.csv:2", "start");
 }
 
 TEST_CASE("gpurent meter: invalid arguments and files") {

@@ -13,4 +13,5 @@
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/core/wide.hpp>

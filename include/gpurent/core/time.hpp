@@ -23,6 +23,11 @@ namespace gpurent {
 using instant = std::chrono::sys_seconds;
 using std::chrono::seconds;
 
+// The instants RFC 3339 writes (years 0000 to 9999): parse_instant reads no other, and a
+// usage record holds no other (validate_usage), so an end minus a start always fits.
+inline constexpr instant earliest_instant{std::chrono::sys_days{std::chrono::year{0} / 1 / 1}};
+inline constexpr instant latest_instant{std::chrono::sys_days{std::chrono::year{9999} / 12 / 31} + std::chrono::hours{24} - seconds{1}};
+
 // A half-open interval of time [begin, end) with begin <= end.
 class interval {
  public:
@@ -170,7 +175,9 @@ namespace detail {
     return bad("missing or malformed time zone (Z or +hh:mm)");
   }
   const auto local = date::sys_days(ymd) + std::chrono::hours(*h) + std::chrono::minutes(*mi) + seconds(*se);
-  return instant(local - offset);
+  const instant t(local - offset);
+  if (t < earliest_instant || t > latest_instant) return bad("in UTC outside the years 0000-9999");
+  return t;
 }
 }  // namespace detail
 

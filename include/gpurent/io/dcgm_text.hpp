@@ -26,6 +26,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/csv_split.hpp>
 #include <gpurent/io/gpu_metrics.hpp>
 
@@ -89,6 +90,7 @@ inline void skip_blanks(std::string_view s, std::size_t& i) noexcept {
     skip_blanks(s, i);
     std::string value;
     if (!take_label_value(s, i, value, why)) return false;
+    if (!is_utf8(value)) return why = "label " + std::string(key) + ": " + utf8_problem(value), false;  // the format's values are UTF-8
     out.emplace_back(std::string(key), std::move(value));
     skip_blanks(s, i);
     if (i < s.size() && s[i] == ',')

@@ -22,6 +22,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/rating.hpp>
@@ -300,12 +301,13 @@ struct partial_header {
   return h;
 }
 
-// The names of a partial's string section, each checked to be in strictly increasing order.
+// The names of a partial's string section, each checked to be UTF-8 (an invoice writes the
+// accounts) and in strictly increasing order.
 [[nodiscard]] inline bool read_names(partial_cursor& c, std::uint64_t n, std::vector<std::string_view>& out) {
   out.clear();
   for (std::uint64_t i = 0; i < n; ++i) {
     std::string_view s;
-    if (!c.text(s) || (!out.empty() && !(out.back() < s))) return false;
+    if (!c.text(s) || !is_utf8(s) || (!out.empty() && !(out.back() < s))) return false;
     out.push_back(s);
   }
   return true;
@@ -374,7 +376,7 @@ struct partial_header {
   std::vector<std::string_view> sources, accounts;
   detail::partial_lines lines;
   if (!detail::read_names(c, h->sources, sources) || !detail::read_names(c, h->accounts, accounts))
-    return bad("damaged: its file or account names are cut short or out of order");
+    return bad("damaged: its file or account names are cut short, out of order or not UTF-8");
   if (!detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
     return bad("damaged: its line totals are cut short or out of order");
   meter m = blank;
@@ -397,7 +399,7 @@ struct partial_header {
   std::vector<std::string_view> accounts;
   detail::partial_lines lines;
   if (!detail::read_names(c, h->accounts, accounts) || !detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
-    return bad("damaged: its accounts or line totals are cut short or out of order");
+    return bad("damaged: its accounts or line totals are cut short, out of order or not UTF-8");
   if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last line");
   if (h->out_of_period < 0 || h->duplicates < 0) return bad("damaged: a negative count");
   meter m = blank;

@@ -20,6 +20,7 @@
 #include <gpurent/core/bytes.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/csv_split.hpp>
 #include <gpurent/io/tariff_json.hpp>
@@ -86,6 +87,8 @@ struct usage_header {
   }
   for (std::size_t k = 0; k < h.names.size(); ++k) {
     if (std::find(h.col.begin(), h.col.end(), k) != h.col.end()) continue;
+    if (!is_utf8(h.names[k]))
+      return csv_error(error_code::parse_error, file, 1, "", "label column " + std::to_string(k + 1) + ": " + utf8_problem(h.names[k]));
     h.label_columns.push_back(k);
     h.label_names.emplace_back(h.names[k]);
   }
@@ -111,6 +114,15 @@ struct usage_header {
     return {};
   }
   return usage_instant_general(text, file, line, field, out);
+}
+
+// The error for a label value that is not UTF-8 (the first such, in column order); out of
+// line, as read_usage_fields only calls it when there is one.
+[[nodiscard, gnu::noinline]] inline unexpected<error> usage_label_error(const usage_header& h, std::span<const std::string_view> fields,
+                                                                        std::string_view file, std::size_t line) {
+  for (std::size_t k : h.label_columns)
+    if (!is_utf8(fields[k])) return csv_error(error_code::parse_error, file, line, h.names[k], utf8_problem(fields[k]));
+  return csv_error(error_code::parse_error, file, line, "", "not UTF-8");  // not reached: the caller found a value that is not
 }
 
 // One record line's fields into `row` (whose views point into `fields`); inlined into the
@@ -139,8 +151,17 @@ struct usage_header {
     return csv_error(error_code::parse_error, file, line, "end",
                      "end " + std::string(fields[h.col[6]]) + " is not after start " + std::string(fields[h.col[5]]));
   }
+  // Text kept for output must be UTF-8: the id and account are the meter's to check
+  // (validate_usage, for every caller), labels the reader's; a resource or mode that is not
+  // matches no rate (the tariff's JSON is UTF-8) and is turned down with its field named.
   label_values.clear();
-  for (std::size_t k : h.label_columns) label_values.push_back(fields[k]);
+  bool labels_ok = true;
+  for (std::size_t k : h.label_columns) {
+    label_values.push_back(fields[k]);
+    labels_ok = labels_ok && is_utf8(fields[k]);
+  }
+  if (!labels_ok) [[unlikely]]
+    return usage_label_error(h, fields, file, line);
   row.label_values = label_values;
   return {};
 }

@@ -11,6 +11,7 @@
 #include <gpurent/core/assert.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/tariff/amount.hpp>
 
 namespace gpurent {
@@ -40,20 +41,29 @@ namespace detail {
                                                         instant end) {
   if (id.empty()) return {error_code::invalid_argument, "id", "a record needs an id", {}};
   if (account.empty()) return {error_code::invalid_argument, "account", "a record needs an account", {}};
+  if (!is_utf8(id)) return {error_code::invalid_argument, "id", utf8_problem(id), {}};
+  if (!is_utf8(account)) return {error_code::invalid_argument, "account", utf8_problem(account), {}};
   if (quantity <= nano_quantity{0})
     return {error_code::invalid_argument, "quantity", "quantity must be greater than 0, got " + format_nano(quantity), {}};
+  if (start < earliest_instant || start > latest_instant)
+    return {
+        error_code::invalid_argument, "start", std::to_string(start.time_since_epoch().count()) + " s from 1970 is outside the years 0000-9999", {}};
+  if (end < earliest_instant || end > latest_instant)
+    return {error_code::invalid_argument, "end", std::to_string(end.time_since_epoch().count()) + " s from 1970 is outside the years 0000-9999", {}};
   GPURENT_ASSERT(end <= start);
   return {error_code::invalid_argument, "end", "end " + format_instant(end) + " must be after start " + format_instant(start), {}};
 }
 }  // namespace detail
 
 // What every record must satisfy before it is rated (the meter checks it on every record):
-// an id, an account, a positive quantity, an end after the start; the error names the field.
+// an id, an account, both UTF-8 (an invoice writes them), a positive quantity, an end after
+// the start, both in the years 0000-9999; the error names the field.
 // Inline where it is called per record (an expected<void> returned from a call costs GCC a
 // clear of its 112-byte error union); the explanation is built out of line.
 [[nodiscard, gnu::always_inline]] inline expected<void> validate_usage(std::string_view id, std::string_view account, nano_quantity quantity,
                                                                        instant start, instant end) {
-  if (!id.empty() && !account.empty() && quantity > nano_quantity{0} && start < end) [[likely]]
+  if (!id.empty() && !account.empty() && quantity > nano_quantity{0} && start < end && start >= earliest_instant && end <= latest_instant &&
+      is_utf8(id) && is_utf8(account)) [[likely]]
     return {};
   return unexpected(detail::invalid_usage(id, account, quantity, start, end));
 }

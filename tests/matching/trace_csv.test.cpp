@@ -64,6 +64,10 @@ TEST_CASE("pods: errors name the line and the field") {
   auto quoted = pods(pod_header + "\"p0\",1000,2048,1,100,,LS\n");
   REQUIRE_FALSE(quoted);
   CHECK_FALSE(pods(""));
+  // A pod name that is not UTF-8 (fuzz F4's rule, core/utf8.hpp).
+  auto not_utf8 = pods(pod_header + "p0,1000,2048,1,100,,LS\np\xC3,1000,2048,1,100,,LS\n");
+  REQUIRE_FALSE(not_utf8);
+  CHECK(not_utf8.error().describe() == "pods.csv:3: field 'name': not UTF-8: byte 0xC3 at offset 1");
 }
 
 TEST_CASE("nodes: good rows and errors") {

@@ -100,6 +100,13 @@ TEST_CASE("node status: every bad row names file, line and field") {
   CHECK(where(nodes_error("node,utilization,busy\na,0.5,true\n")) == "nodes.csv:2 last_checkpoint");
   CHECK(where(nodes_error("node,utilization\n")) == "nodes.csv:1 busy");
   CHECK(where(nodes_error("node,utilization,busy,gpu\n")) == "nodes.csv:1 gpu");
+  // A name that is not UTF-8 (the advice's JSON names the nodes it releases; every reader of
+  // io::read_csv_table applies the rule, fuzz F4).
+  const error not_utf8 = nodes_error(h +
+                                     "ok,0.01,false,,\nnode-\x9a"
+                                     "a,0.01,false,,\n");
+  CHECK(where(not_utf8) == "nodes.csv:3 node");
+  CHECK(not_utf8.message == "not UTF-8: byte 0x9A at offset 5");
 }
 
 }  // namespace test_planning_advise_io

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/byte_scan.hpp>
 
 namespace gpurent::io {
@@ -214,7 +215,8 @@ struct csv_column {
 
 // Reads a CSV text whose header names only `columns` (in any order): for each row that is not
 // blank, on_row(values, names) -> expected<void>, where values[k] is column k's field (empty
-// when an optional column is absent) and names[k] the name the header gave it. Every error,
+// when an optional column is absent) and names[k] the name the header gave it. Every field
+// must be UTF-8 (core/utf8.hpp: names end up in JSON output). Every error,
 // the reader's or on_row's, is located at its line of `file`; `want` is the header shown
 // when there is none.
 template <class F>
@@ -241,6 +243,8 @@ template <class F>
     if (fields.size() != header.size())
       return fail(fields.size() < header.size() ? header[fields.size()] : std::string(),
                   "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(fields.size()));
+    for (std::size_t k = 0; k < fields.size(); ++k)
+      if (!is_utf8(fields[k])) return fail(header[k], utf8_problem(fields[k]));
     for (std::size_t c = 0; c < columns.size(); ++c) values[c] = (*at)[c] ? fields[*(*at)[c]] : std::string_view();
     if (auto r = on_row(std::span<const std::string_view>(values), std::span<const std::string_view>(names)); !r)
       return r.error().where.empty() ? located(r.error()) : unexpected(r.error());

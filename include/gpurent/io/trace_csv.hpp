@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/file.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/reference/replay.hpp>
@@ -133,6 +134,8 @@ class trace_csv_reader {
         return unexpected<error>(
             located(error_code::parse_error, {}, "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size())));
       }
+      for (std::size_t k = 0; k < fields_.size(); ++k)
+        if (!is_utf8(fields_[k])) return unexpected<error>(located(error_code::parse_error, header_[k], utf8_problem(fields_[k])));
       return true;
     }
     if (in_.bad()) return unexpected<error>(located(error_code::io_error, {}, "read failed"));

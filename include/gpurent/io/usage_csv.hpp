@@ -116,13 +116,15 @@ struct usage_header {
   return usage_instant_general(text, file, line, field, out);
 }
 
-// The error for a label value that is not UTF-8 (the first such, in column order); out of
-// line, as read_usage_fields only calls it when there is one.
-[[nodiscard, gnu::noinline]] inline unexpected<error> usage_label_error(const usage_header& h, std::span<const std::string_view> fields,
-                                                                        std::string_view file, std::size_t line) {
+// The error for a text field that is not UTF-8 (id, account, then the labels in column
+// order); out of line, as read_usage_fields only calls it when there is one.
+[[nodiscard, gnu::noinline]] inline unexpected<error> usage_text_error(const usage_header& h, std::span<const std::string_view> fields,
+                                                                       std::string_view file, std::size_t line) {
+  for (std::size_t c = 0; c < 2; ++c)
+    if (!is_utf8(fields[h.col[c]])) return csv_error(error_code::parse_error, file, line, usage_columns[c], utf8_problem(fields[h.col[c]]));
   for (std::size_t k : h.label_columns)
     if (!is_utf8(fields[k])) return csv_error(error_code::parse_error, file, line, h.names[k], utf8_problem(fields[k]));
-  return csv_error(error_code::parse_error, file, line, "", "not UTF-8");  // not reached: the caller found a value that is not
+  return csv_error(error_code::parse_error, file, line, "", "not UTF-8");  // not reached: the caller found a field that is not
 }
 
 // One record line's fields into `row` (whose views point into `fields`); inlined into the
@@ -151,17 +153,17 @@ struct usage_header {
     return csv_error(error_code::parse_error, file, line, "end",
                      "end " + std::string(fields[h.col[6]]) + " is not after start " + std::string(fields[h.col[5]]));
   }
-  // Text kept for output must be UTF-8: the id and account are the meter's to check
-  // (validate_usage, for every caller), labels the reader's; a resource or mode that is not
-  // matches no rate (the tariff's JSON is UTF-8) and is turned down with its field named.
+  // Text kept for output must be UTF-8 (validate_usage's rule for the id and account: what
+  // the reader accepts, the meter accepts); a resource or mode that is not matches no rate
+  // (the tariff's JSON is UTF-8) and is turned down with its field named.
+  bool text_ok = is_utf8(row.id) && is_utf8(row.account);
   label_values.clear();
-  bool labels_ok = true;
   for (std::size_t k : h.label_columns) {
     label_values.push_back(fields[k]);
-    labels_ok = labels_ok && is_utf8(fields[k]);
+    text_ok = text_ok && is_utf8(fields[k]);
   }
-  if (!labels_ok) [[unlikely]]
-    return usage_label_error(h, fields, file, line);
+  if (!text_ok) [[unlikely]]
+    return usage_text_error(h, fields, file, line);
   row.label_values = label_values;
   return {};
 }

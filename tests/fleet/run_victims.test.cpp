@@ -3,10 +3,14 @@
 // on hand-computed scenarios: kube's order tie by tie, gpurent's lost work, minimality.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gpurent/fleet/run_checkpoint.hpp>
@@ -191,5 +195,134 @@ TEST_CASE("gpurent: a domain where removing every candidate is not enough costs 
   // With 8 free it needs two victims: the two cheapest (jobs 0 and 1).
   d.free = 8;
   CHECK(choose(std::vector<gpu_domain>{d}, s) == std::vector<std::uint32_t>{0, 1});
+}
+}  // namespace test_fleet_run_victims
+
+namespace test_fleet_run_victims {
+// A node of 4 GPUs and some CPU: each candidate holds a share of one GPU and some cores; the
+// job needs one GPU with `need_milli` free and `need_cpu` cores. Fitting is monotone.
+struct shared_node {
+  std::array<std::int64_t, 4> free_milli{};
+  std::int64_t free_cpu = 0;
+  std::int64_t need_milli = 0, need_cpu = 0;
+  std::vector<victim> c;
+  std::vector<std::size_t> gpu;  // per candidate
+  std::vector<std::int64_t> cpu;
+  [[nodiscard]] bool fits(victim_mask m) const {
+    std::array<std::int64_t, 4> f = free_milli;
+    std::int64_t cores = free_cpu;
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (m[i] != 0) {
+        f[gpu[i]] += c[i].gpu_milli;
+        cores += cpu[i];
+      }
+    return cores >= need_cpu && std::any_of(f.begin(), f.end(), [&](std::int64_t x) { return x >= need_milli; });
+  }
+};
+
+shared_node random_node(std::mt19937& rng, int k) {
+  shared_node d;
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  d.need_milli = 250 * pick(1, 4);
+  d.need_cpu = pick(0, 16);
+  d.free_cpu = pick(0, 8);
+  for (auto& f : d.free_milli) f = 250 * pick(0, 2);
+  for (int i = 0; i < k; ++i) {
+    victim x = v(static_cast<std::uint32_t>(i), 0, pick(0, 5), 0, 30 * pick(0, 4));  // few distinct costs: ties
+    x.gpu_milli = 250 * pick(0, 2);                                                  // CPU-only candidates cost 0
+    x.restart_s = 120;
+    d.c.push_back(x);
+    d.gpu.push_back(static_cast<std::size_t>(pick(0, 3)));
+    d.cpu.push_back(pick(0, 6));
+  }
+  return d;
+}
+
+// The tie rule's order: candidates from the most costly down, equal costs the later first.
+std::vector<std::uint32_t> tie_order(const shared_node& d) {
+  std::vector<std::uint32_t> o(d.c.size());
+  for (std::uint32_t i = 0; i < o.size(); ++i) o[i] = i;
+  std::sort(o.begin(), o.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return d.c[a].cost() != d.c[b].cost() ? d.c[a].cost() > d.c[b].cost() : a > b; });
+  return o;
+}
+
+TEST_CASE("gpurent: the branch and bound finds the subset an exhaustive scan finds, tie rule included") {
+  std::mt19937 rng(4242);
+  int compared = 0, beyond_ten = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const shared_node d = random_node(rng, std::uniform_int_distribution<int>(1, 14)(rng));
+    if (d.fits(std::vector<std::uint8_t>(d.c.size(), 0))) continue;
+    // The reference: every subset; the least (cost, victims, then the set that leaves out the
+    // first candidate in tie order where two differ) among those that fit.
+    const std::vector<std::uint32_t> order = tie_order(d);
+    std::tuple<std::int64_t, int, std::vector<std::uint8_t>> best{-1, 0, {}};
+    std::vector<std::uint8_t> m(d.c.size());
+    for (std::uint32_t s = 0; s < (std::uint32_t{1} << d.c.size()); ++s) {
+      std::int64_t cost = 0;
+      std::vector<std::uint8_t> in_order;
+      for (std::size_t i = 0; i < d.c.size(); ++i) {
+        m[i] = static_cast<std::uint8_t>(s >> i & 1U);
+        cost += m[i] != 0 ? d.c[i].cost() : 0;
+      }
+      for (const std::uint32_t i : order) in_order.push_back(m[i]);
+      std::tuple<std::int64_t, int, std::vector<std::uint8_t>> key{cost, std::popcount(s), in_order};
+      if (d.fits(m) && (std::get<0>(best) < 0 || key < best)) best = std::move(key);
+    }
+    victim_selector<victim_policy_gpurent> s;
+    s.reset();
+    s.consider(0, d.c, [&](victim_mask x) { return d.fits(x); });
+    INFO("seed 4242 round " << round << ", " << d.c.size() << " candidates");
+    REQUIRE(s.found() == (std::get<0>(best) >= 0));
+    if (!s.found()) continue;
+    std::vector<std::uint8_t> got(d.c.size(), 0), got_in_order;
+    for (const victim& x : s.victims()) got[x.job] = 1;
+    for (const std::uint32_t i : order) got_in_order.push_back(got[i]);
+    CHECK(got_in_order == std::get<2>(best));
+    ++compared;
+    beyond_ten += d.c.size() > 10 ? 1 : 0;
+  }
+  CHECK(compared > 1000);
+  CHECK(beyond_ten > 200);  // past the old exhaustive limit of 10 candidates
+}
+
+TEST_CASE("gpurent: past its test budget the search still returns a set that fits, minimal, no dearer than its start") {
+  std::mt19937 rng(77);
+  for (int round = 0; round < 200; ++round) {
+    const shared_node d = random_node(rng, 60);
+    if (d.fits(std::vector<std::uint8_t>(d.c.size(), 0)) || !d.fits(std::vector<std::uint8_t>(d.c.size(), 1))) continue;
+    victim_selector<victim_policy_gpurent> s;
+    std::size_t tests = 0;
+    s.reset();
+    s.consider(0, d.c, [&](victim_mask x) {
+      ++tests;
+      return d.fits(x);
+    });
+    INFO("seed 77 round " << round);
+    REQUIRE(s.found());
+    CHECK(tests <= 2 * d.c.size() + 2 + victim_policy_gpurent::test_budget);
+    std::vector<std::uint8_t> m(d.c.size(), 0);
+    std::int64_t cost = 0;
+    for (const victim& x : s.victims()) {
+      m[x.job] = 1;
+      cost += x.cost();
+    }
+    CHECK(d.fits(m));
+    for (const victim& x : s.victims()) {  // minimal
+      m[x.job] = 0;
+      CHECK_FALSE(d.fits(m));
+      m[x.job] = 1;
+    }
+    // The starting set: remove all, re-admit the most costly first.
+    std::vector<std::uint32_t> order;
+    std::vector<std::uint8_t> start;
+    detail::iota_order(d.c.size(), order);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return d.c[a].cost() > d.c[b].cost(); });
+    REQUIRE(detail::remove_and_readmit(
+        order, [&](victim_mask x) { return d.fits(x); }, start));
+    std::int64_t start_cost = 0;
+    for (std::size_t i = 0; i < d.c.size(); ++i) start_cost += start[i] != 0 ? d.c[i].cost() : 0;
+    CHECK(cost <= start_cost);
+  }
 }
 }  // namespace test_fleet_run_victims

@@ -14,11 +14,16 @@
 //    start first) whenever the job still fits; the rest are the victims. Domains compare
 //    lexicographically: lowest highest-victim priority, smallest priority sum, fewest
 //    victims, latest start of the highest-priority victims (their earliest start), first.
-//  - victim_policy_gpurent: the fewest lost GPU-seconds plus restart cost (victim::cost).
-//    Up to exact_limit candidates, every subset is tried (cheapest first by cost, then by
-//    count), once one test shows that removing them all is enough; beyond it, kube's
-//    removal and re-admission with the most costly re-admitted first. Domains compare by
-//    cost, then victims, then first.
+//  - victim_policy_gpurent: the fewest lost GPU-seconds plus restart cost (victim::cost),
+//    then the fewest victims, by an exact depth-first branch and bound over the subsets
+//    (detail::cheapest_victims), once one test shows that removing them all is enough. On
+//    a tie in both, the set that leaves out the more costly candidate at the first
+//    difference, candidates taken from the most costly down (equal costs: the later one
+//    first). Its first complete set is kube's removal and re-admission with the most costly
+//    re-admitted first. After test_budget fit tests it settles for the best set found, made
+//    minimal: in the 18 contended Alibaba runs of docs/fleet.md 4 of about 1.0 million
+//    domain searches reach it (gpushare100, placement best-fit), on the NVL72 fleets none.
+//    Domains compare by cost, then victims, then first.
 // Minimality of the re-admission pass: fitting is monotone in what is removed (gang.hpp's
 // counts are exact; one node's resources only grow when a job leaves), so a candidate that
 // could not be re-admitted onto a state cannot be re-admitted onto the larger final one.
@@ -27,7 +32,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <compare>
 #include <concepts>
 #include <cstddef>
@@ -37,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -127,16 +132,90 @@ struct victim_policy_kube {
   }
 };
 
+namespace detail {
+// The exact search of victim_policy_gpurent over one domain: a depth-first branch and bound.
+// Candidates are decided from the most costly down (then from the last), each left out
+// before it is taken in: the first complete set is kube's removal and re-admission with the
+// most costly re-admitted first, and later sets of the same cost and count come after it in
+// that order (the tie rule keeps the first). `mask` holds the decided candidates' choice and
+// 1 for every undecided one: it always fits (fitting is monotone), so leaving one out costs
+// one test and taking one in none. A branch whose cost and count so far do not beat the best
+// ends there.
+template <class Fits>
+class cheapest_victims {
+ public:
+  cheapest_victims(std::span<const victim> c, Fits& fits, std::vector<std::uint8_t>& mask, std::vector<std::uint32_t>& order, std::size_t budget)
+      : c_(c), fits_(fits), mask_(mask), order_(order), budget_(budget) {}
+
+  // False when even removing every candidate is not enough; else the set is in `mask`.
+  [[nodiscard]] bool run() {
+    const std::size_t n = c_.size();
+    mask_.assign(2 * n, 1);  // [0, n): the trial; [n, 2n): the best set
+    tests_ = 1;
+    if (!fits_(victim_mask(mask_.data(), n))) return false;
+    detail::iota_order(n, order_);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return c_[a].cost() != c_[b].cost() ? c_[a].cost() > c_[b].cost() : a > b; });
+    descend(0, 0, 0);
+    std::copy(mask_.begin() + static_cast<std::ptrdiff_t>(n), mask_.end(), mask_.begin());
+    mask_.resize(n);
+    if (tests_ >= budget_) make_minimal();
+    return true;
+  }
+
+  // Fit tests made (the full set's included).
+  [[nodiscard]] std::size_t tests() const noexcept { return tests_; }
+
+ private:
+  using key = std::pair<std::int64_t, std::int64_t>;  // cost, victims
+
+  void descend(std::size_t decided, std::int64_t cost, std::int64_t count) {
+    const key k{cost, count};
+    if (found_ && !(k < best_key_)) return;
+    const std::size_t n = c_.size();
+    if (decided == n) {
+      std::copy(mask_.begin(), mask_.begin() + static_cast<std::ptrdiff_t>(n), mask_.begin() + static_cast<std::ptrdiff_t>(n));
+      best_key_ = k;
+      found_ = true;
+      return;
+    }
+    const std::uint32_t i = order_[decided];
+    mask_[i] = 0;
+    if (tests_ < budget_ && (++tests_, fits_(victim_mask(mask_.data(), n)))) descend(decided + 1, cost, count);
+    mask_[i] = 1;
+    descend(decided + 1, cost + c_[i].cost(), count + 1);
+  }
+
+  // Out of tests: the best set found may hold a victim it does not need; re-admit, most
+  // costly first, every one the job fits without.
+  void make_minimal() {
+    for (const std::uint32_t i : order_) {
+      if (mask_[i] == 0) continue;
+      mask_[i] = 0;
+      ++tests_;
+      if (!fits_(victim_mask(mask_))) mask_[i] = 1;
+    }
+  }
+
+  std::span<const victim> c_;
+  Fits& fits_;
+  std::vector<std::uint8_t>& mask_;
+  std::vector<std::uint32_t>& order_;
+  std::size_t budget_;
+  std::size_t tests_ = 0;
+  key best_key_{};
+  bool found_ = false;
+};
+}  // namespace detail
+
 struct victim_policy_gpurent {
   static constexpr std::string_view name = "gpurent";
-  static constexpr std::size_t exact_limit = 10;  // 2^10 subsets at most per domain
+  static constexpr std::size_t test_budget = 4096;  // fit tests per domain
 
   template <class Fits>
-  [[nodiscard]] static bool select(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask, std::vector<std::uint32_t>& order) {
-    if (c.size() <= exact_limit) return cheapest_subset(c, fits, mask);
-    detail::iota_order(c.size(), order);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return c[a].cost() > c[b].cost(); });
-    return detail::remove_and_readmit(order, fits, mask);
+  [[nodiscard]] static bool select(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask, std::vector<std::uint32_t>& scratch) {
+    detail::cheapest_victims<std::remove_reference_t<Fits>> search(c, fits, mask, scratch, test_budget);
+    return search.run();
   }
 
   [[nodiscard]] static victim_rank rank(std::span<const victim> c, victim_mask mask) noexcept {
@@ -147,33 +226,6 @@ struct victim_policy_gpurent {
         ++count;
       }
     return {cost, count, 0, 0};
-  }
-
- private:
-  // Every subset, tested only when it would beat the best so far (cost, then count; the
-  // lower bit pattern on a tie, so the answer does not depend on the scan). The full set is
-  // tested first (fitting is monotone: if it does not fit, no subset does) and is the first
-  // best; each subset's cost is its predecessor's without the lowest member plus that one.
-  template <class Fits>
-  [[nodiscard]] static bool cheapest_subset(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask) {
-    const std::uint32_t subsets = std::uint32_t{1} << c.size();
-    mask.assign(c.size(), 1);
-    if (!fits(victim_mask(mask))) return false;
-    std::array<std::int64_t, std::size_t{1} << exact_limit> cost{};
-    for (std::uint32_t s = 1; s < subsets; ++s) cost[s] = cost[s & (s - 1)] + c[static_cast<std::size_t>(std::countr_zero(s))].cost();
-    std::uint32_t best = subsets - 1;
-    std::pair<std::int64_t, int> best_key{cost[best], static_cast<int>(c.size())};
-    for (std::uint32_t s = 0; s + 1 < subsets; ++s) {
-      if (cost[s] > best_key.first) continue;
-      const std::pair<std::int64_t, int> key{cost[s], std::popcount(s)};
-      if (!(key < best_key)) continue;
-      for (std::size_t i = 0; i < c.size(); ++i) mask[i] = static_cast<std::uint8_t>(s >> i & 1U);
-      if (!fits(victim_mask(mask))) continue;
-      best = s;
-      best_key = key;
-    }
-    for (std::size_t i = 0; i < c.size(); ++i) mask[i] = static_cast<std::uint8_t>(best >> i & 1U);
-    return true;
   }
 };
 

@@ -125,8 +125,9 @@ class fleet_runner {
   }
 
  private:
-  // A completion; a preempted job back in the queue; the end of a hold (hold_leftovers).
-  enum class kind : std::uint8_t { done, back, hold };
+  // A completion; a preempted job back in the queue; the end of a hold (hold_leftovers); the
+  // end of a victim's hold on its exclusive blocks (hold_victims_blocks).
+  enum class kind : std::uint8_t { done, back, hold, blocks };
   struct event {
     std::int64_t time;
     kind what;
@@ -190,6 +191,10 @@ class fleet_runner {
       if (e.what == kind::hold) {
         b_->inv().release(holds_[e.segment]);
         freed_.push_back(holds_[e.segment].node);
+        continue;
+      }
+      if (e.what == kind::blocks) {
+        unhold_victim_blocks(e.job, e.segment);
         continue;
       }
       if (!s.running || s.segment != e.segment) continue;  // stopped by a preemption since
@@ -380,6 +385,7 @@ class fleet_runner {
     if (o_.observer) [[unlikely]]
       o_.observer(preempt_decision{b_->inv(), t, j, victims_, placed_});
     hold_leftovers(t + o_.checkpoints.notice.count());
+    hold_victims_blocks();
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;
     return true;
@@ -461,6 +467,35 @@ class fleet_runner {
     }
     leftover_.clear();
   }
+  // An exclusive victim still runs in its notice window: no other gang may land in its base
+  // blocks until it stops (gang backends; the preemptor is placed already).
+  void hold_victims_blocks() {
+    if constexpr (requires(B & b, const fleet_job& j, std::span<const placement> ps) { b.hold_blocks(j, 0U, ps); }) {
+      for (const victim& v : victims_) {
+        const std::uint32_t segment = st_[v.job].segment;
+        const run_segment& seg = r_.segments[segment];
+        if (seg.end <= now_ || !jobs_[v.job].gang.exclusive) continue;
+        b_->hold_blocks(jobs_[v.job], v.job, members_of(seg));
+        events_.push(event{seg.end, kind::blocks, v.job, segment});
+      }
+    }
+  }
+  // Every node of those blocks may take a job again: all go to the retry log.
+  void unhold_victim_blocks(std::uint32_t j, std::uint32_t segment) {
+    if constexpr (requires(B & b, std::span<const placement> ps) { b.unhold_blocks(0U, ps), b.topology(); }) {
+      const auto members = members_of(r_.segments[segment]);
+      b_->unhold_blocks(j, members);
+      const cluster_topology& topo = b_->topology();
+      const auto& blocks = nodes_by_domain(topo, topo.block_level());
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        const domain_index b = topo.block_of(members[i].node);
+        const bool first = std::none_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(i),
+                                        [&](const placement& p) { return topo.block_of(p.node) == b; });
+        if (b != outside_topology && first) freed_.insert(freed_.end(), blocks[b].begin(), blocks[b].end());
+      }
+    }
+  }
+
   // Adds (sign 1) or subtracts (-1) p into its node's leftover.
   void take_back(const placement& p, int sign) {
     auto it = std::find_if(leftover_.begin(), leftover_.end(), [&](const auto& x) { return x.first == p.node; });

@@ -79,6 +79,11 @@ class gang_backend {
   void release(const fleet_job&, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.release(id, ps); }
   void restore(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept { placer_.restore(j.gang, id, ps); }
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t id) { return placer_.fits(j.gang, id); }
+  // An exclusive gang stopped with notice keeps its blocks to itself until it stops.
+  void hold_blocks(const fleet_job& j, std::uint32_t id, std::span<const placement> ps) noexcept {
+    if (j.gang.exclusive) placer_.hold_blocks(id, ps);
+  }
+  void unhold_blocks(std::uint32_t id, std::span<const placement> ps) noexcept { placer_.unhold_blocks(id, ps); }
   void set_condition(node_index n, node_condition c) noexcept { placer_.set_condition(n, c); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
   [[nodiscard]] gang_placer<GP>& placer() noexcept { return placer_; }  // to attach an observer

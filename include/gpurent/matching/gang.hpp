@@ -155,6 +155,19 @@ class gang_placer {
     }
   }
 
+  // Gang `id` was released but still runs (a preemption victim in its notice window): the
+  // base blocks of `members` that no gang holds now are held for it, so no other gang lands
+  // there, until unhold_blocks. Blocks the preemptor took exclusively stay the preemptor's.
+  void hold_blocks(gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members)
+      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == no_gang) held_[b] = id;
+  }
+  // The end of hold_blocks: the blocks `id` still holds are free again.
+  void unhold_blocks(gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members)
+      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == id) held_[b] = no_gang;
+  }
+
   // A node goes down, drains or comes back up: down and drained nodes take nothing new
   // (what runs there is the caller's to stop or keep).
   void set_condition(node_index n, node_condition c) noexcept {

@@ -42,7 +42,8 @@ using ojson = nlohmann::ordered_json;
 
 struct run_args {
   std::string nodes, topology, jobs, pods;
-  std::int64_t compress = 1;
+  std::int64_t compress = 0;                     // K, with --pods only (required there)
+  const CLI::Option* compress_option = nullptr;  // its count says whether --compress was given
   std::string policy = "gpurent";
   std::string victims = "gpurent";
   std::string notice = "30s", checkpoint_write = "60s", restart = "120s", min_runtime = "0s";
@@ -73,21 +74,67 @@ struct loaded {
   std::size_t never_scheduled = 0;
 };
 
+// The options' combinations (protocols/fleet.md's synopsis): one of --jobs and --pods,
+// --compress with --pods and only there.
+expected<void> check_usage(const run_args& a) {
+  if (a.jobs.empty() == a.pods.empty()) return make_error(error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)");
+  if (a.check && !a.node_events.empty())
+    return make_error(error_code::invalid_argument, "--check", "not with --node-events (the check takes the nodes' states as given)");
+  if (!a.audit.path.empty() && !a.pods.empty())
+    return make_error(error_code::invalid_argument, "--audit", "with --jobs only (a trace's matcher decisions: gpurent replay --audit)");
+  const bool compress = a.compress_option != nullptr && a.compress_option->count() > 0;
+  if (!a.pods.empty() && !compress)
+    return make_error(error_code::invalid_argument, "--compress", "required with --pods (K: arrivals compressed K-fold, K >= 1)");
+  if (a.pods.empty() && compress)
+    return make_error(error_code::invalid_argument, "--compress", "applies to --pods only (a jobs file gives its own arrivals)");
+  if (compress && a.compress < 1) return make_error(error_code::invalid_argument, "--compress", "must be >= 1, got " + std::to_string(a.compress));
+  return {};
+}
+
+// The values of the options that are not files, parsed and checked before any file is read:
+// the run's options, the --timeline step and the --emit-usage epoch.
+struct run_settings {
+  run_options run;
+  std::int64_t timeline_step = 60;
+  instant epoch;
+};
+
+// A duration option's value; an error names the option.
+expected<seconds> duration_option(const std::string& text, const char* option) {
+  auto d = parse_duration(text);
+  if (!d) return unexpected(d.error().in_field(option));
+  return d;
+}
+
+expected<run_settings> settings_of(const run_args& a) {
+  GPURENT_TRY(notice, duration_option(a.notice, "--notice"));
+  GPURENT_TRY(write, duration_option(a.checkpoint_write, "--checkpoint-write"));
+  GPURENT_TRY(restart, duration_option(a.restart, "--restart"));
+  GPURENT_TRY(min_run, duration_option(a.min_runtime, "--min-runtime"));
+  GPURENT_TRY(step, duration_option(a.timeline_step, "--timeline-step"));
+  if (step->count() <= 0) return make_error(error_code::invalid_argument, "--timeline-step", "must be at least 1s, got \"" + a.timeline_step + "\"");
+  auto epoch = parse_instant(a.epoch);
+  if (!epoch) return unexpected(epoch.error().in_field("--epoch"));
+  run_settings s;
+  s.run.checkpoints = checkpoint_model{*notice, *write, *restart};
+  s.run.min_runtime = min_run->count();
+  s.timeline_step = step->count();
+  s.epoch = *epoch;
+  return s;
+}
+
 expected<loaded> read_inputs(const run_args& a) {
   loaded l;
   GPURENT_TRY(c, io::read_fleet_cluster_file(a.nodes));
   l.cluster = std::move(*c);
   if (!a.topology.empty()) GPURENT_TRY(io::read_topology_file(a.topology, l.cluster));
   if (!a.pods.empty()) {
-    if (a.compress < 1) return make_error(error_code::invalid_argument, "--compress", "must be >= 1");
     GPURENT_TRY(pj, io::read_pod_jobs_file(a.pods, l.cluster.inv, a.compress));
     l.jobs = std::move(pj->jobs);
     l.never_scheduled = pj->never_scheduled;
     return l;
   }
-  GPURENT_TRY(jobs, io::read_fleet_jobs_file(a.jobs, l.cluster));
-  for (const fleet_job& j : *jobs)
-    if (j.duration < 0) return make_error(error_code::invalid_argument, "duration", a.jobs + ": job \"" + j.name + "\": fleet run needs a duration");
+  GPURENT_TRY(jobs, io::read_fleet_jobs_file(a.jobs, l.cluster, io::job_durations::required));  // fleet run needs each job's work
   l.jobs = std::move(*jobs);
   return l;
 }
@@ -215,30 +262,23 @@ std::string preemptions_csv(const loaded& l, const run_result& r) {
   return out;
 }
 
-expected<run_options> options_of(const run_args& a) {
-  run_options o;
-  GPURENT_TRY(notice, parse_duration(a.notice));
-  GPURENT_TRY(write, parse_duration(a.checkpoint_write));
-  GPURENT_TRY(restart, parse_duration(a.restart));
-  GPURENT_TRY(min_run, parse_duration(a.min_runtime));
-  o.checkpoints = checkpoint_model{*notice, *write, *restart};
-  o.min_runtime = min_run->count();
-  return o;
-}
-
-expected<void> write_outputs(const run_args& a, const loaded& l, const run_result& r) {
-  if (!a.placements.empty()) GPURENT_TRY(write_file(a.placements, placements_csv(l, r), "--placements"));
-  if (!a.preemptions.empty()) GPURENT_TRY(write_file(a.preemptions, preemptions_csv(l, r), "--preemptions"));
-  if (!a.timeline.empty()) {
-    GPURENT_TRY(step, parse_duration(a.timeline_step));
-    if (step->count() <= 0)
-      return make_error(error_code::invalid_argument, "--timeline-step", "must be at least 1s, got \"" + a.timeline_step + "\"");
-    GPURENT_TRY(write_file(a.timeline, timeline_csv(l, r, step->count()), "--timeline"));
-  }
+// The output files asked for, every one made before any is written: an error (a usage
+// record the meter would refuse) leaves no file behind.
+expected<void> write_outputs(const run_args& a, const run_settings& s, const loaded& l, const run_result& r) {
+  struct output {
+    const std::string& path;
+    std::string text;
+    const char* option;
+  };
+  std::vector<output> outs;
+  if (!a.placements.empty()) outs.push_back({a.placements, placements_csv(l, r), "--placements"});
+  if (!a.preemptions.empty()) outs.push_back({a.preemptions, preemptions_csv(l, r), "--preemptions"});
+  if (!a.timeline.empty()) outs.push_back({a.timeline, timeline_csv(l, r, s.timeline_step), "--timeline"});
   if (!a.emit_usage.empty()) {
-    GPURENT_TRY(epoch, parse_instant(a.epoch));
-    GPURENT_TRY(write_file(a.emit_usage, io::write_usage_csv(usage_of_run(l.jobs, r, l.cluster.inv, *epoch)), "--emit-usage"));
+    GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));
+    outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});
   }
+  for (const output& o : outs) GPURENT_TRY(write_file(o.path, o.text, o.option));
   return {};
 }
 
@@ -257,23 +297,25 @@ expected<void> add_extras(const run_args& a, const loaded& l, run_options& o, bo
 }
 
 int run_command(const run_args& a) {
-  auto o = options_of(a);
-  if (!o) return fail(o.error());
+  if (auto u = check_usage(a); !u) return fail(u.error());
+  auto s = settings_of(a);
+  if (!s) return fail(s.error());
   auto l = read_inputs(a);
   if (!l) return fail(l.error());
   const bool progress = isatty(fileno(stderr)) != 0;
   std::vector<node_event> events;
-  if (auto e = add_extras(a, *l, *o, progress, events); !e) return fail(e.error());
+  run_options& o = s->run;
+  if (auto e = add_extras(a, *l, o, progress, events); !e) return fail(e.error());
   auto audit = open_audit(a.audit);
   if (!audit) return fail(audit.error());
   std::optional<run_auditor> auditor;
   if (*audit) {
     auditor.emplace(run_auditor{**audit, l->jobs, a.policy});
-    o->observer = preempt_observer::of(*auditor);
+    o.observer = preempt_observer::of(*auditor);
   }
   const std::int64_t gpus = l->cluster.gpus_up();
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_policy(a, *l, *o, auditor ? &*auditor : nullptr);
+  auto r = run_policy(a, *l, o, auditor ? &*auditor : nullptr);
   if (!r) return fail(r.error());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
@@ -283,7 +325,7 @@ int run_command(const run_args& a) {
     check = check_run(l->cluster, l->jobs, *r);
     for (const std::string& msg : check->messages) fmt::print(stderr, "gpurent: rule violated: {}\n", msg);
   }
-  if (auto w = write_outputs(a, *l, *r); !w) return fail(w.error());
+  if (auto w = write_outputs(a, *s, *l, *r); !w) return fail(w.error());
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return fail(c.error());
   if (a.format == output_format::json) {
@@ -301,7 +343,8 @@ void add_options(CLI::App& cmd, run_args& a) {
   auto* jobs = cmd.add_option("--jobs", a.jobs, "jobs CSV (name,workers,num_gpu,...,priority,preemptible,arrival,duration)");
   auto* pods = cmd.add_option("--pods", a.pods, "Alibaba trace pod list (openb_pod_list_*.csv)");
   jobs->excludes(pods);
-  cmd.add_option("--compress", a.compress, "--pods: arrivals compressed K-fold (offered load about K times)")->capture_default_str();
+  a.compress_option =
+      cmd.add_option("--compress", a.compress, "with --pods (required there): arrivals compressed K-fold (offered load about K times)");
   cmd.add_option("--policy", a.policy, "placement policy: gpurent, fgd, best-fit (--pods); gpurent, slurm-block, kueue-best-fit, best-fit (--jobs)")
       ->capture_default_str();
   cmd.add_option("--victims", a.victims, "victim policy")->check(CLI::IsMember({"none", "kube", "gpurent"}))->capture_default_str();
@@ -329,13 +372,6 @@ runner setup_fleet_run(CLI::App& fleet) {
   auto a = std::make_shared<fleet_run_cmd::run_args>();
   CLI::App* cmd = fleet.add_subcommand("run", "a cluster over time: arrivals, departures, queueing, preemption (protocols/fleet.md)");
   fleet_run_cmd::add_options(*cmd, *a);
-  return [a]() -> int {
-    if (a->jobs.empty() == a->pods.empty()) return fail(error{error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)", {}});
-    if (a->check && !a->node_events.empty())
-      return fail(error{error_code::invalid_argument, "--check", "not with --node-events (the check takes the nodes' states as given)", {}});
-    if (!a->audit.path.empty() && !a->pods.empty())
-      return fail(error{error_code::invalid_argument, "--audit", "with --jobs only (a trace's matcher decisions: gpurent replay --audit)", {}});
-    return fleet_run_cmd::run_command(*a);
-  };
+  return [a]() -> int { return fleet_run_cmd::run_command(*a); };
 }
 }  // namespace gpurent::tool

@@ -3,6 +3,7 @@
 // Shared plumbing of the gpurent tool: command registration, exit codes, output format,
 // error reporting. Commands live in tools/cmd_*.cpp and hold no logic of their own.
 
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -37,11 +38,25 @@ struct registration {
   registration(const char* name, setup_fn f) { registry().emplace(name, f); }
 };
 
-// Adds `--format` with the given choices; the default is the first.
+// Adds `--format` with the given choices; the default is the first. Only the names are
+// accepted (in any case): CLI::CheckedTransformer would also take the enum's number, so
+// `--format 1` read as the second choice.
 inline void add_format_option(CLI::App& cmd, output_format& out, std::initializer_list<std::pair<std::string, output_format>> choices) {
   std::map<std::string, output_format> m(choices.begin(), choices.end());
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "" : ",") + c.first;
   out = choices.begin()->second;
-  cmd.add_option("--format", out, "output format")->transform(CLI::CheckedTransformer(m, CLI::ignore_case));
+  CLI::Validator by_name(
+      [m, names](std::string& text) -> std::string {
+        std::string lower = text;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const auto at = m.find(lower);
+        if (at == m.end()) return "expected one of {" + names + "}, got \"" + text + "\"";
+        text = std::to_string(static_cast<int>(at->second));  // what the option's enum is read from
+        return {};
+      },
+      "{" + names + "}", "FORMAT");
+  cmd.add_option("--format", out, "output format")->transform(by_name);
 }
 
 // Reports an input error on stderr and returns the invalid-input status.

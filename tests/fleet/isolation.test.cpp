@@ -72,6 +72,36 @@ TEST_CASE("nodes file: segment and labels columns; jobs file: isolation, tenant,
   CHECK(written.find("\nn3,64000,262144,4,H100,up,pkey-b,region=us-east-1\n") != std::string::npos);
 }
 
+TEST_CASE("jobs file: written back with isolation, tenant, network segment, residency and checkpoint_every (fuzz F7)") {
+  // write_fleet_jobs_csv wrote only the columns fleet generate fills (and checkpoint_every only
+  // with jobs over time): these read back as defaults (fuzz_fleet_inputs).
+  const fleet_cluster c = cluster();
+  const std::string csv =
+      "name,workers,num_gpu,isolation,tenant,network_segment,residency,checkpoint_every,duration\n"
+      "a,2,4,network,acme,pkey-b,,600,100\n"
+      "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE,,100\n"
+      "c,1,1,none,,,,,\n";
+  const auto js = jobs(c, csv);
+  const std::string written = io::write_fleet_jobs_csv(js, c);
+  CHECK(written ==
+        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration,"
+        "priority,preemptible,arrival,checkpoint_every,isolation,tenant,network_segment,residency\n"
+        "a,2,4,1000,0,0,,0,,,0,,100,0,false,0,600,network,acme,pkey-b,\n"
+        "b,1,1,1000,0,0,,0,,,0,,100,0,false,0,1800,node,zeta,,jurisdiction=DE|region=eu-west-1\n"
+        "c,1,1,1000,0,0,,0,,,0,,,0,false,0,1800,none,,,\n");
+  const auto back = jobs(c, written);
+  REQUIRE(back.size() == js.size());
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    CHECK(back[i].gang.member == js[i].gang.member);
+    CHECK(back[i].tenant == js[i].tenant);
+    CHECK(back[i].checkpoint_every == js[i].checkpoint_every);
+  }
+  // Jobs with every one of those columns at its default: the file fleet generate writes.
+  CHECK(io::write_fleet_jobs_csv(jobs(c, "name,workers,num_gpu\nd,1,1\n"), c) ==
+        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration\n"
+        "d,1,1,1000,0,0,,0,,,0,,\n");
+}
+
 TEST_CASE("jobs file: bad isolation values name the field") {
   const fleet_cluster c = cluster();
   const auto bad = [&](const std::string& row) {

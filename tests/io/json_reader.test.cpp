@@ -102,6 +102,21 @@ TEST_CASE("json_object: not an object; a huge unsigned integer; an empty name") 
   CHECK(empty.error().message == "must not be empty");
 }
 
+TEST_CASE("json_object: an empty key nobody asked for is named \"\" (fuzz F12)") {
+  const json j = json::parse(R"({"levels": ["block"], "": 1, "inner": {"": 2}})");
+  json_object top(j, "");
+  std::vector<std::string> levels;
+  CHECK(top.strings("levels", levels));
+  (void)top.find("inner");
+  auto e = top.finish();
+  REQUIRE_FALSE(e);
+  CHECK(e.error().describe() == "field '\"\"': unknown field (expected one of: levels, inner)");
+  json_object inner(j["inner"], "inner");
+  auto f = inner.finish();
+  REQUIRE_FALSE(f);
+  CHECK(f.error().field == "inner.\"\"");
+}
+
 TEST_CASE("parse_json_text: syntax errors and numbers no double holds name file:line") {
   auto bad = io::parse_json_text("{\n  \"a\": 1,\n  oops\n}", "t.json");
   REQUIRE_FALSE(bad);
@@ -113,6 +128,24 @@ TEST_CASE("parse_json_text: syntax errors and numbers no double holds name file:
   auto unnamed = io::parse_json_text("[", "");
   REQUIRE_FALSE(unnamed);
   CHECK(unnamed.error().where == "line 1");
+}
+
+TEST_CASE("parse_json_text: a key given twice in one object is an error at its second line, by path (fuzz F6)") {
+  // nlohmann keeps the last value of a repeated key: the topology reader took n1 into block B
+  // and dropped its first listing without a word (fuzz_fleet_inputs).
+  auto twice = io::parse_json_text("{\"nodes\": {\"n0\": [\"A\"], \"n1\": [\"A\"],\n  \"n1\": [\"B\"]}}", "t.json");
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().code == error_code::duplicate);
+  CHECK(twice.error().describe() == "t.json:2: field 'nodes.n1': given twice in one object (only one value can be kept)");
+  auto in_array = io::parse_json_text("{\"rates\": [{\"a\": 1}, {\"a\": 1, \"a\": 2}]}", "r.json");
+  REQUIRE_FALSE(in_array);
+  CHECK(in_array.error().field == "rates[1].a");
+  auto top = io::parse_json_text("{\"a\": 1, \"a\": 1}", "");
+  REQUIRE_FALSE(top);
+  CHECK(top.error().field == "a");
+  CHECK(top.error().where == "line 1");
+  // The same key in different objects, and a key repeated as a value, are fine.
+  CHECK(io::parse_json_text(R"({"a": {"x": 1}, "b": {"x": "x", "y": ["x", {"x": 2}]}})", "ok.json"));
 }
 
 }  // namespace test_io_json_reader

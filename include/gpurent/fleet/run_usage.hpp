@@ -5,13 +5,16 @@
 // bill come out of the one meter (spot billed only for the time it ran). Id
 // `<job>-<run>-<member>`, account `hp` or `spot`, resource `gpu/<model>` of the member's
 // node, mode `on_demand` or `spot`, quantity the member's GPUs, from epoch + start to
-// epoch + end. Segments of zero length, and members holding no GPU, are left out.
+// epoch + end. Segments of zero length, and members holding no GPU, are left out. A record
+// the meter would refuse (validate: an instant past 9999-12-31, which the jobs file's
+// arrivals and durations of up to 2^40 s reach) is an error naming it, never written out.
 
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
+#include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run.hpp>
@@ -20,8 +23,8 @@
 
 namespace gpurent {
 
-[[nodiscard]] inline std::vector<usage_record> usage_of_run(std::span<const fleet_job> jobs, const run_result& r, const inventory& inv,
-                                                            instant epoch) {
+[[nodiscard]] inline expected<std::vector<usage_record>> usage_of_run(std::span<const fleet_job> jobs, const run_result& r, const inventory& inv,
+                                                                      instant epoch) {
   std::vector<usage_record> out;
   for (const run_segment& s : r.segments) {
     if (s.end <= s.start) continue;
@@ -38,6 +41,7 @@ namespace gpurent {
       u.quantity = nano_quantity(milli * 1'000'000);
       u.start = epoch + seconds(s.start);
       u.end = epoch + seconds(s.end);
+      if (auto v = validate(u); !v) return make_error(v.error().code, v.error().field, "usage record " + u.id + ": " + v.error().message);
       out.push_back(std::move(u));
     }
   }

@@ -188,8 +188,9 @@ class csv_line_scanner {
 };
 
 // A header whose columns are all known: where each named column is, or an error naming the
-// column that is missing, repeated or unknown. `names[k]` lists the names column k may have
-// (its first is the one messages use); a column with `optional[k]` may be absent.
+// column that is missing, repeated, unknown or without a name (then by its place, from 1).
+// `names[k]` lists the names column k may have (its first is the one messages use); a
+// column with `optional[k]` may be absent.
 struct csv_column {
   std::vector<std::string_view> names;
   bool optional = false;
@@ -199,6 +200,8 @@ struct csv_column {
                                                                                           std::span<const csv_column> columns) {
   std::vector<std::optional<std::size_t>> at(columns.size());
   for (std::size_t h = 0; h < header.size(); ++h) {
+    // A trailing comma, or two in a row: no name to quote, so the column's place.
+    if (header[h].empty()) return make_error(error_code::parse_error, "column " + std::to_string(h + 1), "empty column name in the header");
     std::optional<std::size_t> which;
     for (std::size_t c = 0; c < columns.size() && !which; ++c)
       for (std::string_view n : columns[c].names)

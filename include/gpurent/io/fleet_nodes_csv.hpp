@@ -7,7 +7,9 @@
 // (an InfiniBand partition key or a VLAN; empty: none), and `labels`, '|'-separated labels
 // such as region=eu-west-1|jurisdiction=CH (docs/isolation.md).
 // Integers are read as the trace reader reads them (trace_csv.hpp); columns are found by name
-// (csv_split.hpp's read_csv_table): any order, and an unknown column is an error.
+// (csv_split.hpp's read_csv_table): any order, and an unknown column is an error. What the
+// cluster cannot hold is an error at its row, not later: a model name with a '|' (a job's
+// gpu_spec separates models with it), a 65th GPU model, a 65th label.
 
 #include <cstddef>
 #include <cstdint>
@@ -43,8 +45,14 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
   }
 }
 
-// One node row (fields by column) into a node; `models` counts the distinct GPU models.
-[[nodiscard]] inline expected<fleet_node> read_fleet_node(std::span<const std::string_view> f, std::set<std::string, std::less<>>& models) {
+// The distinct GPU models and node labels of the rows read so far: the cluster holds at most
+// max_models and max_labels, so the row that adds one too many is the error.
+struct node_names {
+  std::set<std::string, std::less<>> models, labels;
+};
+
+// One node row (fields by column) into a node.
+[[nodiscard]] inline expected<fleet_node> read_fleet_node(std::span<const std::string_view> f, node_names& seen) {
   using ::gpurent::detail::parse_trace_int;
   fleet_node n;
   n.name = std::string(f[node_sn]);
@@ -57,7 +65,9 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
   n.gpus = *gpu;
   n.model = std::string(f[node_model]);
   if (n.gpus > 0 && n.model.empty()) return make_error(error_code::invalid_argument, "model", "a node with GPUs needs a model");
-  if (n.gpus > 0 && models.insert(n.model).second && models.size() > max_models)
+  if (n.model.find('|') != std::string::npos)
+    return make_error(error_code::invalid_argument, "model", "\"" + n.model + "\" has a '|', which separates models in a job's gpu_spec");
+  if (n.gpus > 0 && seen.models.insert(n.model).second && seen.models.size() > max_models)
     return make_error(error_code::invalid_argument, "model", "more than " + std::to_string(max_models) + " GPU models");
   if (!f[node_state].empty()) {
     GPURENT_TRY(c, parse_enum_field<node_condition>(f[node_state], "state"));
@@ -65,6 +75,9 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
   }
   n.segment = std::string(f[node_segment]);
   GPURENT_TRY(labels, bar_list(f[node_labels], "labels"));
+  for (const std::string_view l : *labels)
+    if (seen.labels.emplace(l).second && seen.labels.size() > max_labels)
+      return make_error(error_code::invalid_argument, "labels", "more than " + std::to_string(max_labels) + " node labels");
   n.labels.assign(labels->begin(), labels->end());
   return n;
 }
@@ -75,10 +88,11 @@ inline constexpr std::size_t node_sn = 0, node_cpu = 1, node_memory = 2, node_gp
   const csv_column columns[] = {{{"sn"}, false},    {{"cpu_milli"}, false}, {{"memory_mib"}, false}, {{"gpu"}, false},
                                 {{"model"}, false}, {{"state"}, true},      {{"segment"}, true},     {{"labels"}, true}};
   std::vector<fleet_node> out;
-  std::set<std::string, std::less<>> names, models;
+  std::set<std::string, std::less<>> names;
+  detail::node_names seen;
   auto read = read_csv_table(text, file, columns, "sn,cpu_milli,memory_mib,gpu,model[,state][,segment][,labels]",
                              [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
-                               GPURENT_TRY(n, detail::read_fleet_node(v, models));
+                               GPURENT_TRY(n, detail::read_fleet_node(v, seen));
                                if (!names.insert(n->name).second)
                                  return make_error(error_code::duplicate, "sn", "node \"" + n->name + "\" appears twice");
                                out.push_back(std::move(*n));

@@ -10,7 +10,7 @@
 // it lets the placer choose one segment for the whole gang) and `residency` ('|'-separated
 // node labels, one of which each node must carry), copied into every member's request.
 // Read against the cluster (model names, level names, segments and labels must exist), every
-// error at file:line naming the field; written back by fleet generate.
+// error at file:line naming the field; written back (fleet generate) column for column.
 
 #include <algorithm>
 #include <cstddef>
@@ -106,10 +106,11 @@ template <class Int>
 }
 
 // What fleet run schedules by: priority, preemptible, arrival, work, checkpoints.
-[[nodiscard]] inline expected<void> read_job_schedule(std::span<const std::string_view> f, fleet_job& j) {
+[[nodiscard]] inline expected<void> read_job_schedule(std::span<const std::string_view> f, fleet_job& j, bool need_duration) {
   GPURENT_TRY(priority, job_int<std::int32_t>(f[job_priority], "priority", -(1 << 30), 1 << 30, 0));
   GPURENT_TRY(arrival, job_int<std::int64_t>(f[job_arrival], "arrival", 0, max_job_seconds, 0));
-  GPURENT_TRY(duration, job_int<std::int64_t>(f[job_duration], "duration", 0, max_job_seconds, -1));
+  GPURENT_TRY(duration, need_duration ? job_required_int<std::int64_t>(f[job_duration], "duration", 0, max_job_seconds)
+                                      : job_int<std::int64_t>(f[job_duration], "duration", 0, max_job_seconds, -1));
   GPURENT_TRY(every, job_int<std::int64_t>(f[job_checkpoint], "checkpoint_every", 1, max_job_seconds, 1800));
   const std::string_view p = f[job_preemptible];
   if (p != "" && p != "true" && p != "false")
@@ -163,14 +164,21 @@ struct job_tenants {
 }
 }  // namespace detail
 
+// Whether every job must have a duration (fleet run: the column in the header, a value in
+// every row), or may have none (fleet pack).
+enum class job_durations : std::uint8_t { optional, required };
+
 // The jobs from CSV text, against cluster c; `file` names it in errors.
-[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_csv(std::string_view text, std::string_view file, const fleet_cluster& c) {
-  const csv_column columns[] = {
+[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_csv(std::string_view text, std::string_view file, const fleet_cluster& c,
+                                                                          job_durations durations = job_durations::optional) {
+  const bool need_duration = durations == job_durations::required;
+  csv_column columns[] = {
       {{"name"}, false},      {{"workers"}, false},         {{"num_gpu"}, false},  {{"gpu_milli"}, true},   {{"cpu_milli"}, true},
       {{"memory_mib"}, true}, {{"gpu_spec"}, true},         {{"per_node"}, true},  {{"required"}, true},    {{"preferred"}, true},
       {{"segment"}, true},    {{"exclusive"}, true},        {{"priority"}, true},  {{"preemptible"}, true}, {{"arrival"}, true},
       {{"duration"}, true},   {{"checkpoint_every"}, true}, {{"isolation"}, true}, {{"tenant"}, true},      {{"network_segment"}, true},
       {{"residency"}, true}};
+  columns[detail::job_duration].optional = !need_duration;
   std::vector<fleet_job> out;
   std::set<std::string, std::less<>> names;
   detail::job_tenants tenants;
@@ -183,7 +191,7 @@ struct job_tenants {
                                  return make_error(error_code::duplicate, "name", "job \"" + j.name + "\" appears twice");
                                GPURENT_TRY(detail::read_job_member(v, c, j.gang.member));
                                GPURENT_TRY(detail::read_job_rules(v, c, j.gang));
-                               GPURENT_TRY(detail::read_job_schedule(v, j));
+                               GPURENT_TRY(detail::read_job_schedule(v, j, need_duration));
                                GPURENT_TRY(detail::read_job_isolation(v, c, tenants, j));
                                out.push_back(std::move(j));
                                return {};
@@ -192,31 +200,64 @@ struct job_tenants {
   return out;
 }
 
-[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_file(const std::string& path, const fleet_cluster& c) {
+[[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_file(const std::string& path, const fleet_cluster& c,
+                                                                           job_durations durations = job_durations::optional) {
   GPURENT_TRY(text, read_file(path));
-  return read_fleet_jobs_csv(*text, path, c);
+  return read_fleet_jobs_csv(*text, path, c, durations);
 }
 
-// The jobs file of a job list (the columns fleet generate fills; defaults elsewhere). Jobs
-// over time (any arrival, priority or preemptible job) add priority, preemptible, arrival
-// and checkpoint_every.
+namespace detail {
+// The '|'-separated names of the models in m; empty for any model.
+[[nodiscard]] inline std::string job_models_text(model_mask m, const inventory& inv) {
+  std::string out;
+  for (model_index i = 0; m != any_model && i < inv.model_count(); ++i)
+    if ((m >> i & 1U) != 0) out += (out.empty() ? "" : "|") + inv.model(i).name;
+  return out;
+}
+
+// The '|'-separated names of the node labels in m.
+[[nodiscard]] inline std::string job_labels_text(label_mask m, const fleet_cluster& c) {
+  std::string out;
+  for (const auto& [name, bit] : c.labels)
+    if ((m & bit) != 0) out += (out.empty() ? "" : "|") + name;
+  return out;
+}
+
+// Whether a job has a column of the group off its default (write_fleet_jobs_csv's groups).
+[[nodiscard]] inline bool job_timed(const fleet_job& j) {
+  return j.arrival != 0 || j.priority != 0 || j.preemptible || j.checkpoint_every != fleet_job{}.checkpoint_every;
+}
+[[nodiscard]] inline bool job_isolated(const fleet_job& j) {
+  const placement_request& r = j.gang.member;
+  return r.isolation != placement_request{}.isolation || !j.tenant.empty() || r.segment != no_segment || r.residency != 0;
+}
+}  // namespace detail
+
+// The jobs file of a job list: every column the reader reads, in groups. The columns fleet
+// generate fills come always; priority, preemptible, arrival and checkpoint_every when some
+// job has one off its default (jobs over time); isolation, tenant, network_segment and
+// residency when some job has one (docs/isolation.md). Read back, the same jobs.
 [[nodiscard]] inline std::string write_fleet_jobs_csv(std::span<const fleet_job> jobs, const fleet_cluster& c) {
-  const bool timed = std::any_of(jobs.begin(), jobs.end(), [](const fleet_job& j) { return j.arrival != 0 || j.priority != 0 || j.preemptible; });
+  const bool timed = std::any_of(jobs.begin(), jobs.end(), detail::job_timed);
+  const bool isolated = std::any_of(jobs.begin(), jobs.end(), detail::job_isolated);
   std::string out = "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration";
-  out += timed ? ",priority,preemptible,arrival,checkpoint_every\n" : "\n";
+  out += timed ? ",priority,preemptible,arrival,checkpoint_every" : "";
+  out += isolated ? ",isolation,tenant,network_segment,residency\n" : "\n";
   const auto level = [&](level_index l) { return l == no_level ? std::string() : std::string(c.topology.level_name(l)); };
   for (const fleet_job& j : jobs) {
     const placement_request& r = j.gang.member;
-    std::string spec;
-    for (model_index m = 0; r.allowed_models != any_model && m < c.inv.model_count(); ++m)
-      if ((r.allowed_models >> m & 1U) != 0) spec += (spec.empty() ? "" : "|") + c.inv.model(m).name;
     csv_row(out, {j.name, std::to_string(j.gang.workers), std::to_string(r.num_gpu), std::to_string(r.num_gpu == 0 ? 1000 : r.gpu_milli.count()),
-                  std::to_string(r.cpu_milli), std::to_string(r.memory_mib), spec, std::to_string(j.gang.per_node), level(j.gang.required),
-                  level(j.gang.preferred), std::to_string(j.gang.segment), j.gang.exclusive ? "topo" : "",
-                  j.duration < 0 ? std::string() : std::to_string(j.duration)});
-    if (!timed) continue;
-    out.back() = ',';  // the row goes on
-    csv_row(out, {std::to_string(j.priority), j.preemptible ? "true" : "false", std::to_string(j.arrival), std::to_string(j.checkpoint_every)});
+                  std::to_string(r.cpu_milli), std::to_string(r.memory_mib), detail::job_models_text(r.allowed_models, c.inv),
+                  std::to_string(j.gang.per_node), level(j.gang.required), level(j.gang.preferred), std::to_string(j.gang.segment),
+                  j.gang.exclusive ? "topo" : "", j.duration < 0 ? std::string() : std::to_string(j.duration)});
+    if (timed) {
+      out.back() = ',';  // the row goes on
+      csv_row(out, {std::to_string(j.priority), j.preemptible ? "true" : "false", std::to_string(j.arrival), std::to_string(j.checkpoint_every)});
+    }
+    if (isolated) {
+      out.back() = ',';
+      csv_row(out, {to_string(r.isolation), j.tenant, c.inv.segment_name(r.segment), detail::job_labels_text(r.residency, c)});
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The io layer's one JSON toolkit: text to a document (syntax errors and numbers no double
-// holds become parse errors naming file:line), and `json_object`, the reader every JSON
+// The io layer's one JSON toolkit: text to a document (syntax errors, numbers no double
+// holds and a key given twice in one object become errors naming file:line), and `json_object`, the reader every JSON
 // format of gpurent uses (catalog, tariff, offers, workload). It reads the members of one
 // object by name, names every field by its JSON path ("offers[3].tiers.steps[1].price") in
 // errors, and remembers what it was asked for, so that a member nobody asked for (a typo) is
@@ -12,12 +12,14 @@
 //   expected a string, got number            (and: an integer, true or false, an array, ...)
 //   expected a decimal string such as "2.49", got number
 //   unknown field (expected one of: id, gpu, price)
+//   given twice in one object (only one value can be kept)
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -45,14 +47,84 @@ namespace detail {
 [[nodiscard]] inline std::string json_where(std::string_view file, std::size_t line) {
   return file.empty() ? "line " + std::to_string(line) : std::string(file) + ":" + std::to_string(line);
 }
+
+// A key given twice in one object: nlohmann keeps the last value silently, which would drop
+// the first (a node listed twice in a topology, a rate field given twice). The parse
+// callback sees every event in document order. Counting an object's keys and comparing
+// with its size when it closes finds a repeat for the price of a counter; only then a
+// second pass (`exact`) keeps each object's keys to name the first key given twice by its
+// JSON path ("nodes.n0001").
+class json_key_twice {
+ public:
+  explicit json_key_twice(bool exact) noexcept : exact_(exact) {}
+  bool operator()(int /*depth*/, json::parse_event_t e, json& parsed) {
+    using event = json::parse_event_t;
+    if (e == event::object_start || e == event::array_start) {
+      if (!open_.empty() && !open_.back().object) ++open_.back().items;
+      open_.push_back(frame{e == event::object_start, 0, {}, {}});
+    } else if ((e == event::object_end || e == event::array_end) && !open_.empty()) {
+      found_ = found_ || (e == event::object_end && open_.back().items != parsed.size());
+      open_.pop_back();
+    } else if (e == event::value && !open_.empty() && !open_.back().object) {
+      ++open_.back().items;
+    } else if (e == event::key && !open_.empty()) {
+      frame& f = open_.back();
+      ++f.items;
+      if (exact_) exact_key(f, parsed.get_ref<const std::string&>());
+    }
+    return true;
+  }
+  // Whether some object has a key twice; after an exact pass, the first such key and its path.
+  [[nodiscard]] bool found() const noexcept { return found_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] const std::string& key() const noexcept { return key_; }
+
+ private:
+  struct frame {
+    bool object;
+    std::size_t items;  // keys read (objects), items begun (arrays)
+    std::string key;    // objects, exact pass: the member being read
+    std::unordered_set<std::string> keys;
+  };
+  void exact_key(frame& f, const std::string& k) {
+    f.key = k;
+    if (f.keys.insert(k).second || !path_.empty()) return;
+    key_ = k;
+    for (const frame& o : open_) {  // each open object's key and array's item, outermost first
+      if (o.object)
+        path_ += (path_.empty() ? "" : ".") + o.key;
+      else
+        path_ += "[" + std::to_string(o.items - 1) + "]";
+    }
+  }
+  bool exact_;
+  bool found_ = false;
+  std::vector<frame> open_;
+  std::string path_, key_;
+};
+
+// The error for a key given twice: a second, exact pass names it (by path) and its line, that
+// of its second appearance (line 1 when the key is written with escapes and not found as such).
+[[nodiscard]] inline error json_twice_error(std::string_view text, std::string_view file) {
+  json_key_twice k(true);
+  [[maybe_unused]] const json again = json::parse(text.begin(), text.end(), [&k](int d, json::parse_event_t e, json& p) { return k(d, e, p); });
+  const std::string quoted = "\"" + k.key() + "\"";
+  std::size_t at = text.find(quoted);
+  if (at != std::string_view::npos && text.find(quoted, at + 1) != std::string_view::npos) at = text.find(quoted, at + 1);
+  return error{error_code::duplicate, k.path(), "given twice in one object (only one value can be kept)",
+               json_where(file, at == std::string_view::npos ? 1 : line_at(text, at))};
+}
 }  // namespace detail
 
 // JSON text to a document. Syntax errors carry the line nlohmann reports; other parse
 // exceptions (a number too large for a double: out_of_range 406) quote their token, whose
-// first appearance gives the line.
+// first appearance gives the line. A key given twice in one object is an error too.
 [[nodiscard]] inline expected<json> parse_json_text(std::string_view text, std::string_view file) {
+  detail::json_key_twice twice(false);
   try {
-    return json::parse(text.begin(), text.end());
+    json doc = json::parse(text.begin(), text.end(), [&twice](int depth, json::parse_event_t e, json& parsed) { return twice(depth, e, parsed); });
+    if (twice.found()) return unexpected(detail::json_twice_error(text, file));
+    return doc;
   } catch (const json::parse_error& e) {
     const std::size_t upto = e.byte > 0 ? e.byte - 1 : 0;
     return unexpected(
@@ -105,7 +177,11 @@ class json_object {
     return {};
   }
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
-  [[nodiscard]] std::string field(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  // The member's path; an empty key is written "" so that an error still names it.
+  [[nodiscard]] std::string field(std::string_view key) const {
+    const std::string k = key.empty() ? std::string("\"\"") : std::string(key);
+    return path_.empty() ? k : path_ + "." + k;
+  }
   [[nodiscard]] unexpected<error> fail(std::string_view key, std::string message) const { return json_fail(field(key), std::move(message)); }
 
   // The member, as written (a JSON null too); nullptr when absent. Marks the key as known.

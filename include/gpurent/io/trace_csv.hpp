@@ -3,7 +3,8 @@
 // Readers for the Alibaba GPU trace v2023 ("openb") CSVs: the node list and the pod lists.
 // Every row becomes one record or one error naming the file, the line and the field; no row
 // is skipped (blank lines are not rows). Columns are found by header name, so column order
-// and extra columns (qos, times) do not matter; `gpu_spec` may be absent (multigpu files).
+// and extra columns (qos, times) do not matter; `gpu_spec` may be absent (multigpu files), and
+// qos and the times too unless the caller requires them (fleet run does).
 
 #include <charconv>
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <istream>
 #include <limits>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -94,7 +96,9 @@ class trace_csv_reader {
  public:
   trace_csv_reader(std::istream& in, std::string_view file) : in_(in), file_(file) {}
 
-  [[nodiscard]] expected<void> read_header(std::initializer_list<std::string_view> required) {
+  // The header, which must have the `required` columns and those `also` lists (a caller's
+  // own); an error names the first missing column and lists them all.
+  [[nodiscard]] expected<void> read_header(std::initializer_list<std::string_view> required, std::span<const std::string_view> also = {}) {
     std::string raw;
     while (std::getline(in_, raw)) {
       ++line_;
@@ -103,12 +107,16 @@ class trace_csv_reader {
       header_.clear();
       split_csv_line(raw, fields_);
       for (auto f : fields_) header_.emplace_back(f);
-      for (auto r : required) {
-        if (column(r) < 0) {
-          return unexpected<error>(error{error_code::parse_error, std::string(r), "missing column in header", {}}.at(file_, line_));
-        }
-      }
-      return {};
+      std::vector<std::string_view> missing;
+      for (auto r : required)
+        if (column(r) < 0) missing.push_back(r);
+      for (auto r : also)
+        if (column(r) < 0) missing.push_back(r);
+      if (missing.empty()) return {};
+      std::string list;
+      for (auto m : missing) list += (list.empty() ? "" : ", ") + std::string(m);
+      return unexpected<error>(
+          located(error_code::parse_error, missing.front(), missing.size() == 1 ? "missing column in header" : "missing columns in header: " + list));
     }
     return unexpected<error>(error{error_code::parse_error, {}, "empty file: no header", {}}.at(file_, line_));
   }
@@ -170,13 +178,13 @@ class trace_csv_reader {
 
 inline constexpr std::int64_t trace_max_amount = std::int64_t{1} << 40;
 
-// Every row of a trace CSV whose header has the `required` columns, as row(reader) makes it;
-// the first row that is an error stops the reading.
+// Every row of a trace CSV whose header has the `required` and `also` columns, as
+// row(reader) makes it; the first row that is an error stops the reading.
 template <class Row, class F>
 [[nodiscard]] expected<std::vector<Row>> read_trace_rows(std::istream& in, std::string_view file, std::initializer_list<std::string_view> required,
-                                                         F&& row) {
+                                                         std::span<const std::string_view> also, F&& row) {
   trace_csv_reader r(in, file);
-  GPURENT_TRY(r.read_header(required));
+  GPURENT_TRY(r.read_header(required, also));
   std::vector<Row> out;
   for (;;) {
     GPURENT_TRY(more, r.next());
@@ -249,13 +257,15 @@ template <class Row, class F>
     if (n.gpu > 0 && n.model.empty()) return unexpected<error>(r.located(error_code::invalid_argument, "model", "a node with GPUs needs a model"));
     return n;
   };
-  GPURENT_TRY(out, detail::read_trace_rows<trace_node>(in, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}, row));
+  GPURENT_TRY(out, detail::read_trace_rows<trace_node>(in, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}, {}, row));
   if (out->empty()) return unexpected<error>(error{error_code::invalid_argument, {}, "no nodes", {}}.at(file, 1));
   return std::move(*out);
 }
 
-// Reads a pod (task) list.
-[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods(std::istream& in, std::string_view file) {
+// Reads a pod (task) list; a header without one of the columns `also` names (a command's
+// own needs: fleet run's time columns) is an error at the header's line.
+[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods(std::istream& in, std::string_view file,
+                                                                      std::span<const std::string_view> also = {}) {
   std::set<std::string, std::less<>> seen;
   auto row = [&](const detail::trace_csv_reader& r) -> expected<trace_pod> {
     trace_pod p;
@@ -278,7 +288,7 @@ template <class Row, class F>
     GPURENT_TRY(detail::read_trace_time(r, "deletion_time", p.deletion_time));
     return p;
   };
-  return detail::read_trace_rows<trace_pod>(in, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, row);
+  return detail::read_trace_rows<trace_pod>(in, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, also, row);
 }
 
 // File versions: the whole file through io::read_file, then the rows; errors name the path.
@@ -287,10 +297,10 @@ template <class Row, class F>
   std::istringstream in(std::move(*text));
   return read_trace_nodes(in, path);
 }
-[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods_file(const std::string& path) {
+[[nodiscard]] inline expected<std::vector<trace_pod>> read_trace_pods_file(const std::string& path, std::span<const std::string_view> also = {}) {
   GPURENT_TRY(text, io::read_file(path));
   std::istringstream in(std::move(*text));
-  return read_trace_pods(in, path);
+  return read_trace_pods(in, path, also);
 }
 
 // The replay's cluster and task list from a trace. A gpu_spec naming a model no node has is

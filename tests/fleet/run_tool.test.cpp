@@ -151,7 +151,8 @@ TEST_CASE("fleet run: a gang required in one block preempts inside one block; gp
   // A's victims lose 630 + 40 s, B's 530 + 530, the others' 730 + 730, each x 4 GPUs.
   // gpurent evicts A (2680 GPU-s): each block is a candidate domain of its own. (Offered the
   // whole cluster at once, a greedy pass that removes every spot job and re-admits the
-  // costliest first would keep the block whose costliest job is cheapest: B.) kube evicts B: equal priority, sum and count, and its jobs started latest.
+  // costliest first would keep the block whose costliest job is cheapest: B.) kube evicts
+  // B: equal priority, sum and count, and its jobs started latest.
   std::string node_rows = "sn,cpu_milli,memory_mib,gpu,model\n", topo_nodes, job_rows;
   const std::array<int, 12> start{400, 990, 500, 500, 300, 300, 300, 300, 300, 300, 300, 300};
   for (int i = 0; i < 12; ++i) {

@@ -163,9 +163,6 @@ class cheapest_victims {
     return true;
   }
 
-  // Fit tests made (the full set's included).
-  [[nodiscard]] std::size_t tests() const noexcept { return tests_; }
-
  private:
   using key = std::pair<std::int64_t, std::int64_t>;  // cost, victims
 

@@ -4,10 +4,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <gpurent/fleet/run_timeline.hpp>
 
 #include "support/tool.hpp"
 
@@ -80,6 +83,30 @@ TEST_CASE("fleet run --timeline-step: a step under one second exits 2 naming the
   const auto r = run_tool(s.base() + " --timeline " + (scratch() / "t.csv").string() + " --timeline-step 0s");
   CHECK(r.status == 2);
   CHECK(r.err.find("--timeline-step") != std::string::npos);
+}
+
+TEST_CASE("fleet run --timeline: a run too long for the step exits 2, names the step to take, and writes nothing") {
+  // One job arriving at 2^40 s: 60 s steps would give 1.8e10 rows; the limit is 10 million.
+  const scenario s;
+  const std::string jobs = write("late.csv", "name,workers,num_gpu,arrival,duration\nlate,1,1,1099511627776,100\n");
+  const std::string out = (scratch() / "late_timeline.csv").string(), placed = (scratch() / "late_placements.csv").string();
+  std::filesystem::remove(out);
+  std::filesystem::remove(placed);
+  const std::string base = "fleet run --nodes " + s.nodes + " --jobs " + jobs + " --placements " + placed + " --timeline " + out;
+  const auto r = run_tool(base);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--timeline-step") != std::string::npos);
+  CHECK(r.err.find("18325193798 rows") != std::string::npos);
+  CHECK(r.err.find("at least 109952 s") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  CHECK_FALSE(std::filesystem::exists(placed));
+  // The step it names is enough (the run ends at 2^40 + 100 s), one second less is not.
+  CHECK(gpurent::timeline_rows(1099511627876, 109952) <= gpurent::timeline_row_limit);
+  CHECK(gpurent::timeline_rows(1099511627876, 109951) > gpurent::timeline_row_limit);
+  const auto ok = run_tool(base + " --timeline-step 1000000000s");
+  REQUIRE(ok.status == 0);
+  const std::string t = read(out);
+  CHECK(std::count(t.begin(), t.end(), '\n') == 1 + 1099511627876 / 1000000000 + 1);
 }
 
 TEST_CASE("fleet run --node-events: a node that goes down stops its jobs at once; they restart elsewhere or when it is back") {

@@ -47,10 +47,21 @@ inline void timeline_deltas(std::span<const fleet_job> jobs, const run_result& r
 }
 }  // namespace detail
 
-// Samples at 0, step, 2 step, ... up to the run's end (inclusive when it falls on a step).
+// The most rows timeline_of gives (about 400 MB of CSV): a run spanning 2^40 s at the
+// default 60 s step would ask for 1.8e10. Callers check timeline_rows first.
+inline constexpr std::int64_t timeline_row_limit = 10'000'000;
+
+// The number of samples timeline_of gives for a run ending at end_time (0 when step <= 0).
+[[nodiscard]] constexpr std::int64_t timeline_rows(std::int64_t end_time, std::int64_t step) noexcept {
+  return step <= 0 || end_time < 0 ? 0 : end_time / step + 1;
+}
+
+// Samples at 0, step, 2 step, ... up to the run's end (inclusive when it falls on a step);
+// none when there would be more than timeline_row_limit of them.
 [[nodiscard]] inline std::vector<timeline_sample> timeline_of(std::span<const fleet_job> jobs, const run_result& r, std::int64_t step) {
   std::vector<timeline_sample> out;
-  if (step <= 0) return out;
+  if (step <= 0 || timeline_rows(r.end_time, step) > timeline_row_limit) return out;
+  out.reserve(static_cast<std::size_t>(timeline_rows(r.end_time, step)));
   std::vector<detail::timeline_delta> d;
   d.reserve(jobs.size() + 2 * r.segments.size());
   detail::timeline_deltas(jobs, r, d);

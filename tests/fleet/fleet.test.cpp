@@ -124,7 +124,7 @@ TEST_CASE("nodes file: a model with '|', a 65th label and a header column withou
   };
   const std::string h = "sn,cpu_milli,memory_mib,gpu,model,labels\n";
   CHECK(bad(h + "n0,1,1,4,H100,\nn1,1,1,4,H100|A100,\n") ==
-        "nodes.csv:3: field 'model': \"H100|A100\" has a '|', which separates models in a job's gpu_spec");
+        "nodes.csv:3: field 'model': \"H100|A100\" has a '|', which separates models in a gpu_spec");
   std::string labels;
   for (int i = 0; i < 64; ++i) labels += (i == 0 ? "l" : "|l") + std::to_string(i);
   const std::string rows = h + "n0,1,1,4,H100," + labels + "\nn1,1,1,4,H100,l0|l63\n";

@@ -83,6 +83,12 @@ TEST_CASE("nodes: good rows and errors") {
   auto dup = nodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,1,A\nn0,1,1,1,A\n");
   REQUIRE_FALSE(dup);
   CHECK(dup.error().where == "nodes.csv:3");
+  // A '|' in a model: no gpu_spec could name it ("A|B" asks for A or B), on a CPU-only node too.
+  for (const char* gpus : {"2", "0"}) {
+    auto bar = nodes(std::string("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,1,A\nn1,1,1,") + gpus + ",A|B\n");
+    REQUIRE_FALSE(bar);
+    CHECK(bar.error().describe() == "nodes.csv:3: field 'model': \"A|B\" has a '|', which separates models in a gpu_spec");
+  }
 }
 
 TEST_CASE("workload: an unknown model in gpu_spec is an error at its line") {

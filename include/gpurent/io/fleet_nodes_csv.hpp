@@ -64,9 +64,7 @@ struct node_names {
   n.memory_mib = *mem;
   n.gpus = *gpu;
   n.model = std::string(f[node_model]);
-  if (n.gpus > 0 && n.model.empty()) return make_error(error_code::invalid_argument, "model", "a node with GPUs needs a model");
-  if (n.model.find('|') != std::string::npos)
-    return make_error(error_code::invalid_argument, "model", "\"" + n.model + "\" has a '|', which separates models in a job's gpu_spec");
+  GPURENT_TRY(::gpurent::detail::check_node_model(n.model, n.gpus));
   if (n.gpus > 0 && seen.models.insert(n.model).second && seen.models.size() > max_models)
     return make_error(error_code::invalid_argument, "model", "more than " + std::to_string(max_models) + " GPU models");
   if (!f[node_state].empty()) {

@@ -215,6 +215,15 @@ template <class Row, class F>
   return {};
 }
 
+// A node's GPU model: needed when the node has GPUs, and without a '|' (a task's gpu_spec
+// separates models with it, so no task could ask for such a model).
+[[nodiscard]] inline expected<void> check_node_model(std::string_view model, std::int64_t gpus) {
+  if (gpus > 0 && model.empty()) return make_error(error_code::invalid_argument, "model", "a node with GPUs needs a model");
+  if (model.find('|') != std::string_view::npos)
+    return make_error(error_code::invalid_argument, "model", "\"" + std::string(model) + "\" has a '|', which separates models in a gpu_spec");
+  return {};
+}
+
 // An optional time column: -1 when absent or empty.
 [[nodiscard]] inline expected<void> read_trace_time(const trace_csv_reader& r, std::string_view name, std::int64_t& out) {
   out = -1;
@@ -254,7 +263,7 @@ template <class Row, class F>
     n.memory_mib = *mem;
     n.gpu = *gpu;
     n.model = std::string(r.field(r.column("model")));
-    if (n.gpu > 0 && n.model.empty()) return unexpected<error>(r.located(error_code::invalid_argument, "model", "a node with GPUs needs a model"));
+    if (auto ok = detail::check_node_model(n.model, n.gpu); !ok) return unexpected<error>(r.located(ok.error().code, "model", ok.error().message));
     return n;
   };
   GPURENT_TRY(out, detail::read_trace_rows<trace_node>(in, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}, {}, row));

@@ -108,8 +108,10 @@ struct victim_policy_kube {
   template <class Fits>
   [[nodiscard]] static bool select(std::span<const victim> c, Fits&& fits, std::vector<std::uint8_t>& mask, std::vector<std::uint32_t>& order) {
     detail::iota_order(c.size(), order);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return c[a].priority != c[b].priority ? c[a].priority > c[b].priority : c[a].start < c[b].start;
+    // A total order (ties: candidate order), so std::sort, which unlike std::stable_sort
+    // takes no buffer from the heap: this runs for every candidate node of every attempt.
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return c[a].priority != c[b].priority ? c[a].priority > c[b].priority : c[a].start != c[b].start ? c[a].start < c[b].start : a < b;
     });
     return detail::remove_and_readmit(order, fits, mask);
   }
@@ -154,8 +156,8 @@ class cheapest_victims {
     tests_ = 1;
     if (!fits_(victim_mask(mask_.data(), n))) return false;
     detail::iota_order(n, order_);
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return c_[a].cost() != c_[b].cost() ? c_[a].cost() > c_[b].cost() : a > b; });
+    std::sort(order_.begin(), order_.end(),  // a total order: no heap buffer, unlike std::stable_sort
+              [&](std::uint32_t a, std::uint32_t b) { return c_[a].cost() != c_[b].cost() ? c_[a].cost() > c_[b].cost() : a > b; });
     descend(0, 0, 0);
     std::copy(mask_.begin() + static_cast<std::ptrdiff_t>(n), mask_.end(), mask_.begin());
     mask_.resize(n);

@@ -59,6 +59,7 @@ template <class Placer>
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     r.gangs.push_back(o.ignore_topology ? jobs[j].gang.without_topology() : jobs[j].gang);
     const gang_request& g = r.gangs.back();
+    r.placements[j].reserve(g.size());  // the result's one allocation per job: the decision makes none
     if (const auto out = placer.place(g, static_cast<gang_id>(j), r.placements[j])) {
       ++r.placed;
       if (g.preferred != no_level) {

@@ -270,16 +270,14 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
     std::string text;
     const char* option;
   };
+  if (const std::int64_t rows = timeline_rows(r.end_time, s.timeline_step); !a.timeline.empty() && rows > timeline_row_limit)
+    return make_error(error_code::invalid_argument, "--timeline-step",
+                      fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s", r.end_time,
+                                  s.timeline_step, rows, timeline_row_limit, timeline_min_step(r.end_time)));
   std::vector<output> outs;
   if (!a.placements.empty()) outs.push_back({a.placements, placements_csv(l, r), "--placements"});
   if (!a.preemptions.empty()) outs.push_back({a.preemptions, preemptions_csv(l, r), "--preemptions"});
-  if (!a.timeline.empty()) {
-    if (const std::int64_t rows = timeline_rows(r.end_time, s.timeline_step); rows > timeline_row_limit)
-      return make_error(error_code::invalid_argument, "--timeline-step",
-                        fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s", r.end_time,
-                                    s.timeline_step, rows, timeline_row_limit, r.end_time / (timeline_row_limit - 1) + 1));
-    outs.push_back({a.timeline, timeline_csv(l, r, s.timeline_step), "--timeline"});
-  }
+  if (!a.timeline.empty()) outs.push_back({a.timeline, timeline_csv(l, r, s.timeline_step), "--timeline"});
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));
     outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});

@@ -103,6 +103,7 @@ TEST_CASE("fleet run --timeline: a run too long for the step exits 2, names the 
   // The step it names is enough (the run ends at 2^40 + 100 s), one second less is not.
   CHECK(gpurent::timeline_rows(1099511627876, 109952) <= gpurent::timeline_row_limit);
   CHECK(gpurent::timeline_rows(1099511627876, 109951) > gpurent::timeline_row_limit);
+  CHECK(gpurent::timeline_min_step(1099511627876) == 109952);
   const auto ok = run_tool(base + " --timeline-step 1000000000s");
   REQUIRE(ok.status == 0);
   const std::string t = read(out);

@@ -56,6 +56,11 @@ inline constexpr std::int64_t timeline_row_limit = 10'000'000;
   return step <= 0 || end_time < 0 ? 0 : end_time / step + 1;
 }
 
+// The smallest step at which a run ending at end_time gives at most timeline_row_limit rows.
+[[nodiscard]] constexpr std::int64_t timeline_min_step(std::int64_t end_time) noexcept {
+  return end_time < 0 ? 1 : end_time / (timeline_row_limit - 1) + 1;
+}
+
 // Samples at 0, step, 2 step, ... up to the run's end (inclusive when it falls on a step);
 // none when there would be more than timeline_row_limit of them.
 [[nodiscard]] inline std::vector<timeline_sample> timeline_of(std::span<const fleet_job> jobs, const run_result& r, std::int64_t step) {

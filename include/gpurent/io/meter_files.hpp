@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -109,7 +111,8 @@ struct opened_usage {
   return {};
 }
 
-// A parsed row on its way to its shard; the views point into its block.
+// A parsed row on its way to its shard; the views point into its block, or into the
+// block's copies of the fields that quoting changed (batch_block::unquoted).
 struct shard_row {
   std::string_view id, account;
   std::size_t rate;
@@ -126,6 +129,17 @@ struct batch_block {
   std::size_t lines_before = 0;
   std::vector<std::vector<shard_row>> rows;  // by shard
   std::optional<placed_error> err;
+  // The id and account of quoted fields: the parser unquotes them into scratch space that
+  // the next quoted line overwrites, so a row kept past its line needs its own copy (a deque
+  // never moves what it holds).
+  std::deque<std::string> unquoted;
+  // `field` as a view that lives as long as the block's rows.
+  [[nodiscard]] std::string_view kept(std::string_view field) {
+    const std::less<const char*> before;
+    const char* begin = text.data();
+    if (!before(field.data(), begin) && !before(begin + text.size(), field.data() + field.size())) return field;
+    return unquoted.emplace_back(field);
+  }
 };
 
 // The parallel run's state: the files, where reading is, the shards.
@@ -212,6 +226,7 @@ class parallel_run {
     const std::string& path = files_[b.file];
     b.rows.resize(shards_.size());
     for (auto& r : b.rows) r.clear();
+    b.unquoted.clear();
     usage_row_parser parser(*headers_[b.file], path);
     row_rate rates;
     const meter& m = shards_.front();
@@ -220,7 +235,7 @@ class parallel_run {
       GPURENT_TRY(ri, rates.of(m, row, path));
       const std::uint64_t h = fnv1a64(row.id);
       if (count > 1 && h % count != o_.shard.index) return {};
-      b.rows[(h / count) % shards_.size()].push_back({row.id, row.account, *ri, row.quantity, row.start, row.end, row.line});
+      b.rows[(h / count) % shards_.size()].push_back({b.kept(row.id), b.kept(row.account), *ri, row.quantity, row.start, row.end, row.line});
       return {};
     });
     if (!r) b.err = placed_error{b.file, line_of(r.error(), path), r.error()};

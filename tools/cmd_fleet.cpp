@@ -159,10 +159,7 @@ int run_pack(const pack_args& a) {
   const packed p = run_pack_policy(a, cluster, jobs, *audit ? &**audit : nullptr);
   for (const std::string& m : p.check.messages) fmt::print(stderr, "gpurent: rule violated: {}\n", m);
   if (!a.placements.empty()) {
-    std::FILE* f = std::fopen(a.placements.c_str(), "w");
-    if (f == nullptr) return tool::fail(error{error_code::io_error, "--placements", "cannot write " + a.placements, {}});
-    fmt::print(f, "{}", placements_csv(cluster, jobs, p.result));
-    std::fclose(f);
+    if (auto w = tool::write_file(a.placements, placements_csv(cluster, jobs, p.result), "--placements"); !w) return tool::fail(w.error());
   }
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return tool::fail(c.error());

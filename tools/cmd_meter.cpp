@@ -45,13 +45,6 @@ struct meter_options {
   tool::output_format format_merge{};
 };
 
-expected<void> write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (f) f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!f) return unexpected(error{error_code::io_error, "--partial-out", "cannot write \"" + path + "\"", path});
-  return {};
-}
-
 // With --audit: one "meter" line with the digests of the tariff, each usage file (read once
 // more, in blocks, only then) and the invoice bytes as printed.
 expected<void> audit_meter_run(const meter_options& o, io::audit_file& log, const std::string& out) {
@@ -92,7 +85,7 @@ int run_meter(const meter_options& o) {
   if (!o.partial_out.empty()) {
     auto bytes = io::write_partial(*shards);
     if (!bytes) return tool::fail(bytes.error());
-    if (auto w = write_bytes(o.partial_out, *bytes); !w) return tool::fail(w.error());
+    if (auto w = tool::write_file(o.partial_out, *bytes, "--partial-out"); !w) return tool::fail(w.error());
   }
   const std::string out = tool::format_invoice(*inv, o.format, o.detail);
   if (*audit) {

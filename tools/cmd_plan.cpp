@@ -67,7 +67,10 @@ int run_plan(const plan_options_cli& o) {
   auto p = plan(*w, *cat);
   if (!p) {
     error e = p.error();
-    if (e.where.empty() && !o.workload.empty()) e.where = o.workload;
+    if (e.where.empty() && !o.workload.empty()) {  // at the line of the job it names
+      auto text = io::read_file(o.workload);
+      e = text ? io::json_located(std::move(e), *text, o.workload) : error{e.code, e.field, e.message, o.workload};
+    }
     return tool::fail(e);
   }
   if (!o.emit_usage.empty()) {

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <gpurent/io/audit_record.hpp>
@@ -102,8 +104,8 @@ ojson run_object(const gpurent::replay_result& r, double elapsed) {
   return o;
 }
 
-void write_placements(std::FILE* f, const gpurent::replay_workload& w, const gpurent::replay_result& r) {
-  fmt::print(f, "seq,pod,node,gpus\n");
+std::string placements_csv(const gpurent::replay_workload& w, const gpurent::replay_result& r) {
+  std::string out = "seq,pod,node,gpus\n";
   for (std::size_t i = 0; i < r.placements.size(); ++i) {
     const gpurent::placement& p = r.placements[i];
     std::string gpus;
@@ -112,8 +114,9 @@ void write_placements(std::FILE* f, const gpurent::replay_workload& w, const gpu
       gpus += fmt::format("{}:{}", p.gpus[g].gpu, p.gpus[g].milli);
     }
     const std::string node = p.node == gpurent::no_node ? std::string() : w.cluster.spec(p.node).name;
-    fmt::print(f, "{},{},{},{}\n", i, w.task_names[r.arrivals[i]], node, gpus);
+    fmt::format_to(std::back_inserter(out), "{},{},{},{}\n", i, w.task_names[r.arrivals[i]], node, gpus);
   }
+  return out;
 }
 
 // The seeds to run: --seeds when given, else --seed.
@@ -265,18 +268,12 @@ int run_replay(const replay_args& a) {
   if (!w) return tool::fail(w.error());
   auto audit = tool::open_audit(a.audit);
   if (!audit) return tool::fail(audit.error());
-  std::FILE* out_csv = nullptr;
+  const replay_runs runs = run_seeds(a, *w, *seeds, !a.placements.empty(), *audit ? &**audit : nullptr);
   if (!a.placements.empty()) {
-    out_csv = std::fopen(a.placements.c_str(), "w");
-    if (out_csv == nullptr) return tool::fail(error{error_code::io_error, "--placements", "cannot write " + a.placements, {}});
+    if (auto wr = tool::write_file(a.placements, placements_csv(*w, runs.results.front()), "--placements"); !wr) return tool::fail(wr.error());
   }
-  const replay_runs runs = run_seeds(a, *w, *seeds, out_csv != nullptr, *audit ? &**audit : nullptr);
   if (*audit) {
     if (auto r = (*audit)->commit(); !r) return tool::fail(r.error());
-  }
-  if (out_csv != nullptr) {
-    write_placements(out_csv, *w, runs.results.front());
-    std::fclose(out_csv);
   }
   if (runs.results.size() == 1) {
     print_run(runs.results.front(), runs.elapsed.front(), a.format);

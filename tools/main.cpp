@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // gpurent: GPU compute rental, matched and billed exactly.
+#include <cstdio>
 #include <map>
 #include <string>
+#include <system_error>
 
 #include "tool.hpp"
 
@@ -25,11 +27,19 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "run 'gpurent --help' for usage\n");
     return exit_invalid;
   }
+  if (auto bad = bad_number_option(app)) return fail(*bad);
   for (const CLI::App* sub : app.get_subcommands()) {
     try {
-      return runners.at(sub->get_name())();
+      return finish_stdout(runners.at(sub->get_name())());
     } catch (const gpurent::exception& e) {
       return fail(e.err());
+    } catch (const std::system_error& e) {  // fmt::print found stdout full or closed
+      if (std::ferror(stdout) == 0) {
+        fmt::print(stderr, "gpurent: {}\n", e.what());
+        return exit_invalid;
+      }
+      fmt::print(stderr, "gpurent: cannot write the output to stdout: {}\n", e.code().message());
+      return exit_not_written;
     } catch (const std::exception& e) {
       fmt::print(stderr, "gpurent: {}\n", e.what());
       return exit_invalid;

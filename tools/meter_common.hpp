@@ -44,7 +44,7 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
 
 inline int print_bytes(const std::string& out) {
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? exit_ok : exit_invalid;
+  return finish_stdout(exit_ok);
 }
 
 inline int print_invoice(const invoice& inv, output_format format, bool detail) { return print_bytes(format_invoice(inv, format, detail)); }

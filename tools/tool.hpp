@@ -3,12 +3,22 @@
 // Shared plumbing of the gpurent tool: command registration, exit codes, output format,
 // error reporting. Commands live in tools/cmd_*.cpp and hold no logic of their own.
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <fmt/core.h>
@@ -20,8 +30,9 @@ namespace gpurent::tool {
 
 // Exit statuses, as ../shared/protocols/cli.md fixes them.
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_invalid = 2;   // invalid input or usage; message on stderr, nothing on stdout
-inline constexpr int exit_not_here = 3;  // the thing asked for does not exist here
+inline constexpr int exit_invalid = 2;      // invalid input or usage; message on stderr, nothing on stdout
+inline constexpr int exit_not_here = 3;     // the thing asked for does not exist here
+inline constexpr int exit_not_written = 4;  // an output (stdout or a file) could not be written in full; no partial file is left
 
 enum class output_format { json, table, csv };
 
@@ -59,19 +70,80 @@ inline void add_format_option(CLI::App& cmd, output_format& out, std::initialize
   cmd.add_option("--format", out, "output format")->transform(by_name);
 }
 
-// Reports an input error on stderr and returns the invalid-input status.
-// Writes an output file whole (bytes as given); an error names the option that asked for it.
+// Writes an output file whole (bytes as given); an error names the option that asked for it
+// and the file. A regular file is written beside its place and renamed onto it only when
+// every byte is out, so a failed write (a full disk) leaves no partial file, and an earlier
+// file of that name is kept; a device or a pipe (/dev/stdout) is written in place.
 inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return make_error(error_code::io_error, option, "cannot write " + path);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return make_error(error_code::io_error, option, "cannot write " + path);
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  const bool in_place = !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
+  const std::string to = in_place ? path : path + ".gpurent-partial";
+  const auto failed = [&](int err) {
+    if (!in_place) std::filesystem::remove(to, ec);
+    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(err));
+  };
+  std::FILE* f = std::fopen(to.c_str(), "wb");
+  if (f == nullptr) return failed(errno);
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = errno;
+  if (std::fclose(f) != 0 || !wrote) return failed(wrote ? errno : err);
+  if (!in_place && std::rename(to.c_str(), path.c_str()) != 0) return failed(errno);
   return {};
 }
 
+// Reports an error on stderr and returns its exit status.
 inline int fail(const error& e) {
   fmt::print(stderr, "gpurent: {}\n", e.describe());
+  if (e.code == error_code::write_failed) return exit_not_written;
   return e.code == error_code::not_found ? exit_not_here : exit_invalid;
+}
+
+// After a command: whatever it printed must have reached stdout, or the run is no success
+// (a full disk, a closed pipe: the buffered tail is only written here).
+inline int finish_stdout(int status) {
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
+  const int err = errno;
+  fmt::print(stderr, "gpurent: cannot write the output to stdout: {}\n", std::strerror(err));
+  return exit_not_written;
+}
+
+// An integer or number option's text that CLI11 would take wrongly: it reads integers with
+// strtoll's base 0 ("010" as 8, "0x10" as 16), clamps 2^63 to 2^63 - 1, reads "-1" as an
+// unsigned 2^64 - 1, and takes "1e400" as infinity. The message, or empty when `text` is a
+// plain decimal that fits its type (INT, UINT: 64 bits; CLI11 checks narrower types itself).
+inline std::string number_option_problem(const std::string& type, const std::string& text) {
+  if (type == "FLOAT") {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v)) return "expected a finite decimal number, got \"" + text + "\"";
+    return {};
+  }
+  const bool is_signed = type == "INT";
+  const std::string_view digits = is_signed && text.starts_with('-') ? std::string_view(text).substr(1) : std::string_view(text);
+  const bool plain =
+      !digits.empty() && std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }) && (digits.size() == 1 || digits[0] != '0');
+  if (!plain) return "expected a decimal integer" + std::string(is_signed ? "" : " >= 0") + ", got \"" + text + "\"";
+  std::int64_t s = 0;
+  std::uint64_t u = 0;
+  const auto r = is_signed ? std::from_chars(text.data(), text.data() + text.size(), s) : std::from_chars(text.data(), text.data() + text.size(), u);
+  if (r.ec != std::errc{}) return text + " is out of range (" + (is_signed ? "a 64-bit signed integer" : "a 64-bit unsigned integer") + ")";
+  return {};
+}
+
+// The first integer or number option of the parsed command whose text CLI11 would have taken
+// wrongly (number_option_problem), as an error naming the option.
+inline std::optional<error> bad_number_option(const CLI::App& app) {
+  for (const CLI::Option* o : app.get_options()) {
+    std::string type = o->get_type_name();  // "UINT", or "UINT:INT in [1 - 4096]" with a check
+    type = type.substr(0, type.find_first_of(": "));
+    if (o->count() == 0 || (type != "INT" && type != "UINT" && type != "FLOAT")) continue;
+    for (const std::string& text : o->results())
+      if (std::string why = number_option_problem(type, text); !why.empty()) return error{error_code::invalid_argument, o->get_name(), why, {}};
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (auto e = bad_number_option(*sub)) return e;
+  return std::nullopt;
 }
 
 }  // namespace gpurent::tool

@@ -95,3 +95,18 @@ TEST_CASE("ratios stay exact until rounded once") {
   CHECK(ratio<>(1, 3) < ratio<>(1, 2));
   CHECK(ratio<>(2, -4) == ratio<>(-1, 2));
 }
+
+TEST_CASE("a ratio whose rounded value fits is rounded even when num x 10^S does not fit 128 bits (issue 32: 'overflow: ratio round')") {
+  // num = 7 x 10^33 and den = 3 x 10^12: num x 10^9 is 7 x 10^42, past 2^127 (1.7 x 10^38),
+  // yet num / den x 10^9 = 2.333... x 10^30 fits easily. Checked against the same division
+  // done exactly by hand: 7 x 10^21 / 3 = 2333...3.33 -> half_even ...33 at 9 places.
+  const int128 num = int128(7) * detail::pow10<int128>(33), den = int128(3) * detail::pow10<int128>(12);
+  const ratio<> r(num, den);
+  const auto d = r.round<9, round_half_even>();
+  CHECK(d.raw() == int128(7) * detail::pow10<int128>(30) / 3);
+  CHECK(r.round_to_digits(9, rounding_mode::up) == int128(7) * detail::pow10<int128>(30) / 3 + 1);
+  CHECK(ratio<>(-num, den).round_to_digits(2, rounding_mode::half_even) == -(int128(7) * detail::pow10<int128>(23) / 3));
+  // A result beyond 128 bits is still an overflow, named.
+  const ratio<> huge(detail::pow10<int128>(37), 1);
+  CHECK_THROWS_WITH_AS(static_cast<void>(huge.round<9, round_half_even>()), "overflow: ratio round", exception);
+}

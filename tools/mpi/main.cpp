@@ -453,7 +453,7 @@ int reduce_and_print(const options& o, meter& m, const meter& blank, const world
     c.reduced += bytes ? bytes->size() : 0;
   } else {
     auto inv = reduce_at_root(m, blank, w, c);
-    status = inv ? tool::print_invoice(*inv, o.format, o.detail) : tool::fail(inv.error());
+    status = tool::finish_stdout(inv ? tool::print_invoice(*inv, o.format, o.detail) : tool::fail(inv.error()));
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return status;
@@ -519,6 +519,7 @@ int parse_args(int argc, char** argv, options& o, const world& w) {
     std::fprintf(stderr, "gpurent: %s\nrun 'gpurent-mpi --help' for usage\n", e.what());
     return tool::exit_invalid;
   }
+  if (auto bad = tool::bad_number_option(app)) return w.rank == 0 ? tool::fail(*bad) : tool::exit_invalid;
   return 0;
 }
 }  // namespace

@@ -18,8 +18,22 @@
 
 namespace gpurent {
 
+// Whether `name` may name a billing zone. The machine's zoneinfo folder also holds files that
+// are not IANA zones: "localtime" (this machine's own setting, so an invoice would depend on
+// where it runs), "posixrules", "Factory", and the copies under "posix/" and "right/" (the
+// latter count leap seconds, another time scale). None of them is accepted.
+[[nodiscard]] constexpr bool is_iana_zone_name(std::string_view name) noexcept {
+  if (name.empty() || name.front() == '/' || name.find("..") != std::string_view::npos) return false;
+  if (name == "localtime" || name == "posixrules" || name == "Factory") return false;
+  return !name.starts_with("posix/") && !name.starts_with("right/");
+}
+
 // The time zone with this IANA name, or an error naming it.
 [[nodiscard]] inline expected<const date::time_zone*> find_zone(std::string_view name) {
+  if (!is_iana_zone_name(name)) {
+    return make_error(error_code::unknown_name, "timezone",
+                      "\"" + std::string(name) + "\" is not an IANA time zone name (name the zone itself, such as \"Europe/Berlin\" or \"UTC\")");
+  }
   try {
     return date::locate_zone(name);
   } catch (const std::exception&) {

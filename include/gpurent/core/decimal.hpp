@@ -7,8 +7,10 @@
 #include <compare>
 #include <concepts>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
@@ -197,11 +199,11 @@ class ratio {
   template <int S, RoundingPolicy R>
   [[nodiscard]] decimal<S, Rep, Overflow> round() const {
     return decimal<S, Rep, Overflow>::from_raw(
-        detail::checked<Overflow>("ratio round", [&] { return R::divide(Rep(num_ * detail::pow10<Rep>(S)), den_); }));
+        scaled_round(S, [](const auto& n, const auto& d) -> decltype(R::divide(n, d)) { return R::divide(n, d); }));
   }
   // The same with a run-time mode, to `digits` fractional digits, as a raw count.
   [[nodiscard]] Rep round_to_digits(int digits, rounding_mode m) const {
-    return detail::checked<Overflow>("ratio round", [&] { return round_div(m, Rep(num_ * detail::pow10<Rep>(digits)), den_); });
+    return scaled_round(digits, [m](const auto& n, const auto& d) { return round_div(m, n, d); });
   }
 
   friend bool operator==(const ratio& a, const ratio& b) { return a.num_ == b.num_ && a.den_ == b.den_; }
@@ -211,6 +213,26 @@ class ratio {
   }
 
  private:
+  // num * 10^digits / den, rounded by div(n, d). The product may need more bits than the
+  // result (a large numerator over a large denominator): then, for 128-bit ratios and a
+  // policy that divides 256-bit integers too (the built-in ones), it is formed in 256 bits, so
+  // a result that fits is never refused; only a result beyond Rep is an overflow.
+  template <class Div>
+  [[nodiscard]] Rep scaled_round(int digits, Div div) const {
+    try {
+      return div(Rep(num_ * detail::pow10<Rep>(digits)), den_);
+    } catch (const std::overflow_error&) {
+    } catch (const std::range_error&) {
+    }
+    return detail::checked<Overflow>("ratio round", [&] {
+      if constexpr (std::same_as<Rep, int128> && std::is_invocable_v<Div&, const int256&, const int256&>) {  // a policy may divide int128 only
+        return div(int256(num_) * detail::pow10<int256>(digits), int256(den_)).template convert_to<Rep>();
+      } else {
+        return div(Rep(num_ * detail::pow10<Rep>(digits)), den_);
+      }
+    });
+  }
+
   Rep num_{0};
   Rep den_{1};
 };

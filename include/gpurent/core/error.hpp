@@ -24,6 +24,7 @@ enum class error_code : std::uint8_t {
   not_found,          // the thing asked for does not exist here (no GPU, no fit)
   io_error,           // a file that cannot be read or written
   unsupported,        // valid input this build cannot do (no CUDA, no NVML)
+  write_failed,       // output that could not be written in full (a full disk, a closed pipe)
 };
 
 template <>
@@ -36,7 +37,8 @@ struct enum_names<error_code> {
                                                        {error_code::duplicate, "duplicate"},
                                                        {error_code::not_found, "not_found"},
                                                        {error_code::io_error, "io_error"},
-                                                       {error_code::unsupported, "unsupported"}};
+                                                       {error_code::unsupported, "unsupported"},
+                                                       {error_code::write_failed, "write_failed"}};
 };
 
 // An input error: a code, the field it concerns and a message for a person. Readers add

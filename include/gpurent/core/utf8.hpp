@@ -72,4 +72,11 @@ struct utf8_lead {
   return std::string("not UTF-8: byte 0x") + hex[b >> 4] + hex[b & 15] + " at offset " + std::to_string(at);
 }
 
+// A text file may start with a UTF-8 byte-order mark (spreadsheets and Windows editors write
+// one): every reader skips it, the one rule for CSV, JSON and metric text alike.
+inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+[[nodiscard]] constexpr std::string_view without_bom(std::string_view text) noexcept {
+  return text.starts_with(utf8_bom) ? text.substr(utf8_bom.size()) : text;
+}
+
 }  // namespace gpurent

@@ -16,10 +16,12 @@
 // order (floating-point members are avoided: records write decimals as strings).
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +29,7 @@
 #include <gpurent/core/assert.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/io/file.hpp>
+#include <gpurent/io/json_reader.hpp>
 #include <gpurent/io/sha256.hpp>
 
 namespace gpurent::io {
@@ -104,6 +107,7 @@ namespace detail {
 // Checks one line (no '\n') against the head before it; the line's hash on success.
 [[nodiscard]] inline expected<std::string> check_audit_line(std::string_view text, const audit_head& before, std::string_view file) {
   const std::uint64_t n = before.lines + 1;
+  GPURENT_TRY(check_json_depth(text, file, n));
   ordered_json j;
   try {
     j = ordered_json::parse(text);
@@ -167,11 +171,18 @@ class audit_file {
   void record(std::string_view kind, const ordered_json& r) { pending_ += chain_.line(kind, r); }
   [[nodiscard]] const audit_head& head() const noexcept { return chain_.head(); }
 
+  // Appends the pending lines; when they cannot all be written (a full disk), the file is cut
+  // back to the lines it held, so that the chain still verifies and the run is an error.
   [[nodiscard]] expected<void> commit() {
+    std::error_code ec;
+    const std::uintmax_t before = std::filesystem::exists(path_, ec) ? std::filesystem::file_size(path_, ec) : 0;
     std::ofstream out(path_, std::ios::binary | std::ios::app);
     out.write(pending_.data(), static_cast<std::streamsize>(pending_.size()));
-    out.flush();
-    if (!out) return unexpected(error{error_code::io_error, {}, "cannot write the audit log \"" + path_ + "\"", path_});
+    out.close();
+    if (!out) {
+      if (std::filesystem::is_regular_file(path_, ec)) std::filesystem::resize_file(path_, before, ec);
+      return unexpected(error{error_code::io_error, {}, "cannot write the audit log \"" + path_ + "\"", path_});
+    }
     pending_.clear();
     return {};
   }

@@ -156,6 +156,7 @@ template <class Name>
 
 // The SHA-256 of a file's bytes, read in blocks (a usage file may not fit in memory).
 [[nodiscard]] inline expected<std::string> file_sha256_hex(const std::string& path) {
+  GPURENT_TRY(check_input_path(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return unexpected(error{error_code::io_error, {}, "cannot open \"" + path + "\" for reading", path});
   sha256 h;

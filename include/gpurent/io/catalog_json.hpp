@@ -343,7 +343,7 @@ class reader {
 [[nodiscard]] inline expected<catalog> parse_catalog_json(std::string_view text, std::string_view file = {}) {
   GPURENT_TRY(j, io::parse_json_text(text, file));
   auto c = catalog_from_json(*j);
-  if (!c && !file.empty()) c.error().where = std::string(file);
+  if (!c && !file.empty()) return unexpected(io::json_located(std::move(c.error()), text, file));
   return c;
 }
 

@@ -26,9 +26,7 @@ namespace gpurent::io {
 // mark at the start is skipped.
 class csv_lines {
  public:
-  explicit csv_lines(std::string_view text) noexcept : text_(text) {
-    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
-  }
+  explicit csv_lines(std::string_view text) noexcept : text_(without_bom(text)) {}
   // The lines of a later piece of a text, after its first `lines_before` lines (a stream read
   // in blocks of whole lines): numbered from lines_before + 1, no byte-order mark skipped.
   csv_lines(std::string_view piece, std::size_t lines_before) noexcept : text_(piece), number_(lines_before) {}

@@ -28,6 +28,7 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 
 namespace gpurent::io {
 
@@ -116,10 +117,48 @@ class json_key_twice {
 }
 }  // namespace detail
 
+// How deep arrays and objects may nest in any JSON input: far beyond what a tariff, a
+// catalog or a Prometheus answer needs, and shallow enough that no reader (nor nlohmann's
+// recursive writer and destructor) can exhaust the stack on a hostile file.
+inline constexpr std::size_t json_max_depth = 256;
+
+namespace detail {
+// An error when arrays and objects in `text` nest deeper than json_max_depth, at the line
+// (counted from `first_line`) where the limit is passed. One pass over the bytes, before any
+// parser sees them; strings (and their escaped quotes) are skipped.
+[[nodiscard]] inline expected<void> check_json_depth(std::string_view text, std::string_view file, std::size_t first_line = 1) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > json_max_depth)
+        return unexpected(error{error_code::parse_error,
+                                {},
+                                "nested deeper than " + std::to_string(json_max_depth) + " arrays and objects (the limit of every JSON input)",
+                                json_where(file, first_line - 1 + line_at(text, i))});
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+}  // namespace detail
+
 // JSON text to a document. Syntax errors carry the line nlohmann reports; other parse
 // exceptions (a number too large for a double: out_of_range 406) quote their token, whose
-// first appearance gives the line. A key given twice in one object is an error too.
+// first appearance gives the line. A key given twice in one object is an error too, and so is
+// nesting deeper than json_max_depth. A UTF-8 byte-order mark at the start is skipped.
 [[nodiscard]] inline expected<json> parse_json_text(std::string_view text, std::string_view file) {
+  text = without_bom(text);
+  GPURENT_TRY(detail::check_json_depth(text, file));
   detail::json_key_twice twice(false);
   try {
     json doc = json::parse(text.begin(), text.end(), [&twice](int depth, json::parse_event_t e, json& parsed) { return twice(depth, e, parsed); });
@@ -140,21 +179,137 @@ class json_key_twice {
   }
 }
 
-// The line of the first `"key"` in the text (1 when it is not there): where a reader
-// locates an error about a member it can name only by its key (a JSON document keeps no
-// positions).
-[[nodiscard]] inline std::size_t json_key_line(std::string_view text, std::string_view key) {
-  const std::string quoted = "\"" + std::string(key) + "\"";
-  const std::size_t at = text.find(quoted);
-  return at == std::string_view::npos ? 1 : detail::line_at(text, at);
+namespace detail {
+// Where a value of a well-formed JSON text starts, found by walking the text along a JSON
+// path ("offers[3].tiers.steps[1].price"): a document keeps no positions, and an error names
+// its field by this path. Only run on the way to an error, so it favours plainness.
+class json_text_walk {
+ public:
+  explicit json_text_walk(std::string_view text) noexcept : t_(text) { space(); }
+  [[nodiscard]] std::size_t at() const noexcept { return i_; }
+  // Into the member whose key starts `path` (the longest such key, as a key may hold a dot);
+  // `path` is left at what follows the key. False when there is no such member.
+  [[nodiscard]] bool member(std::string_view& path) {
+    if (peek() != '{') return false;
+    const std::size_t open = i_++;
+    std::size_t best = std::string_view::npos, best_len = 0;
+    for (space(); peek() == '"';) {
+      const std::string key = read_key();
+      const std::string_view written = key.empty() ? std::string_view("\"\"") : std::string_view(key);
+      space_colon();
+      const bool whole = path.starts_with(written) && (path.size() == written.size() || path[written.size()] == '.' || path[written.size()] == '[');
+      if (whole && (best == std::string_view::npos || written.size() > best_len)) {
+        best = i_;
+        best_len = written.size();
+      }
+      skip_value();
+      space();
+      if (peek() == ',') ++i_, space();
+    }
+    i_ = best == std::string_view::npos ? open : best;
+    if (best != std::string_view::npos) path.remove_prefix(best_len);
+    return best != std::string_view::npos;
+  }
+  // Into item `k` of the array here; false when there is none.
+  [[nodiscard]] bool item(std::size_t k) {
+    if (peek() != '[') return false;
+    const std::size_t open = i_++;
+    for (std::size_t j = 0;; ++j) {
+      space();
+      if (peek() == ']' || peek() == '\0') break;
+      if (j == k) return true;
+      skip_value();
+      space();
+      if (peek() == ',') ++i_;
+    }
+    i_ = open;
+    return false;
+  }
+
+ private:
+  [[nodiscard]] char peek() const noexcept { return i_ < t_.size() ? t_[i_] : '\0'; }
+  void space() noexcept {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r')) ++i_;
+  }
+  void space_colon() noexcept {
+    space();
+    if (peek() == ':') ++i_;
+    space();
+  }
+  void skip_string() noexcept {
+    for (++i_; i_ < t_.size() && t_[i_] != '"'; ++i_)
+      if (t_[i_] == '\\') ++i_;
+    ++i_;
+  }
+  // The key at a quote, unescaped (through nlohmann when it holds an escape).
+  [[nodiscard]] std::string read_key() {
+    const std::size_t from = i_;
+    skip_string();
+    const std::string_view quoted = t_.substr(from, std::min(i_, t_.size()) - from);
+    if (quoted.find('\\') == std::string_view::npos) return std::string(quoted.substr(1, quoted.size() >= 2 ? quoted.size() - 2 : 0));
+    try {
+      return json::parse(quoted).get<std::string>();
+    } catch (const json::exception&) {
+      return {};
+    }
+  }
+  // Past one value (nesting is bounded by check_json_depth, and counted here, not recursed).
+  void skip_value() noexcept {
+    std::size_t depth = 0;
+    do {
+      space();
+      const char c = peek();
+      if (c == '\0') return;
+      if (c == '"') {
+        skip_string();
+      } else if (c == '{' || c == '[') {
+        ++depth, ++i_;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) return;
+        --depth, ++i_;
+      } else if (c == ',' || c == ':') {
+        ++i_;
+      } else {
+        while (i_ < t_.size() && std::string_view(",}] \t\r\n").find(t_[i_]) == std::string_view::npos) ++i_;
+      }
+    } while (depth > 0);
+  }
+  std::string_view t_;
+  std::size_t i_ = 0;
+};
+}  // namespace detail
+
+// The line of the value at JSON path `field` in `text` ("offers[3].price"); where the path
+// leads to nothing (a missing member), the line of the deepest value it does reach, such as
+// the object that lacks the member.
+[[nodiscard]] inline std::size_t json_value_line(std::string_view text, std::string_view field) {
+  text = without_bom(text);
+  detail::json_text_walk w(text);
+  std::string_view path = field == "(top level)" ? std::string_view() : field;
+  while (!path.empty()) {
+    if (path.front() == '.') path.remove_prefix(1);
+    if (path.empty()) break;
+    if (path.front() == '[') {
+      const std::size_t close = path.find(']');
+      std::size_t k = 0;
+      bool number = close != std::string_view::npos && close > 1;
+      for (std::size_t c = 1; number && c < close; ++c) {
+        number = path[c] >= '0' && path[c] <= '9';
+        k = k * 10 + static_cast<std::size_t>(path[c] - '0');
+      }
+      if (!number || !w.item(k)) break;
+      path.remove_prefix(close + 1);
+    } else if (!w.member(path)) {
+      break;
+    }
+  }
+  return detail::line_at(text, w.at());
 }
 
-// An error located at the line of its field's last key ("nodes.n0001[1]": "n0001").
+// An error of a JSON reader located at the line of the value its field names (kept when the
+// error already has a place).
 [[nodiscard]] inline error json_located(error e, std::string_view text, std::string_view file) {
-  std::string_view key = e.field;
-  if (const auto bracket = key.find('['); bracket != std::string_view::npos) key = key.substr(0, bracket);
-  if (const auto dot = key.rfind('.'); dot != std::string_view::npos) key = key.substr(dot + 1);
-  if (e.where.empty()) e.where = detail::json_where(file, key.empty() ? 1 : json_key_line(text, key));
+  if (e.where.empty() || e.where == file) e.where = detail::json_where(file, json_value_line(text, e.field));
   return e;
 }
 

@@ -16,6 +16,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/io/byte_scan.hpp>
+#include <gpurent/io/file.hpp>
 
 namespace gpurent::io {
 
@@ -28,6 +29,7 @@ class line_blocks {
   // a file); line numbers then count from the range's first line.
   [[nodiscard]] static expected<line_blocks> open(const std::string& path, std::size_t block_bytes = default_block_bytes, std::uint64_t begin = 0,
                                                   std::uint64_t end = UINT64_MAX) {
+    GPURENT_TRY(check_input_path(path));
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return unexpected(error{error_code::io_error, {}, "cannot open \"" + path + "\" for reading", path});
     line_blocks b(path, f, std::max<std::size_t>(block_bytes, 64));

@@ -227,13 +227,9 @@ using io::json_object;
   return out;
 }
 
-}  // namespace detail::offers_json
-
-// An offers document from JSON text; `file` names it in a JSON syntax error ("file:line").
-[[nodiscard]] inline expected<offer_catalog> read_offers_json(std::string_view text, std::string_view file = {}) {
-  using namespace detail::offers_json;
-  GPURENT_TRY(j, io::parse_json_text(text, file));
-  json_object r(*j, "");
+// The document's offers.
+[[nodiscard]] inline expected<offer_catalog> read_offers(const json& j) {
+  json_object r(j, "");
   GPURENT_TRY(r.check());
   std::string ccy = "USD";
   rounding_mode rounding = rounding_mode::half_even;
@@ -250,6 +246,16 @@ using io::json_object;
   GPURENT_TRY(quotas, read_quotas(r));
   GPURENT_TRY(r.finish());
   return offer_catalog::make(*c, rounding, std::move(offers), std::move(*quotas));
+}
+}  // namespace detail::offers_json
+
+// An offers document from JSON text; `file` names it in errors ("file:line", the line of the
+// field an error names).
+[[nodiscard]] inline expected<offer_catalog> read_offers_json(std::string_view text, std::string_view file = {}) {
+  GPURENT_TRY(j, io::parse_json_text(text, file));
+  auto c = detail::offers_json::read_offers(*j);
+  if (!c && !file.empty()) return unexpected(io::json_located(std::move(c.error()), text, file));
+  return c;
 }
 
 // The same from a file; errors carry the file name in `where`.

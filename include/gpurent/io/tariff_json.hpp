@@ -234,7 +234,7 @@ struct rate_members {
     GPURENT_TRY(j, parse_json_text(text, file));
     return detail::tariff_json::read_tariff(*j);
   }();
-  if (!t && t.error().where.empty()) t.error().where = std::string(file);
+  if (!t) return unexpected(json_located(std::move(t.error()), text, file));
   return t;
 }
 

@@ -103,6 +103,7 @@ class trace_csv_reader {
     while (std::getline(in_, raw)) {
       ++line_;
       trim_cr(raw);
+      if (line_ == 1 && without_bom(raw).size() < raw.size()) raw.erase(0, utf8_bom.size());
       if (raw.empty()) continue;
       header_.clear();
       split_csv_line(raw, fields_);

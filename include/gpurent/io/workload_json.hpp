@@ -124,13 +124,9 @@ using io::json_object;
   return x;
 }
 
-}  // namespace detail::workload_json
-
-// A workload from JSON text, validated; `file` names it in a JSON syntax error ("file:line").
-[[nodiscard]] inline expected<workload> read_workload_json(std::string_view text, std::string_view file = {}) {
-  using namespace detail::workload_json;
-  GPURENT_TRY(j, io::parse_json_text(text, file));
-  json_object r(*j, "");
+// The document's workload, validated.
+[[nodiscard]] inline expected<workload> read_workload(const json& j) {
+  json_object r(j, "");
   GPURENT_TRY(r.check());
   workload w;
   GPURENT_TRY(r.string("period", w.period));
@@ -143,6 +139,17 @@ using io::json_object;
   }
   GPURENT_TRY(r.finish());
   GPURENT_TRY(validate(w));
+  return w;
+}
+
+}  // namespace detail::workload_json
+
+// A workload from JSON text, validated; `file` names it in errors ("file:line", the line of
+// the field an error names).
+[[nodiscard]] inline expected<workload> read_workload_json(std::string_view text, std::string_view file = {}) {
+  GPURENT_TRY(j, io::parse_json_text(text, file));
+  auto w = detail::workload_json::read_workload(*j);
+  if (!w && !file.empty()) return unexpected(io::json_located(std::move(w.error()), text, file));
   return w;
 }
 

@@ -484,8 +484,16 @@ class meter {
     for (std::size_t i = 0; i < ls.size();) {
       std::size_t end = i;
       while (end < ls.size() && ls[end].account == ls[i].account) ++end;
-      GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), carry, ordered));
-      inv.accounts.push_back(std::move(*acc));
+      try {  // an overflow names the account whose lines overflowed
+        GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), carry, ordered));
+        inv.accounts.push_back(std::move(*acc));
+      } catch (const exception& e) {
+        return make_error(error_code::overflow, "account",
+                          e.err().message + " in the invoice of account \"" + std::string(accounts_[ls[i].account]) + "\"");
+      } catch (const std::overflow_error& e) {
+        return make_error(error_code::overflow, "account",
+                          std::string("overflow: ") + e.what() + " in the invoice of account \"" + std::string(accounts_[ls[i].account]) + "\"");
+      }
       i = end;
     }
     return inv;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -335,10 +336,15 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);
   out.jobs.assign(w.jobs.size(), job_plan(cat.currency_value()));
+  // An amount beyond the integers' range (a price or gpu_hours near 2^63) is an error naming
+  // the job whose numbers overflowed, never an exception out of the library.
+  std::string at;
+  const char* const too_large = "its amounts or durations are too large to plan exactly (beyond 128-bit integers)";
   try {
     std::vector<choice> chosen;
     plan_amount naive_total = 0;
     for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+      at = "jobs[" + std::to_string(i) + "]";
       GPURENT_TRY(c, choose(cx, i));
       chosen.push_back(std::move(*c));
       const naive_choice n = naive_cost(cx, w.jobs[i]);
@@ -348,13 +354,18 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
       if (n.offer != npos) out.jobs[i].naive_offer = cat[n.offer].id;
       naive_total += n.amount;
     }
+    at.clear();
     out.naive_cost = pricer.round(naive_total);
     GPURENT_TRY(assign(cx, supply, chosen, opt, out));
+    GPURENT_TRY(rate_through_meter(cx, out));
+    report_owned(cx, out);
   } catch (const exception& e) {
-    return unexpected<error>(e.err());
+    return unexpected<error>(e.err().field.empty() ? e.err().in_field(at) : e.err());
+  } catch (const std::overflow_error&) {
+    return make_error(error_code::overflow, at, too_large);
+  } catch (const std::range_error&) {
+    return make_error(error_code::overflow, at, too_large);
   }
-  GPURENT_TRY(rate_through_meter(cx, out));
-  report_owned(cx, out);
   return out;
 }
 

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// The tool never reports success for output it did not write, and never takes an option
+// value it would read wrongly (issue 32): stdout on a full device, output files on a full
+// device or past the file size limit (exit 4, and no partial file left), integer options
+// past 64 bits or in another base, numbers that are not finite, and a plan whose numbers
+// overflow (exit 2 naming the file, line and field).
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "support/tool.hpp"
+
+// One namespace per test file: CI compiles each layer as a unity build.
+namespace test_io_tool_outputs {
+
+namespace fs = std::filesystem;
+using gpurent::test::run_tool;
+
+namespace {
+fs::path dir() { return gpurent::test::scratch_dir("outputs"); }
+
+std::string write(const std::string& name, const std::string& text) {
+  const fs::path p = dir() / name;
+  gpurent::test::write_file(p, text);
+  return p.string();
+}
+
+struct shell_result {
+  int status = -1;
+  std::string err;
+};
+
+// `gpurent ARGS` with stdout sent to `out`, under `limits` when given (such as "ulimit -f 0":
+// no byte may be written to a regular file, as on a full disk; SIGXFSZ ignored, so the write
+// fails with EFBIG instead of killing the tool). stderr goes through a pipe, which no file
+// size limit touches, to a file read back.
+shell_result run_to(const std::string& args, const std::string& out, const std::string& limits = {}) {
+  const std::string err = (dir() / "err.txt").string(), script = (dir() / "run.sh").string();
+  gpurent::test::write_file(script, "trap '' XFSZ\n( " + (limits.empty() ? std::string("true") : limits) + "; exec '" + gpurent::test::tool_path() +
+                                        "' " + args + " >" + out + " ) 2>&1 | cat >'" + err + "'\nexit ${PIPESTATUS[0]}\n");
+  const int raw = std::system(("bash '" + script + "'").c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, gpurent::test::slurp(err)};
+}
+
+const std::string tariff =
+    R"({"currency": "USD", "timezone": "UTC", "rates": [{"resource": "gpu/x", "mode": "on_demand", "unit_price": "1", "per": "1h"}]})";
+
+std::string usage_rows(int n) {
+  std::string u = "id,account,resource,mode,quantity,start,end\n";
+  for (int i = 0; i < n; ++i)
+    u += "r" + std::to_string(i) + ",acct-" + std::to_string(i % 7) + ",gpu/x,on_demand,1,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\n";
+  return u;
+}
+
+const std::string pack_nodes = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,GB200\nn1,64000,262144,4,GB200\n";
+const std::string pack_jobs = "name,workers,num_gpu\nj0,1,2\nj1,1,2\nj2,1,4\n";
+const std::string run_jobs =
+    "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n"
+    "a,1,4,1000,0,true,0,1000,1800\nb,1,2,1000,0,false,10,100,1800\n";
+}  // namespace
+
+TEST_CASE("stdout that cannot be written is exit 4 with a message, for every command that prints") {
+  const std::string t = write("t.json", tariff), u = write("u.csv", usage_rows(40));
+  const std::string nodes = write("nodes.csv", pack_nodes), jobs = write("pack.csv", pack_jobs), runs = write("runs.csv", run_jobs);
+  const std::string src = GPURENT_SOURCE_DIR;
+  for (const std::string& args : {"meter --tariff " + t + " --usage " + u + " --period 2026-11", "fleet pack --nodes " + nodes + " --jobs " + jobs,
+                                  "fleet run --nodes " + nodes + " --jobs " + runs,
+                                  "replay --nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + src + "/tests/golden/inputs/pods.csv",
+                                  std::string("mig profiles --gpu H100"), std::string("catalog"),
+                                  std::string("calendar --timezone UTC --period 2026-11"), std::string("plan")}) {
+    CAPTURE(args);
+    const shell_result r = run_to(args, "/dev/full");
+    CHECK(r.status == 4);
+    CHECK(r.err.find("stdout") != std::string::npos);
+    CHECK(run_to(args, "/dev/null").status == 0);  // the same command, written: success
+  }
+}
+
+TEST_CASE("an output file that cannot be written in full is exit 4 naming it, and leaves no partial file") {
+  const std::string t = write("t2.json", tariff), u = write("u2.csv", usage_rows(400));
+  const std::string nodes = write("nodes2.csv", pack_nodes), jobs = write("pack2.csv", pack_jobs), runs = write("runs2.csv", run_jobs);
+  const std::string src = GPURENT_SOURCE_DIR;
+  struct writer {
+    std::string args, option;
+  };
+  const fs::path target = dir() / "out.bin";
+  for (const writer& w :
+       {writer{"meter --tariff " + t + " --usage " + u + " --period 2026-11 --partial-out ", "--partial-out"},
+        writer{"fleet pack --nodes " + nodes + " --jobs " + jobs + " --placements ", "--placements"},
+        writer{"fleet run --nodes " + nodes + " --jobs " + runs + " --emit-usage ", "--emit-usage"},
+        writer{"replay --nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + src + "/tests/golden/inputs/pods.csv --placements ",
+               "--placements"}}) {
+    CAPTURE(w.args);
+    const shell_result full = run_to(w.args + "/dev/full", "/dev/null");
+    CHECK(full.status == 4);
+    CHECK(full.err.find(w.option) != std::string::npos);
+    CHECK(full.err.find("/dev/full") != std::string::npos);
+    // No byte may reach a regular file (a disk that is full): no output and no partial copy
+    // of it is left; an earlier file of that name is kept whole.
+    gpurent::test::write_file(target, "earlier");
+    const shell_result limited = run_to(w.args + target.string(), "/dev/null", "ulimit -f 0");
+    CHECK(limited.status == 4);
+    CHECK(limited.err.find(target.string()) != std::string::npos);
+    CHECK(gpurent::test::slurp(target) == "earlier");
+    CHECK_FALSE(fs::exists(target.string() + ".gpurent-partial"));
+    fs::remove(target);
+    CHECK(run_to(w.args + target.string(), "/dev/null").status == 0);
+    CHECK(fs::file_size(target) > 0);
+    fs::remove(target);
+  }
+}
+
+TEST_CASE("integer and number options: past 64 bits, in another base or not finite is exit 2 naming the option") {
+  const std::string src = GPURENT_SOURCE_DIR;
+  const std::string trace = "--nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + src + "/tests/golden/inputs/pods.csv";
+  const std::string t = write("t3.json", tariff), u = write("u3.csv", usage_rows(3));
+  const std::string meter = "meter --tariff " + t + " --usage " + u + " --period 2026-11";
+  struct bad {
+    std::string args, option;
+  };
+  for (const bad& b : {bad{"fleet run " + trace + " --compress 9223372036854775808", "--compress"},
+                       bad{"fleet run " + trace + " --compress 18446744073709551616", "--compress"}, bad{meter + " --jobs 0x2", "--jobs"},
+                       bad{meter + " --jobs 010", "--jobs"}, bad{meter + " --jobs ' 2'", "--jobs"}, bad{"replay " + trace + " --seed -1", "--seed"},
+                       bad{"replay " + trace + " --seed 18446744073709551616", "--seed"}, bad{"replay " + trace + " --tune 1e400", "--tune"},
+                       bad{"replay " + trace + " --tune nan", "--tune"}}) {
+    CAPTURE(b.args);
+    const auto r = run_tool(b.args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(b.option) != std::string::npos);
+  }
+  CHECK(run_tool(meter + " --jobs 2").status == 0);
+  CHECK(run_tool("replay " + trace + " --seed 18446744073709551615 --tune 1.25").status == 0);
+}
+
+TEST_CASE("plan: a gpu_hours or price near 2^63 is exit 2 naming the file, line and field, not a bare Boost message") {
+  const std::string workload = write("w.json", R"({
+  "period": "2026-11", "timezone": "UTC", "account": "lab",
+  "jobs": [
+    { "name": "small", "kind": "training", "reference_gpu": "H100-SXM5-80GB", "gpu_hours": "10", "memory_gib": 70, "max_gpus": 8 },
+    { "name": "huge", "kind": "training", "reference_gpu": "H100-SXM5-80GB",
+      "gpu_hours": "9223372036854775808", "memory_gib": 70, "max_gpus": 8 }
+  ]
+})");
+  const auto r = run_tool("plan --workload " + workload);
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("w.json:5") != std::string::npos);
+  CHECK(r.err.find("jobs[1]") != std::string::npos);
+  CHECK(r.err.find("Overflow in conversion") == std::string::npos);
+}
+
+}  // namespace test_io_tool_outputs

@@ -2,8 +2,8 @@
 // gpurent idle: GPU utilization from Prometheus (a query_range answer) or the DCGM exporter
 // (text exposition) to each GPU's idle periods and idle share; with usage and a tariff, the
 // billed seconds that fell in idle periods and what they cost, through the meter
-// (../shared/protocols/cli.md, "gpurent idle"; docs/monitoring.md). The whole output is built
-// before anything is printed, so an error leaves stdout empty.
+// (docs/monitoring.md). The whole output is built before anything is printed, so an error
+// leaves stdout empty; what the run assumed or let pass is said on stderr and in the JSON.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -29,6 +29,7 @@ struct idle_options {
   std::string min_idle = "30min";
   std::string max_gap = "5min";
   std::string usage_path, tariff_path, period;
+  bool allow_unmatched = false;
   tool::output_format format{};
 };
 
@@ -65,11 +66,32 @@ expected<std::pair<std::vector<usage_record>, std::vector<std::size_t>>> read_us
   return out;
 }
 
+// Every usage GPU that names no series: an error, or with --allow-unmatched a warning each.
+expected<void> check_usage_gpus(const idle_options& o, const std::vector<usage_record>& records, const std::vector<std::size_t>& lines,
+                                io::idle_report& report) {
+  const auto unmatched = io::unmatched_gpus(records, lines, report.gpus);
+  if (unmatched.empty()) return {};
+  if (!o.allow_unmatched) {
+    error e = io::unmatched_gpu_error(unmatched.front(), unmatched.size(), o.usage_path, report.gpus);
+    e.message += "; --allow-unmatched counts such time unobserved instead";
+    return unexpected(std::move(e));
+  }
+  for (const io::unmatched_gpu& u : unmatched)
+    report.warnings.push_back(io::unmatched_gpu_error(u, 1, o.usage_path, report.gpus).describe() +
+                              "; its time is counted unobserved (--allow-unmatched)");
+  return {};
+}
+
 // Reads, analyses and bills; the report to print.
 expected<io::idle_report> build_report(const idle_options& o) {
   io::idle_report report;
   GPURENT_TRY(rules, rules_of(o));
   report.rules = *rules;
+  GPURENT_TRY(unit, io::utilization_unit(o.metric));
+  report.unit = *unit;
+  if (unit->assumed)
+    report.warnings.push_back(o.metric + " is not a DCGM field gpurent knows: its values are read as a percentage (0 to 100), threshold " +
+                              format_percent(report.rules.threshold) + "%");
   io::gpu_utilization_set set;
   for (const std::string& f : o.metrics) GPURENT_TRY(io::read_utilization_file(f, o.metric, set));
   const bool billed = !o.usage_path.empty() || !o.tariff_path.empty() || !o.period.empty();
@@ -87,6 +109,7 @@ expected<io::idle_report> build_report(const idle_options& o) {
   GPURENT_TRY(gpus, io::analyze_gpus(set.take(), report.rules, month->period()));
   report.gpus = std::move(*gpus);
   GPURENT_TRY(usage, read_usage(o.usage_path));
+  GPURENT_TRY(check_usage_gpus(o, usage->first, usage->second, report));
   GPURENT_TRY(bill, bill_idle(*t, o.period, usage->first, usage->second, o.usage_path, report.gpus));
   report.billing = std::move(*bill);
   return report;
@@ -99,18 +122,24 @@ tool::runner setup_idle(CLI::App& app) {
   cmd->add_option("--metrics", o->metrics, "utilization files: Prometheus query_range answers or DCGM exporter scrapes with timestamps")
       ->required()
       ->expected(1, -1);
-  cmd->add_option("--metric", o->metric, "the series to read (default DCGM_FI_DEV_GPU_UTIL; series without a name are always read)");
-  cmd->add_option("--threshold", o->threshold, "a GPU is idle while its utilization is below this percentage (default 5)");
+  cmd->add_option("--metric", o->metric,
+                  "the series to read (default DCGM_FI_DEV_GPU_UTIL; series without a name are always read); DCGM_FI_PROF_* activity fields "
+                  "are read as ratios 0..1, a metric gpurent does not know as a percentage, with a warning");
+  cmd->add_option("--threshold", o->threshold,
+                  "a GPU is idle while its utilization is below this percentage (default 5; a ratio field is compared with it / 100)");
   cmd->add_option("--min-idle", o->min_idle, "idle periods of at most this are dropped (default 30min)");
   cmd->add_option("--max-gap", o->max_gap, "a sample holds at most this long; beyond, the GPU is not observed (default 5min)");
   cmd->add_option("--usage", o->usage_path, "usage CSV (meter.md) with a gpu column naming each record's GPU");
   cmd->add_option("--tariff", o->tariff_path, "tariff JSON (meter.md)");
   cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM");
+  cmd->add_flag("--allow-unmatched", o->allow_unmatched,
+                "a usage gpu that names no series is a warning, its time unobserved (default: an error, exit 2)");
   tool::add_format_option(*cmd, o->format,
                           {{"json", tool::output_format::json}, {"table", tool::output_format::table}, {"csv", tool::output_format::csv}});
   return [o] {
     auto report = build_report(*o);
     if (!report) return tool::fail(report.error());
+    for (const std::string& w : report->warnings) fmt::print(stderr, "gpurent: warning: {}\n", w);
     std::string out;
     if (o->format == tool::output_format::csv) {
       out = io::write_idle_csv(*report);
@@ -122,7 +151,7 @@ tool::runner setup_idle(CLI::App& app) {
       out = std::move(*j);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return std::fflush(stdout) == 0 ? tool::exit_ok : tool::exit_invalid;
+    return tool::exit_ok;  // main checks that stdout took it
   };
 }
 GPURENT_TOOL_COMMAND("idle", &setup_idle);

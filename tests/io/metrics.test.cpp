@@ -4,9 +4,13 @@
 // their errors naming file, line and field, and `gpurent idle` on them.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <gpurent/io/file.hpp>
 #include <gpurent/io/idle_report.hpp>
@@ -30,10 +34,10 @@ std::vector<io::gpu_utilization> read_golden(const std::string& name) {
   return set.take();
 }
 
-// The error of reading `text` as file "m.txt" (empty when it reads).
-std::string read_error(std::string_view text) {
+// The error of reading `metric` in `text` as file "m.txt" (empty when it reads).
+std::string read_error(std::string_view text, std::string_view metric = io::default_utilization_metric) {
   io::gpu_utilization_set set;
-  const auto ok = io::read_utilization_text(text, "m.txt", io::default_utilization_metric, set);
+  const auto ok = io::read_utilization_text(text, "m.txt", metric, set);
   return ok ? std::string() : ok.error().describe();
 }
 
@@ -112,6 +116,114 @@ TEST_CASE("DCGM text: blanks are no sample, OpenMetrics timestamps are seconds, 
   CHECK(read_error(om + "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 3 1793664000\n") == "m.txt:6: text after \"# EOF\"");
 }
 
+// A query_range answer of one series of GPU-x with `values` ("[1793664000,\"5\"],..."), each on a line of its own from line 3.
+std::string one_series_json(const std::string& values, const std::string& name = "DCGM_FI_DEV_GPU_UTIL") {
+  return "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n{\"metric\":{\"__name__\":\"" + name +
+         "\",\"UUID\":\"GPU-x\"},\"values\":[\n" + values + "]}]}}\n";
+}
+
+// The samples of `metric` in `text`, or the error.
+struct read_result {
+  std::vector<io::gpu_utilization> gpus;
+  std::string error;
+};
+read_result samples_of(std::string_view text, std::string_view metric = io::default_utilization_metric) {
+  io::gpu_utilization_set set;
+  const auto ok = io::read_utilization_text(text, "m.txt", metric, set);
+  if (!ok) return {{}, ok.error().describe()};
+  return {set.take(), {}};
+}
+
+TEST_CASE("timestamps outside the years 0000-9999 are errors naming file, line and field") {
+  const std::string busy = "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\n";
+  // 253402300800 s is 10000-01-01T00:00:00Z; -62167219201 s is one second before 0000-01-01.
+  CHECK(read_error(busy + "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 253402300800000\n") ==
+        "m.txt:2: field 'timestamp': timestamp \"253402300800000\" is outside the years 0000-9999");
+  CHECK(read_error(busy + "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 -62167219201000\n") ==
+        "m.txt:2: field 'timestamp': timestamp \"-62167219201000\" is outside the years 0000-9999");
+  CHECK(read_error(busy + "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 9e14\n") ==
+        "m.txt:2: field 'timestamp': timestamp \"9e14\" is outside the years 0000-9999");
+  // OpenMetrics seconds: the last second of 9999 is read, the next is not.
+  const std::string om = "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 253402300799\n";
+  const read_result last = samples_of(om + "# EOF\n");
+  REQUIRE_MESSAGE(last.error.empty(), last.error);
+  CHECK(last.gpus.at(0).samples.at(0).at == latest_instant);
+  CHECK(read_error(om + "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 253402300800\n# EOF\n") ==
+        "m.txt:2: field 'timestamp': timestamp \"253402300800\" is outside the years 0000-9999");
+  CHECK(read_error(one_series_json("[1793664000,\"5\"],\n[253402300800,\"5\"]")) ==
+        "m.txt:4: field 'data.result[0].values[1][0]': timestamp \"253402300800\" is outside the years 0000-9999");
+  CHECK(read_error(one_series_json("[-1e12,\"5\"]")).starts_with("m.txt:3: field 'data.result[0].values[0][0]': timestamp "));
+}
+
+const std::string busy_line = "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\n";
+std::string minute_one(const std::string& v) { return "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} " + v + " 1793664060000\n"; }
+
+TEST_CASE("only DCGM's documented blanks are no sample, in either format") {
+  // dcgm_structs.h: DCGM_INT32_BLANK 0x7ffffff0 .. 0x7fffffff, DCGM_FP64_BLANK 2^47 .. +15,
+  // DCGM_INT64_BLANK 0x7ffffffffffffff0 .. 0x7fffffffffffffff.
+  for (const char* blank : {"2147483632", "2147483647", "2147483632.0", "140737488355328", "140737488355343", "1.40737488355328e+14",
+                            "9223372036854775792", "9223372036854775807"}) {
+    CAPTURE(blank);
+    const read_result text = samples_of(busy_line + minute_one(blank));
+    REQUIRE_MESSAGE(text.error.empty(), text.error);
+    CHECK(text.gpus.at(0).samples.size() == 1);  // the blank is no sample
+    const read_result json = samples_of(one_series_json("[1793664000,\"5\"],\n[1793664060,\"" + std::string(blank) + "\"]"));
+    REQUIRE_MESSAGE(json.error.empty(), json.error);
+    CHECK(json.gpus.at(0).samples.size() == 1);  // in a query_range answer too
+  }
+}
+
+TEST_CASE("a value that is no blank and out of its unit's range is an error at its line naming the metric, not a dropped sample") {
+  for (const char* bad : {"1e400", "9223372036854775808", "2147483648", "140737488355344", "2147483631", "18446744073709551615", "2.5e9"}) {
+    CAPTURE(bad);
+    CHECK(read_error(busy_line + minute_one(bad)) ==
+          "m.txt:2: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"" + std::string(bad) + "\" (above 100)");
+  }
+  CHECK(read_error(busy_line + minute_one("NaN")) ==
+        "m.txt:2: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"NaN\" (expected a number from 0 to 100)");
+  CHECK(read_error(busy_line + minute_one("+Inf")).starts_with("m.txt:2: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"+Inf\""));
+  CHECK(read_error(busy_line + minute_one("-2147483632")) ==
+        "m.txt:2: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"-2147483632\" (below 0)");
+  CHECK(read_error(one_series_json("[1793664000,\"1e400\"]")) ==
+        "m.txt:3: field 'data.result[0].values[0][1]': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"1e400\" (above 100)");
+}
+
+TEST_CASE("DCGM_FI_PROF_* activity fields are ratios 0..1, read as such; out of the unit's range is an error at its line") {
+  const std::string m = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
+  const auto line = [&](const std::string& v, int minute) {
+    return m + "{UUID=\"GPU-x\"} " + v + " " + std::to_string(1793664000 + 60 * minute) + "000\n";
+  };
+  const read_result ratios = samples_of(line("0.87", 0) + line("0.049999", 1) + line("1", 2) + line("0", 3), m);
+  REQUIRE_MESSAGE(ratios.error.empty(), ratios.error);
+  REQUIRE(ratios.gpus.size() == 1);
+  // 0.87 is 87%: busy, not "0.87% idle"; 0.049999 is below 5% (4.999%, rounded down).
+  CHECK(ratios.gpus[0].samples ==
+        std::vector<utilization_sample>{{at_min(0), 87}, {at_min(1), milli_percent(4999)}, {at_min(2), 100}, {at_min(3), 0}});
+  CHECK(read_error(line("0.5", 0) + line("1.7", 1), m) == "m.txt:2: field 'value': DCGM_FI_PROF_GR_ENGINE_ACTIVE: not a ratio: \"1.7\" (above 1)");
+  CHECK(read_error(line("87", 0), m) == "m.txt:1: field 'value': DCGM_FI_PROF_GR_ENGINE_ACTIVE: not a ratio: \"87\" (above 1)");
+  const read_result json = samples_of(one_series_json("[1793664000,\"0.25\"]", "DCGM_FI_PROF_SM_ACTIVE"), "DCGM_FI_PROF_SM_ACTIVE");
+  REQUIRE_MESSAGE(json.error.empty(), json.error);
+  CHECK(json.gpus.at(0).samples == std::vector<utilization_sample>{{at_min(0), 25}});
+  // The percent fields stay percent: 250 is out of range.
+  CHECK(read_error("DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 250 1793664000000\n") ==
+        "m.txt:1: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"250\" (above 100)");
+  // A field that is no utilization is refused by name rather than read as a percentage.
+  CHECK(read_error("DCGM_FI_DEV_FB_USED{UUID=\"GPU-x\"} 71234 1793664000000\n", "DCGM_FI_DEV_FB_USED") ==
+        "field '--metric': DCGM_FI_DEV_FB_USED is in MiB, not a utilization (a percentage or a ratio)");
+}
+
+TEST_CASE("a UTF-8 byte-order mark is skipped by both readers, as by every reader; lines keep their numbers") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const read_result json = samples_of(bom + one_series_json("[1793664000,\"5\"]"));
+  REQUIRE_MESSAGE(json.error.empty(), json.error);
+  CHECK(json.gpus.at(0).samples == std::vector<utilization_sample>{{at_min(0), 5}});
+  const read_result text = samples_of(bom + "# HELP x\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\n");
+  REQUIRE_MESSAGE(text.error.empty(), text.error);
+  CHECK(text.gpus == json.gpus);
+  CHECK(read_error(bom + one_series_json("[1793664000,\"5\"],\n[1793664060,\"x\"]")).starts_with("m.txt:4: field 'data.result[0].values[1][1]'"));
+  CHECK(read_error(bom + "# HELP x\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} x 1793664000000\n").starts_with("m.txt:2: "));
+}
+
 TEST_CASE("malformed input names the file, the line or JSON path, and the field") {
   struct bad_case {
     const char* text;
@@ -121,7 +233,8 @@ TEST_CASE("malformed input names the file, the line or JSON path, and the field"
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x} 5 1793664060000\n",
        "m.txt:2: unterminated label value"},
       {"# HELP x\n\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5\n", "m.txt:3: field 'timestamp': missing"},
-      {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 105 1793664000000\n", "m.txt:1: field 'value': not a percentage: \"105\" (above 100)"},
+      {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 105 1793664000000\n",
+       "m.txt:1: field 'value': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"105\" (above 100)"},
       {"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 1793664000000\n", "m.txt:1: field 'labels': name no GPU"},
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} five 1793664000000\n", "m.txt:1: expected a value after the labels, got \"five\""},
       // Label values are UTF-8 (the format says so; the report's JSON needs it).
@@ -132,15 +245,17 @@ TEST_CASE("malformed input names the file, the line or JSON path, and the field"
       {"DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000 extra\n", "m.txt:1: unexpected text after the timestamp"},
       {"DCGM_FI_DEV_FB_USED{UUID=\"GPU-x\"} 5 1793664000000\n", "m.txt: field '--metric': no DCGM_FI_DEV_GPU_UTIL samples"},
       {"{\"status\":\"success\",\n\"data\":{\"resultType\":\"matrix\",\n\"result\":[}}\n", "m.txt:3: not valid JSON"},
-      {R"({"status":"success","data":{"resultType":"vector","result":[]}})", "m.txt: field 'data.resultType': expected \"matrix\""},
+      // JSON errors name the line of the value their path names, too.
+      {R"({"status":"success","data":{"resultType":"vector","result":[]}})", "m.txt:1: field 'data.resultType': expected \"matrix\""},
       {R"({"status":"error","errorType":"bad_data","error":"parse error"})",
-       "m.txt: field 'status': the query failed (error, bad_data: parse error)"},
-      {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"UUID":"GPU-x"},"values":[[1,"5"],[2,"x"]]}]}})",
-       "m.txt: field 'data.result[0].values[1][1]': not a percentage: \"x\""},
+       "m.txt:1: field 'status': the query failed (error, bad_data: parse error)"},
+      {"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"UUID\":\"GPU-x\"},\"values\":[\n[1,\"5\"],\n[2,\"x\"]]"
+       "}]}}",
+       "m.txt:3: field 'data.result[0].values[1][1]': DCGM_FI_DEV_GPU_UTIL: not a percentage: \"x\""},
       {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"UUID":"GPU-x"},"values":[["1","5"]]}]}})",
-       "m.txt: field 'data.result[0].values[0][0]': expected a number of seconds"},
+       "m.txt:1: field 'data.result[0].values[0][0]': expected a number of seconds"},
       {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"job":"j"},"values":[]}]}})",
-       "m.txt: field 'data.result[0].metric': names no GPU"},
+       "m.txt:1: field 'data.result[0].metric': names no GPU"},
   };
   for (const bad_case& c : cases) {
     CAPTURE(c.text);
@@ -188,6 +303,100 @@ TEST_CASE("gpurent idle: bad input and usage exit 2 with the reason on stderr, n
     CHECK(o.out.empty());
     CHECK_MESSAGE(o.err.find(message) != std::string::npos, o.err);
   }
+}
+
+std::filesystem::path scratch() { return test::scratch_dir("idle-metrics"); }
+
+TEST_CASE("gpurent idle: a usage gpu naming no series is an error at its line; --allow-unmatched makes it a stated warning") {
+  const auto usage = scratch() / "u.csv";
+  // node-a:0 is Hostname:gpu of the series that has a UUID label, so no series is called that.
+  test::write_file(usage,
+                   "id,account,resource,mode,quantity,start,end,gpu\n"
+                   "r1,acme,gpu/H100,on_demand,1,2026-11-03T00:00:00Z,2026-11-03T00:20:00Z,node-a:0\n"
+                   "r2,beta,gpu/H100,on_demand,1,2026-11-03T00:02:00Z,2026-11-03T00:12:00Z,node-b:1\n"
+                   "r3,beta,gpu/H100,on_demand,1,2026-11-03T00:15:00Z,2026-11-03T00:25:00Z,node-a:0\n");
+  const std::string args = "idle --metrics " + data_dir + "query_range.json --min-idle 5min --usage " + usage.string() + " --tariff " + data_dir +
+                           "idle_tariff.json --period 2026-11";
+  const auto o = test::run_tool(args);
+  CHECK(o.status == 2);
+  CHECK(o.out.empty());
+  const std::string said = "u.csv:2: field 'gpu': \"node-a:0\" names no utilization series (2 records): the 2 series are " + std::string(gpu_a) +
+                           ", node-b:1 (a series is named by its UUID label, else Hostname:gpu";
+  CHECK_MESSAGE(o.err.find(said) != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("--allow-unmatched") != std::string::npos, o.err);
+  const auto allowed = test::run_tool(args + " --allow-unmatched");
+  REQUIRE_MESSAGE(allowed.status == 0, allowed.err);
+  CHECK_MESSAGE(allowed.err.find("gpurent: warning: ") != std::string::npos, allowed.err);
+  CHECK_MESSAGE(allowed.err.find(said) != std::string::npos, allowed.err);
+  auto j = nlohmann::json::parse(allowed.out);
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK(j["warnings"][0].get<std::string>().find(said) != std::string::npos);
+  // r1 and r3 (on node-a:0) all unobserved, 1200 + 600 s; r2 as in the golden case: 480 s idle, 120 s unobserved.
+  CHECK(j["billed_idle"]["unobserved_seconds"] == 1920);
+  CHECK(j["billed_idle"]["idle_seconds"] == 480);
+}
+
+// A DCGM text file of GPU-x, one sample of `metric` a minute from 2026-11-03T00:00Z: `value(m)`.
+template <class Value>
+std::filesystem::path minutes_file(const std::string& name, const std::string& metric, int minutes, Value value) {
+  std::string text;
+  for (int m = 0; m < minutes; ++m) text += metric + "{UUID=\"GPU-x\"} " + value(m) + " " + std::to_string(1793664000 + 60 * m) + "000\n";
+  const auto path = scratch() / name;
+  test::write_file(path, text);
+  return path;
+}
+
+TEST_CASE("gpurent idle: a ratio field is read as a ratio, an unknown metric as percent with a warning, both said in the JSON") {
+  // Busy (0.87) but for minutes 10..49 (0.01): 40 minutes idle of 60 observed, not "100% idle".
+  const auto ratio = minutes_file("ratio.prom", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", 60, [](int m) { return m >= 10 && m < 50 ? "0.01" : "0.87"; });
+  const auto o = test::run_tool("idle --metrics " + ratio.string() + " --metric DCGM_FI_PROF_GR_ENGINE_ACTIVE");
+  REQUIRE_MESSAGE(o.status == 0, o.err);
+  CHECK(o.err.empty());
+  auto j = nlohmann::json::parse(o.out);
+  CHECK(j["observed_s"] == 3600);
+  CHECK(j["idle_s"] == 2400);
+  CHECK(j["unit"] == "ratio");
+  CHECK_FALSE(j.contains("warnings"));
+  // A metric gpurent does not know: read as percent, and said so on stderr and in the JSON.
+  const auto mine = minutes_file("mine.prom", "my_gpu_busy", 60, [](int m) { return m >= 10 && m < 50 ? "1" : "87"; });
+  const auto u = test::run_tool("idle --metrics " + mine.string() + " --metric my_gpu_busy");
+  REQUIRE_MESSAGE(u.status == 0, u.err);
+  CHECK_MESSAGE(
+      u.err.find("gpurent: warning: my_gpu_busy is not a DCGM field gpurent knows: its values are read as a percentage") != std::string::npos, u.err);
+  auto k = nlohmann::json::parse(u.out);
+  CHECK(k["idle_s"] == 2400);
+  CHECK(k["unit"] == "percent (assumed)");
+  REQUIRE(k["warnings"].size() == 1);
+  // The default metric's report has neither: it is the contract's, as recorded.
+  const auto d = test::run_tool("idle --metrics " + data_dir + "query_range.json --min-idle 5min");
+  CHECK(d.out == golden("idle.expected.json"));
+  CHECK(d.err.empty());
+}
+
+TEST_CASE("gpurent idle: values out of their unit or timestamps out of the years exit 2 naming file, line and field") {
+  const auto over = minutes_file("over.prom", "DCGM_FI_PROF_SM_ACTIVE", 3, [](int m) { return m == 2 ? "1.7" : "0.5"; });
+  const auto late = scratch() / "late.prom";  // 10000-01-01T00:00:00Z, in milliseconds
+  test::write_file(late, "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 253402300800000\n");
+  const auto bom = scratch() / "bom.json";
+  test::write_file(bom, "\xEF\xBB\xBF" + golden("query_range.json"));
+  const std::pair<std::string, std::string> cases[] = {
+      {"idle --metric DCGM_FI_PROF_SM_ACTIVE --metrics " + over.string(), "over.prom:3: field 'value': DCGM_FI_PROF_SM_ACTIVE: not a ratio: \"1.7\""},
+      {"idle --metrics " + late.string(), "late.prom:2: field 'timestamp': timestamp \"253402300800000\" is outside the years 0000-9999"},
+      {"idle --metric DCGM_FI_DEV_FB_USED --metrics " + data_dir + "query_range.json", "field '--metric': DCGM_FI_DEV_FB_USED is in MiB"},
+  };
+  for (const auto& c : cases) {
+    const std::string& args = c.first;
+    const std::string& message = c.second;
+    CAPTURE(args);
+    const auto o = test::run_tool(args);
+    CHECK(o.status == 2);
+    CHECK(o.out.empty());
+    CHECK_MESSAGE(o.err.find(message) != std::string::npos, o.err);
+  }
+  // A byte-order mark is no error: the report is the one without it.
+  const auto b = test::run_tool("idle --metrics " + bom.string() + " --min-idle 5min");
+  REQUIRE_MESSAGE(b.status == 0, b.err);
+  CHECK(b.out == golden("idle.expected.json"));
 }
 #endif
 

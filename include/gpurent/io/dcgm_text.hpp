@@ -14,12 +14,10 @@
 //
 // Every line is checked; errors name file:line. Samples of other metrics are checked and
 // skipped; those of the metric asked for need a timestamp (an exporter's scrape carries none:
-// see docs/monitoring.md for saving scrapes with their time). A DCGM "blank" (a value of at
-// least 0x7ffffff0, DCGM_INT32_BLANK in dcgm_structs.h: the field has no value) is no sample.
+// see docs/monitoring.md for saving scrapes with their time) and a value in the metric's unit
+// (utilization_unit). A DCGM "blank" (is_dcgm_blank: the field has no value) is no sample.
 
-#include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -143,16 +141,9 @@ namespace detail {
   return text.substr(nl == std::string_view::npos ? 0 : nl + 1) == "# EOF";
 }
 
-// A DCGM "blank" (no value for the field): an integer of DCGM_INT32_BLANK (0x7ffffff0) or more.
-[[nodiscard]] inline bool dcgm_blank(std::string_view v) {
-  decimal_text d;
-  if (!split_decimal(v, d) || d.negative || d.exp10 < 0) return false;
-  const std::string whole = d.digits + std::string(static_cast<std::size_t>(std::min<std::int64_t>(d.exp10, 20)), '0');
-  return whole.size() > 10 || (whole.size() == 10 && whole >= "2147483632");
-}
-
-// One sample of the metric asked for, to `out`.
-[[nodiscard]] inline expected<void> take_exposition_sample(const exposition_sample& s, bool seconds_timestamps, gpu_utilization_set& out) {
+// One sample of the metric asked for, read in `unit`, to `out`; false for a DCGM blank.
+[[nodiscard]] inline expected<bool> take_exposition_sample(const exposition_sample& s, const metric_unit& unit, bool seconds_timestamps,
+                                                           gpu_utilization_set& out) {
   const std::string gpu = gpu_series_name(s.labels);
   if (gpu.empty()) return make_error(error_code::invalid_argument, "labels", "name no GPU (needs a UUID label, or Hostname and gpu)");
   if (s.timestamp.empty())
@@ -160,10 +151,11 @@ namespace detail {
                       "missing: a saved scrape needs its time on each sample (milliseconds since the epoch)");
   auto at = parse_epoch(s.timestamp, seconds_timestamps ? 1 : 1000);
   if (!at) return unexpected<error>(at.error().in_field("timestamp"));
-  auto busy = parse_percent(s.value);
+  auto busy = read_utilization_value(s.value, s.name, unit);
   if (!busy) return unexpected<error>(busy.error().in_field("value"));
-  out.add(gpu, utilization_sample{*at, *busy});
-  return {};
+  if (!*busy) return false;
+  out.add(gpu, utilization_sample{*at, **busy});
+  return true;
 }
 
 }  // namespace detail
@@ -171,6 +163,7 @@ namespace detail {
 // Adds the samples of `metric` in an exposition text to `out`; returns how many it took.
 [[nodiscard]] inline expected<std::size_t> read_exposition_text(std::string_view text, std::string_view file, std::string_view metric,
                                                                 gpu_utilization_set& out) {
+  GPURENT_TRY(unit, utilization_unit(metric));
   const bool openmetrics = detail::is_openmetrics(text);
   std::size_t taken = 0;
   bool ended = false;
@@ -188,10 +181,10 @@ namespace detail {
     }
     auto s = parse_exposition_line(line.substr(i));
     if (!s) return unexpected(error{s.error().code, {}, s.error().message, where()});
-    if (s->name != metric || detail::dcgm_blank(s->value)) continue;
-    if (auto ok = detail::take_exposition_sample(*s, openmetrics, out); !ok)
-      return unexpected(error{ok.error().code, ok.error().field, ok.error().message, where()});
-    ++taken;
+    if (s->name != metric) continue;
+    auto took = detail::take_exposition_sample(*s, *unit, openmetrics, out);
+    if (!took) return unexpected(error{took.error().code, took.error().field, took.error().message, where()});
+    if (*took) ++taken;
   }
   return taken;
 }

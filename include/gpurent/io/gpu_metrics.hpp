@@ -3,13 +3,15 @@
 // What the two metrics readers share (prometheus_json.hpp: a Prometheus HTTP API
 // query_range answer; dcgm_text.hpp: the DCGM exporter's text exposition): a series' labels,
 // which GPU a series is (its UUID label, else Hostname:gpu; a MIG instance adds
-// "/GPU_I_ID"), a utilization value as exact thousandths of a percent, and the samples of
-// every GPU gathered across files. See docs/monitoring.md.
+// "/GPU_I_ID"), the unit of each DCGM utilization field, a value as exact thousandths of a
+// percent (DCGM's blanks told apart), a timestamp, and the samples of every GPU gathered
+// across files. See docs/monitoring.md.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,38 +92,186 @@ struct decimal_text {
 
 }  // namespace detail
 
-// A percentage as written ("87", "4.999", "1e2") in thousandths of a percent, rounded down:
-// below a threshold of at most three decimals exactly when the value itself is. `exact`
-// (for a threshold given by a person) refuses digits beyond the third decimal instead.
-[[nodiscard]] inline expected<milli_percent> parse_percent(std::string_view s, bool exact = false) {
-  const auto bad = [&](std::string why) {
-    return make_error(error_code::parse_error, {}, "not a percentage: \"" + std::string(s) + "\" (" + why + ")");
-  };
-  detail::decimal_text d;
-  if (!detail::split_decimal(s, d)) return bad("expected a number from 0 to 100");
-  if (d.digits.empty()) return milli_percent(0);
-  if (d.negative) return bad("below 0");
-  std::int64_t shift = d.exp10 + 3;  // to thousandths
-  std::string digits = d.digits;
+// ---- units ----------------------------------------------------------------------------------
+
+// How a utilization field's values are written: a percentage (0 to 100) or a ratio (0 to 1);
+// `none` for a field that is no utilization at all (memory in MiB, power in W, ...).
+enum class utilization_scale : std::uint8_t { percent, ratio, none };
+
+// A DCGM field as the DCGM exporter names its series, and its unit.
+struct dcgm_field_unit {
+  std::string_view field;
+  utilization_scale scale;
+  std::string_view unit;  // for a person: "percent", "ratio", "MiB", ...
+};
+
+// The fields gpurent knows (NVIDIA DCGM dcgmlib/dcgm_fields.h: "GPU Utilization", "Ratio of
+// cycles ...", and NVIDIA/dcgm-exporter etc/default-counters.csv for the units of the others).
+// The DCGM_FI_PROF_* activity fields are ratios 0..1 (the exporter's HELP text says "(in %)",
+// but the values are ratios); the DCGM_FI_DEV_*_UTIL fields are percentages 0..100.
+inline constexpr dcgm_field_unit dcgm_field_units[] = {
+    {"DCGM_FI_DEV_GPU_UTIL", utilization_scale::percent, "percent"},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", utilization_scale::percent, "percent"},
+    {"DCGM_FI_DEV_ENC_UTIL", utilization_scale::percent, "percent"},
+    {"DCGM_FI_DEV_DEC_UTIL", utilization_scale::percent, "percent"},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_SM_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_SM_OCCUPANCY", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_FP64_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_FP32_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_FP16_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_PIPE_INT_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC0_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC1_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC2_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC3_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC4_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC5_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC6_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVDEC7_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG0_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG1_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG2_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG3_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG4_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG5_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG6_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVJPG7_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_PROF_NVOFA0_ACTIVE", utilization_scale::ratio, "ratio"},
+    {"DCGM_FI_DEV_FB_USED", utilization_scale::none, "MiB"},
+    {"DCGM_FI_DEV_FB_FREE", utilization_scale::none, "MiB"},
+    {"DCGM_FI_DEV_POWER_USAGE", utilization_scale::none, "W"},
+    {"DCGM_FI_DEV_GPU_TEMP", utilization_scale::none, "degrees C"},
+    {"DCGM_FI_DEV_MEMORY_TEMP", utilization_scale::none, "degrees C"},
+    {"DCGM_FI_DEV_SM_CLOCK", utilization_scale::none, "MHz"},
+    {"DCGM_FI_DEV_MEM_CLOCK", utilization_scale::none, "MHz"},
+    {"DCGM_FI_DEV_FAN_SPEED", utilization_scale::none, "percent of the fan's speed"},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES", utilization_scale::none, "bytes per second"},
+    {"DCGM_FI_PROF_PCIE_RX_BYTES", utilization_scale::none, "bytes per second"},
+    {"DCGM_FI_PROF_NVLINK_TX_BYTES", utilization_scale::none, "bytes per second"},
+    {"DCGM_FI_PROF_NVLINK_RX_BYTES", utilization_scale::none, "bytes per second"},
+};
+
+// How a metric's values are read.
+struct metric_unit {
+  utilization_scale scale = utilization_scale::percent;
+  bool assumed = false;  // the metric is not in dcgm_field_units: read as a percentage, and said so
+  // "percent", "ratio", "percent (assumed)".
+  [[nodiscard]] std::string text() const {
+    return std::string(scale == utilization_scale::ratio ? "ratio" : "percent") + (assumed ? " (assumed)" : "");
+  }
+  friend bool operator==(const metric_unit&, const metric_unit&) = default;
+};
+
+// The unit of `metric` (dcgm_field_units); an error naming --metric when the field is no
+// utilization, since its values read as a percentage would be a wrong answer.
+[[nodiscard]] inline expected<metric_unit> utilization_unit(std::string_view metric) {
+  for (const dcgm_field_unit& f : dcgm_field_units) {
+    if (f.field != metric) continue;
+    if (f.scale == utilization_scale::none)
+      return make_error(error_code::invalid_argument, "--metric",
+                        std::string(metric) + " is in " + std::string(f.unit) + ", not a utilization (a percentage or a ratio)");
+    return metric_unit{f.scale, false};
+  }
+  return metric_unit{utilization_scale::percent, true};
+}
+
+// ---- values -----------------------------------------------------------------------------------
+
+namespace detail {
+// The decimal `d` times 10^scale as an integer, rounded down, into `out`; the reason when it
+// is negative, above `max` (written `top` in the reason), or has nonzero digits cut while
+// `exact`; empty when it fits.
+[[nodiscard]] inline std::string scaled_integer(decimal_text d, std::int64_t scale, std::int64_t max, std::string_view top, bool exact,
+                                                std::int64_t& out) {
+  out = 0;
+  if (d.digits.empty()) return {};
+  if (d.negative) return "below 0";
+  std::int64_t shift = d.exp10 + scale;
   if (shift < 0) {
-    const auto drop = static_cast<std::size_t>(std::min<std::int64_t>(-shift, static_cast<std::int64_t>(digits.size())));
-    if (exact && digits.find_first_not_of('0', digits.size() - drop) != std::string::npos) return bad("at most three decimals");
-    digits.resize(digits.size() - drop);
+    const auto drop = static_cast<std::size_t>(std::min<std::int64_t>(-shift, static_cast<std::int64_t>(d.digits.size())));
+    if (exact && d.digits.find_first_not_of('0', d.digits.size() - drop) != std::string::npos)
+      return "at most " + std::to_string(scale) + " decimals";
+    d.digits.resize(d.digits.size() - drop);
     shift = 0;
   }
-  if (static_cast<std::int64_t>(digits.size()) + shift > 6) return bad("above 100");
+  const std::string above = "above " + std::string(top);
+  if (static_cast<std::int64_t>(d.digits.size()) + shift > static_cast<std::int64_t>(std::to_string(max).size())) return above;
+  for (char c : d.digits) out = out * 10 + (c - '0');
+  for (std::int64_t k = 0; k < shift; ++k) out *= 10;
+  return out > max ? above : std::string();
+}
+}  // namespace detail
+
+// A utilization as written in `scale` ("87" percent, "0.87" ratio, "1e2", "4.999") in
+// thousandths of a percent, rounded down: below a threshold of at most three decimals of a
+// percent exactly when the value itself is. `exact` (for a threshold given by a person)
+// refuses digits that would be cut instead.
+[[nodiscard]] inline expected<milli_percent> parse_utilization(std::string_view s, utilization_scale scale, bool exact = false) {
+  const bool ratio = scale == utilization_scale::ratio;
+  const std::string_view top = ratio ? "1" : "100";
+  const auto bad = [&](const std::string& why) {
+    return make_error(error_code::parse_error, {},
+                      std::string(ratio ? "not a ratio" : "not a percentage") + ": \"" + std::string(s) + "\" (" + why + ")");
+  };
+  detail::decimal_text d;
+  if (!detail::split_decimal(s, d)) return bad("expected a number from 0 to " + std::string(top));
   std::int64_t v = 0;
-  for (char c : digits) v = v * 10 + (c - '0');
-  for (std::int64_t k = 0; k < shift; ++k) v *= 10;
-  if (v > fully_busy.count()) return bad("above 100");
+  if (std::string why = detail::scaled_integer(std::move(d), ratio ? 5 : 3, fully_busy.count(), top, exact, v); !why.empty()) return bad(why);
   return milli_percent(static_cast<std::int32_t>(v));
 }
 
+// A percentage as written ("87", "4.999", "1e2"): parse_utilization in percent.
+[[nodiscard]] inline expected<milli_percent> parse_percent(std::string_view s, bool exact = false) {
+  return parse_utilization(s, utilization_scale::percent, exact);
+}
+
+// Whether a value as written is one of DCGM's "blanks" (the field has no value; NVIDIA DCGM
+// dcgmlib/dcgm_structs.h): each type's base and the 15 codes above it (not found, not
+// supported, ...), written as an integer: DCGM_INT32_BLANK 0x7ffffff0 .. 0x7fffffff,
+// DCGM_FP64_BLANK 2^47 = 140737488355328 .. +15, DCGM_INT64_BLANK 0x7ffffffffffffff0 ..
+// 0x7fffffffffffffff. Nothing else is: 1e400, 2^63, NaN are no blanks but bad values.
+[[nodiscard]] inline bool is_dcgm_blank(std::string_view v) {
+  detail::decimal_text d;
+  if (!detail::split_decimal(v, d) || d.negative || d.digits.empty()) return false;
+  if (d.exp10 < 0) {  // "2147483632.0": only zeros may follow the point
+    const auto frac = static_cast<std::size_t>(-d.exp10);
+    if (frac > d.digits.size() || d.digits.find_first_not_of('0', d.digits.size() - frac) != std::string::npos) return false;
+    d.digits.resize(d.digits.size() - frac);
+  } else if (d.exp10 > 19) {
+    return false;
+  }
+  const std::string whole = d.digits + std::string(static_cast<std::size_t>(std::max<std::int64_t>(d.exp10, 0)), '0');
+  constexpr std::pair<std::string_view, std::string_view> ranges[] = {
+      {"2147483632", "2147483647"}, {"140737488355328", "140737488355343"}, {"9223372036854775792", "9223372036854775807"}};
+  for (const auto& [lo, hi] : ranges)
+    if (whole.size() == lo.size() && whole >= lo && whole <= hi) return true;
+  return false;
+}
+
+// A sample's value of `metric` read in `unit`: nothing for a DCGM blank, an error naming the
+// metric for anything that is no value of the unit (NaN, infinities, out of range).
+[[nodiscard]] inline expected<std::optional<milli_percent>> read_utilization_value(std::string_view v, std::string_view metric,
+                                                                                   const metric_unit& unit) {
+  if (is_dcgm_blank(v)) return std::nullopt;
+  auto busy = parse_utilization(v, unit.scale);
+  if (!busy) return make_error(busy.error().code, {}, std::string(metric) + (unit.assumed ? " (unit assumed)" : "") + ": " + busy.error().message);
+  return *busy;
+}
+
 // A time in seconds since the epoch as written ("1762128000", "1762128000.781"), rounded down
-// to the whole second (instants are whole seconds); `per_second` 1000 reads milliseconds.
+// to the whole second (instants are whole seconds); `per_second` 1000 reads milliseconds. An
+// instant outside earliest_instant..latest_instant (the years 0000-9999, core/time.hpp) is an
+// error: no report could write it.
 [[nodiscard]] inline expected<instant> parse_epoch(std::string_view s, std::int64_t per_second = 1) {
   detail::decimal_text d;
   if (!detail::split_decimal(s, d)) return make_error(error_code::parse_error, {}, "not a timestamp: \"" + std::string(s) + "\"");
+  const auto outside = [&] { return make_error(error_code::parse_error, {}, "timestamp \"" + std::string(s) + "\" is outside the years 0000-9999"); };
   std::string digits = d.digits;
   std::int64_t shift = d.exp10;
   bool dropped = false;  // a fraction of a second was cut (floor moves a negative time down)
@@ -131,14 +281,14 @@ struct decimal_text {
     digits.resize(digits.size() - drop);
     shift = 0;
   }
-  if (static_cast<std::int64_t>(digits.size()) + shift > 15)
-    return make_error(error_code::parse_error, {}, "timestamp out of range: \"" + std::string(s) + "\"");
+  if (static_cast<std::int64_t>(digits.size()) + shift > 15) return outside();  // beyond the years in seconds or milliseconds
   std::int64_t v = 0;
   for (char c : digits) v = v * 10 + (c - '0');
   for (std::int64_t k = 0; k < shift; ++k) v *= 10;
   if (d.negative) v = -v - (dropped ? 1 : 0);
-  const std::int64_t secs = v >= 0 ? v / per_second : -((-v + per_second - 1) / per_second);
-  return instant(seconds(secs));
+  const instant t{seconds(v >= 0 ? v / per_second : -((-v + per_second - 1) / per_second))};
+  if (t < earliest_instant || t > latest_instant) return outside();
+  return t;
 }
 
 // A percentage as a JSON number: 5, or 2.5 (Json: nlohmann::json or nlohmann::ordered_json).

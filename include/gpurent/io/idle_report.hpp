@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The idle report `gpurent idle` prints (../shared/protocols/cli.md, "gpurent idle"), as JSON,
-// CSV or a table: each GPU's observed and idle seconds and idle periods, the totals and the
-// idle share; with usage, per account, resource and mode the billed seconds that fell in idle
-// periods and their cost under the tariff (metering/waste.hpp, bill_idle).
+// The idle report `gpurent idle` prints (docs/monitoring.md), as JSON, CSV or a table: each
+// GPU's observed and idle seconds and idle periods, the totals and the idle share; with usage,
+// per account, resource and mode the billed seconds that fell in idle periods and their cost
+// under the tariff (metering/waste.hpp, bill_idle). And the check that every GPU the usage
+// names is a series of the metrics (unmatched_gpus).
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,8 +33,10 @@ namespace gpurent::io {
 // What a report shows: the rules, every GPU's report, and the billing when usage was given.
 struct idle_report {
   idle_rules rules;
+  metric_unit unit;  // how the values were read
   gpu_reports gpus;
   std::optional<idle_billing> billing;
+  std::vector<std::string> warnings;  // what the run assumed or let pass (also said on stderr)
 
   [[nodiscard]] seconds observed_seconds() const noexcept {
     seconds s{0};
@@ -43,6 +49,64 @@ struct idle_report {
     return s;
   }
 };
+
+// ---- usage GPUs without a series ----------------------------------------------------------------
+
+// A GPU a usage record names (record_gpus) that no series of the metrics is: its time could
+// only be unobserved, so it is an error unless the caller lets it pass, and then a warning.
+struct unmatched_gpu {
+  std::string gpu;
+  std::size_t line = 0;     // the first usage line naming it
+  std::size_t records = 0;  // how many records name it
+  friend bool operator==(const unmatched_gpu&, const unmatched_gpu&) = default;
+};
+
+// Every GPU of `records` (each from line `lines[i]`) missing from `reports`, in the order
+// of its first line.
+[[nodiscard]] inline std::vector<unmatched_gpu> unmatched_gpus(std::span<const usage_record> records, std::span<const std::size_t> lines,
+                                                               const gpu_reports& reports) {
+  std::vector<unmatched_gpu> out;
+  std::map<std::string_view, std::size_t> index;  // gpu -> its place in out
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    for (std::string_view g : record_gpus(records[i])) {
+      if (reports.contains(g)) continue;
+      const auto [it, fresh] = index.try_emplace(g, out.size());
+      if (fresh) out.push_back({std::string(g), i < lines.size() ? lines[i] : 0, 0});
+      ++out[it->second].records;
+    }
+  }
+  return out;
+}
+
+// "the 12 series are GPU-a, GPU-b, node-b:1, ...": what the series are called, the first few.
+[[nodiscard]] inline std::string series_names(const gpu_reports& reports) {
+  constexpr std::size_t shown = 3;
+  std::string out = reports.size() == 1 ? "the 1 series is " : "the " + std::to_string(reports.size()) + " series are ";
+  std::size_t k = 0;
+  for (const auto& [gpu, r] : reports) {
+    if (k == shown) {
+      out += ", ...";
+      break;
+    }
+    out += (k++ == 0 ? "" : ", ") + gpu;
+  }
+  return out;
+}
+
+// The error (or, let pass, the warning) of one unmatched GPU of usage file `usage`: its first
+// line, the value, how many records and GPUs are like it, and what the series are called.
+[[nodiscard]] inline error unmatched_gpu_error(const unmatched_gpu& u, std::size_t unmatched, std::string_view usage, const gpu_reports& reports) {
+  std::string more;
+  if (u.records > 1) more += " (" + std::to_string(u.records) + " records)";
+  if (unmatched > 1)
+    more += "; " + std::to_string(unmatched - 1) + (unmatched > 2 ? " other usage GPUs name" : " other usage GPU names") + " no series either";
+  return error{error_code::invalid_argument, std::string(gpu_label),
+               "\"" + u.gpu + "\" names no utilization series" + more + ": " + series_names(reports) +
+                   " (a series is named by its UUID label, else Hostname:gpu; a MIG instance adds /GPU_I_ID)",
+               std::string(usage) + ":" + std::to_string(u.line)};
+}
+
+// ---- the report -----------------------------------------------------------------------------------
 
 // One line of the billed idle time: the whole line as billed, its idle part, its unobserved seconds.
 struct billed_idle_row {
@@ -137,7 +201,8 @@ namespace detail {
 
 }  // namespace detail
 
-// The JSON of cli.md, with a final newline.
+// The JSON of the command's contract, with a final newline; `unit` when the values were not
+// read as a percentage of the table ("ratio", "percent (assumed)"), `warnings` when there are.
 [[nodiscard]] inline expected<std::string> write_idle_json(const idle_report& r) {
   nlohmann::ordered_json j;
   j["threshold"] = percent_json<nlohmann::ordered_json>(r.rules.threshold);
@@ -153,6 +218,9 @@ namespace detail {
     GPURENT_TRY(b, detail::billing_json(*r.billing));
     j["billed_idle"] = std::move(*b);
   }
+  // Only when they say something, so the report of the default metric stays as it was.
+  if (r.unit != metric_unit{}) j["unit"] = r.unit.text();
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
   return j.dump(2) + "\n";
 }
 

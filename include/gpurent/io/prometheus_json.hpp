@@ -10,11 +10,13 @@
 //                             "values": [ [ 1762128000, "87" ], [ 1762128060, "3" ], ... ] } ] } }
 //
 // Each series of the metric asked for (or without a __name__: an expression's answer) is one
-// GPU (gpu_series_name); each value is a percentage. Errors name the file and the JSON path
-// ("data.result[2].values[17][1]"). Members Prometheus may add (warnings, infos, stats) are
-// ignored: the format is Prometheus', not ours. `gpurent probe --watch` writes this format.
+// GPU (gpu_series_name); each value is in the metric's unit (utilization_unit), a DCGM blank
+// no sample. Errors name the file, the line and the JSON path ("data.result[2].values[17][1]").
+// Members Prometheus may add (warnings, infos, stats) are ignored: the format is Prometheus',
+// not ours. `gpurent probe --watch` writes this format.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,11 +33,6 @@ namespace gpurent::io {
 
 namespace detail {
 
-[[nodiscard]] inline unexpected<error> located(error e, std::string_view file) {
-  if (e.where.empty()) e.where = std::string(file);
-  return unexpected<error>(std::move(e));
-}
-
 // A series' "metric" object as labels, every value a string.
 [[nodiscard]] inline expected<metric_labels> read_metric_labels(const json& m, const std::string& path) {
   if (!m.is_object()) return json_fail(path, std::string("expected an object, got ") + m.type_name());
@@ -47,16 +44,37 @@ namespace detail {
   return out;
 }
 
-// One [ time, "value" ] pair of a series.
-[[nodiscard]] inline expected<utilization_sample> read_matrix_value(const json& v, const std::string& path) {
+// One [ time, "value" ] pair of a series of `metric`, read in `unit`; nothing for a DCGM blank.
+[[nodiscard]] inline expected<std::optional<utilization_sample>> read_matrix_value(const json& v, const std::string& path, std::string_view metric,
+                                                                                   const metric_unit& unit) {
   if (!v.is_array() || v.size() != 2) return json_fail(path, "expected [ time, \"value\" ], got " + v.dump());
   if (!v[0].is_number()) return json_fail(json_item(path, 0), std::string("expected a number of seconds, got ") + v[0].type_name());
   if (!v[1].is_string()) return json_fail(json_item(path, 1), std::string("expected a string such as \"87\", got ") + v[1].type_name());
   auto at = parse_epoch(v[0].dump());
   if (!at) return unexpected<error>(at.error().in_field(json_item(path, 0)));
-  auto busy = parse_percent(v[1].get<std::string>());
+  auto busy = read_utilization_value(v[1].get<std::string>(), metric, unit);
   if (!busy) return unexpected<error>(busy.error().in_field(json_item(path, 1)));
-  return utilization_sample{*at, *busy};
+  if (!*busy) return std::nullopt;
+  return utilization_sample{*at, **busy};
+}
+
+// The samples of one series (the object at `path`) to `out`; whether it was one of `metric`.
+[[nodiscard]] inline expected<bool> read_matrix_series(const json& j, const std::string& path, std::string_view metric, const metric_unit& unit,
+                                                       gpu_utilization_set& out) {
+  json_object series(j, path);
+  GPURENT_TRY(series.check());
+  const json* m = series.find("metric");
+  if (m == nullptr) return series.fail("metric", "missing required field");
+  GPURENT_TRY(labels, read_metric_labels(*m, series.field("metric")));
+  if (!is_metric(*labels, metric)) return false;
+  const std::string gpu = gpu_series_name(*labels);
+  if (gpu.empty()) return series.fail("metric", "names no GPU (needs a UUID label, or Hostname and gpu)");
+  GPURENT_TRY(values, series.array("values", true));
+  for (std::size_t k = 0; k < (*values)->size(); ++k) {
+    GPURENT_TRY(s, read_matrix_value((**values)[k], json_item(series.field("values"), k), metric, unit));
+    if (*s) out.add(gpu, **s);
+  }
+  return true;
 }
 
 // The envelope: status success, resultType matrix; the result array.
@@ -85,32 +103,20 @@ namespace detail {
 }  // namespace detail
 
 // Adds the samples of every series of `metric` in a query_range answer to `out`; returns how
-// many series it took. `file` names the text in errors.
+// many series it took. `file` names the text in errors, which carry the line of the value
+// their JSON path names (json_located).
 [[nodiscard]] inline expected<std::size_t> read_query_range_json(std::string_view text, std::string_view file, std::string_view metric,
                                                                  gpu_utilization_set& out) {
+  GPURENT_TRY(unit, utilization_unit(metric));
   GPURENT_TRY(doc, parse_json_text(text, file));
+  const auto located = [&](error e) { return unexpected<error>(json_located(std::move(e), text, file)); };
   auto result = detail::matrix_result(*doc);
-  if (!result) return detail::located(std::move(result.error()), file);
+  if (!result) return located(std::move(result.error()));
   std::size_t taken = 0;
   for (std::size_t i = 0; i < (*result)->size(); ++i) {
-    const std::string path = json_item("data.result", i);
-    json_object series((**result)[i], path);
-    if (auto ok = series.check(); !ok) return detail::located(std::move(ok.error()), file);
-    const json* m = series.find("metric");
-    if (m == nullptr) return detail::located(series.fail("metric", "missing required field").value(), file);
-    auto labels = detail::read_metric_labels(*m, series.field("metric"));
-    if (!labels) return detail::located(std::move(labels.error()), file);
-    if (!is_metric(*labels, metric)) continue;
-    const std::string gpu = gpu_series_name(*labels);
-    if (gpu.empty()) return detail::located(series.fail("metric", "names no GPU (needs a UUID label, or Hostname and gpu)").value(), file);
-    auto values = series.array("values", true);
-    if (!values) return detail::located(std::move(values.error()), file);
-    for (std::size_t k = 0; k < (*values)->size(); ++k) {
-      auto s = detail::read_matrix_value((**values)[k], json_item(series.field("values"), k));
-      if (!s) return detail::located(std::move(s.error()), file);
-      out.add(gpu, *s);
-    }
-    ++taken;
+    auto took = detail::read_matrix_series((**result)[i], json_item("data.result", i), metric, *unit, out);
+    if (!took) return located(std::move(took.error()));
+    if (*took) ++taken;
   }
   return taken;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/dcgm_text.hpp>
 #include <gpurent/io/file.hpp>
 #include <gpurent/io/gpu_metrics.hpp>
@@ -23,10 +25,12 @@
 namespace gpurent::io {
 
 // Adds the samples of `metric` in `text` (JSON when its first non-blank character is '{',
-// exposition text otherwise) to `out`. A file without one sample of the metric is an error:
-// it is the wrong file or the wrong --metric, never "nothing was idle".
+// exposition text otherwise; a UTF-8 byte-order mark before it is skipped, as every reader
+// does) to `out`. A file without one sample of the metric is an error: it is the wrong file or
+// the wrong --metric, never "nothing was idle".
 [[nodiscard]] inline expected<void> read_utilization_text(std::string_view text, std::string_view file, std::string_view metric,
                                                           gpu_utilization_set& out) {
+  text = without_bom(text);  // on line 1: no line number moves
   const auto first = text.find_first_not_of(" \t\r\n");
   const bool is_json = first != std::string_view::npos && text[first] == '{';
   gpu_utilization_set mine;

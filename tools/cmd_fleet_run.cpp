@@ -154,6 +154,7 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
     known = pod_policies::visit(a.policy, [&]<class P>() {
       pod_backend<P> b(l.cluster);
       r = run_victims(a, b, l.jobs, o);
+      explain_never_started(b, l.jobs, r);
     });
   } else {
     const gang_context ctx = context_of(l.jobs, l.cluster);
@@ -161,6 +162,7 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
       gang_backend<GP> b(l.cluster, ctx);
       if (auditor != nullptr) b.placer().set_observer(gang_observer::of(*auditor));
       r = run_victims(a, b, l.jobs, o);
+      explain_never_started(b, l.jobs, r);
     });
   }
   if (!known)
@@ -183,6 +185,24 @@ ojson class_object(const class_metrics& c, bool spot) {
   return o;
 }
 
+// Each job that never started: its name, class and why it could never fit.
+ojson never_started_array(const loaded& l, const run_result& r) {
+  ojson out = ojson::array();
+  for (const run_never_started& n : r.never_started)
+    out.push_back(ojson{{"job", l.jobs[n.job].name}, {"class", l.jobs[n.job].preemptible ? "spot" : "hp"}, {"why", n.why}});
+  return out;
+}
+
+// The same on stderr, a line per job (the first 20; the JSON has them all).
+void report_never_started(const loaded& l, const run_result& r) {
+  constexpr std::size_t shown = 20;
+  for (std::size_t k = 0; k < r.never_started.size() && k < shown; ++k)
+    fmt::print(stderr, "gpurent: job {} never started: {}\n", l.jobs[r.never_started[k].job].name, r.never_started[k].why);
+  if (r.never_started.size() > shown)
+    fmt::print(stderr, "gpurent: ... and {} more jobs never started (never_started_jobs in the JSON lists them all)\n",
+               r.never_started.size() - shown);
+}
+
 ojson run_object(const run_args& a, const loaded& l, const run_result& r, const run_metrics& m, double elapsed, const gang_check_result* check) {
   ojson o;
   o["policy"] = a.policy;
@@ -193,6 +213,7 @@ ojson run_object(const run_args& a, const loaded& l, const run_result& r, const 
   o["allocation_pct"] = rounded(m.allocation_pct);
   o["classes"] = ojson{{"hp", class_object(m.hp, false)}, {"spot", class_object(m.spot, true)}};
   o["never_scheduled"] = l.never_scheduled;
+  o["never_started_jobs"] = never_started_array(l, r);
   o["jobs"] = l.jobs.size();
   o["preemptions"] = r.preemptions;
   if (!a.node_events.empty()) o["failures"] = r.failures;
@@ -324,6 +345,7 @@ int run_command(const run_args& a) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
+  report_never_started(*l, *r);
   std::optional<gang_check_result> check;
   if (a.check) {
     check = check_run(l->cluster, l->jobs, *r);

@@ -189,6 +189,36 @@ TEST_CASE("fleet run: a gang required in one block preempts inside one block; gp
   CHECK(kube_run.first == 4240.0);
 }
 
+TEST_CASE("fleet run: a job that can never fit is named on stderr and in the JSON, with the placer's counts (issue 32)") {
+  // Two nodes of 4 GPUs, one of them down: 'big' wants 8 GPUs on one node and 'wide' two
+  // whole nodes; neither can ever start, while 'ok' runs.
+  const std::string nodes = write("never.csv", "sn,cpu_milli,memory_mib,gpu,model,state\nn0,64000,262144,4,A100,up\nn1,64000,262144,4,A100,down\n");
+  const std::string jobs =
+      write("never_jobs.csv", jobs_header + "ok,1,2,1000,0,false,0,100,1800\nbig,1,8,1000,0,false,10,100,1800\nwide,2,4,1000,0,true,20,100,1800\n");
+  for (const char* victims : {"none", "gpurent"}) {
+    CAPTURE(victims);
+    const auto r = run_tool("fleet run --nodes " + nodes + " --jobs " + jobs + " --victims " + victims);
+    CAPTURE(r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["classes"]["hp"]["never_started"] == 1);
+    CHECK(j["classes"]["spot"]["never_started"] == 1);
+    const auto& never = j["never_started_jobs"];
+    REQUIRE(never.size() == 2);
+    CHECK(never[0]["job"] == "big");
+    CHECK(never[0]["class"] == "hp");
+    CHECK(never[1]["job"] == "wide");
+    CHECK(never[1]["class"] == "spot");
+    for (const auto& n : never) {
+      const std::string why = n["why"].get<std::string>();
+      CAPTURE(why);
+      CHECK(why.find_first_of("0123456789") != std::string::npos);  // counts, not only words
+      CHECK(r.err.find("job " + n["job"].get<std::string>() + " never started: " + why) != std::string::npos);
+    }
+    CHECK(r.err.find("job ok") == std::string::npos);
+  }
+}
+
 TEST_CASE("fleet run: bad input exits 2") {
   const std::string nodes = write("one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
   const std::string no_duration = write("nodur.csv", "name,workers,num_gpu\na,1,1\n");

@@ -155,4 +155,20 @@ TEST_CASE("plan: a gpu_hours or price near 2^63 is exit 2 naming the file, line 
   CHECK(r.err.find("Overflow in conversion") == std::string::npos);
 }
 
+TEST_CASE("meter: a line whose rounding needs more than 128 bits gives the exact invoice, not 'overflow: ratio round'") {
+  // 1000000.000000007 USD per 7 s x 40000000.000000123 units x 2505599 s: the line's exact
+  // amount times 100 passes 2^127, its rounded value (1.4e19 USD) does not. Python's
+  // fractions.Fraction gives 14317708571428715679.49 (half even); before the fix the meter
+  // refused it.
+  const std::string t = write(
+      "big.json",
+      R"({"currency": "USD", "timezone": "UTC", "rates": [{"resource": "gpu/x", "mode": "on_demand", "unit_price": "1000000.000000007", "per": "7s"}]})");
+  const std::string u = write(
+      "big.csv", "id,account,resource,mode,quantity,start,end\nr1,a,gpu/x,on_demand,40000000.000000123,2026-11-01T00:00:00Z,2026-11-29T23:59:59Z\n");
+  const auto r = run_tool("meter --tariff " + t + " --usage " + u + " --period 2026-11");
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("\"total\": \"14317708571428715679.49\"") != std::string::npos);
+}
+
 }  // namespace test_io_tool_outputs

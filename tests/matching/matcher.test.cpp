@@ -247,7 +247,9 @@ TEST_CASE("invalid requests never place") {
   inventory inv;
   inv.add_model({"H100", gib(80), {}});
   inv.add_node(node("a", 8));
-  matcher<policy_gpurent> m(inv);
+  const std::array<placement_request, 1> workload{whole(1)};
+  const shape_distribution shapes = shape_distribution::of(workload);
+  matcher<policy_gpurent> m(inv, policy_context{&shapes, 0});
   placement_request neg = whole(1);
   neg.cpu_milli = -1;
   CHECK_FALSE(neg.ok());
@@ -312,7 +314,9 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   s.mig_gpus = 0b01;  // GPU 0 in MIG mode, GPU 1 plain
   inv.add_node(s);
   CHECK(inv.gpu_capacity_milli() == 1000);  // the MIG GPU's capacity is slices
-  matcher<policy_gpurent> m(inv);
+  const std::array<placement_request, 1> workload{whole(1)};
+  const shape_distribution shapes = shape_distribution::of(workload);
+  matcher<policy_gpurent> m(inv, policy_context{&shapes, 0});
   placement_request r;
   r.num_gpu = 1;
   r.mig_profile = "3g.40gb";

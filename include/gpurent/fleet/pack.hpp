@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `fleet pack` (../shared/protocols/fleet.md): the jobs arrive in order on an empty cluster,
+// `fleet pack` (docs/fleet.md): the jobs arrive in order on an empty cluster,
 // each placed whole (all members) or not at all, nothing leaves. Occupancy is read right
 // after the job at which the arrived GPU demand first reaches the GPUs of the nodes that are
 // not down, and after the last job. The placements come back per job, with the gangs as

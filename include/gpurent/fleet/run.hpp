@@ -87,6 +87,13 @@ struct run_preemption {
   std::uint32_t other_first = 0, other_count = 0;
 };
 
+// A job that never started, and why it could never fit (the placer's explanation with its
+// counts); explain_never_started fills them.
+struct run_never_started {
+  std::uint32_t job = 0;
+  std::string why;
+};
+
 struct run_result {
   std::vector<run_segment> segments;  // in the order they were decided
   std::vector<placement> members;
@@ -99,6 +106,7 @@ struct run_result {
   std::vector<run_preemption> preemption_log;  // one per decision, in order
   std::vector<victim> victims;                 // what preemption_log points into
   std::int64_t end_time = 0;
+  std::vector<run_never_started> never_started;  // in job order, after explain_never_started
 };
 
 // The loop over backend B (RunBackend) with victim policy VP; Preempt false: --victims none.
@@ -574,6 +582,17 @@ template <VictimPolicy VP, bool Preempt, RunBackend B>
 [[nodiscard]] run_result run_fleet(B& b, std::span<const fleet_job> jobs, const run_options& o) {
   fleet_runner<B, VP, Preempt> r(b, jobs, o);
   return r.run();
+}
+
+// Why each job that never started could never fit, into r.never_started: the placer's
+// explanation with its counts, asked of backend b as the run left it (a run ends when no
+// queued job can ever fit, every other job gone; down nodes still down). Apart from the run,
+// so that the run's loop allocates nothing for it.
+template <RunBackend B>
+void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
+  r.never_started.clear();
+  for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j)
+    if (r.first_start[j] < 0) r.never_started.push_back({static_cast<std::uint32_t>(j), b.why_not(jobs[j])});
 }
 
 }  // namespace gpurent

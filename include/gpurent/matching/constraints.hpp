@@ -280,8 +280,9 @@ struct constraint_set {
 // What every placement must respect. Cheap checks first.
 using default_constraints =
     constraint_set<constraint::not_drained, constraint::tenant_reservation, constraint::isolated_node, constraint::node_isolation,
-                   constraint::network_segment, constraint::labels, constraint::residency, constraint::spot, constraint::model_allowed,
-                   constraint::gpu_minimums, constraint::cpu_fits, constraint::memory_fits, constraint::gpus_fit, constraint::mig_fits>;
+                   constraint::network_segment, constraint::isolated_segment, constraint::segment_isolation, constraint::labels,
+                   constraint::residency, constraint::spot, constraint::model_allowed, constraint::gpu_minimums, constraint::cpu_fits,
+                   constraint::memory_fits, constraint::gpus_fit, constraint::mig_fits>;
 
 template <class S>
 concept ConstraintSet = requires(const inventory& inv, node_index n, const placement_request& r) {

@@ -22,6 +22,7 @@
 // Nothing allocates per decision once the scratch space has grown.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -110,7 +111,8 @@ class gang_placer {
   // the inventory is then untouched (explain says why).
   // A gang under network isolation that names no network segment goes into one segment
   // chosen for the whole gang: the segments in the order the inventory interned them (the
-  // nodes file's order of first appearance), the first that holds it (network_segments()).
+  // nodes file's order of first appearance), the first that no other tenant keeps (held in
+  // network isolation, or with its work) and that holds it (network_segments()).
   // The observer, when one is attached, sees the decision once it is made.
   [[nodiscard]] std::optional<gang_outcome> place(const gang_request& g, gang_id id, std::vector<placement>& out) {
     out.clear();
@@ -126,7 +128,9 @@ class gang_placer {
     if (!check_gang(g, *topo_)) return false;
     sync();
     if (!g.picks_segment()) return fits_decided(g, id);
-    return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) { return fits_decided(g.in_segment(s, segment_members_), id); });
+    return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) {
+      return segment_refusal_of(g, s) == segment_refusal::open && fits_decided(g.in_segment(s, segment_members_), id);
+    });
   }
 
   // Calls o with every decision of place (none: nothing is called, nothing is computed).
@@ -222,10 +226,26 @@ class gang_placer {
   // The job-level choice of a network segment: each segment in turn, the first that holds it.
   [[nodiscard]] bool place_in_a_segment(const gang_request& g, gang_id id, std::vector<placement>& out) {
     for (const segment_id s : segments_) {
+      if (segment_refusal_of(g, s) != segment_refusal::open) continue;
       if (place_decided(g.in_segment(s, segment_members_), id, out)) return true;
       out.clear();
     }
     return false;
+  }
+
+  // Whether another tenant keeps g's network members out of segment s (segment_tenancy):
+  // it holds the segment in network isolation, or has work there.
+  enum class segment_refusal : std::uint8_t { open, held, busy };
+  [[nodiscard]] segment_refusal segment_refusal_of(const gang_request& g, segment_id s) const noexcept {
+    const segment_tenancy& t = inv_->segment_tenants(s);
+    segment_refusal why = segment_refusal::open;
+    for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i) {
+      const placement_request& r = g.at(i);
+      if (r.isolation != isolation_level::network) continue;
+      if (!t.open_to(r.tenant)) return segment_refusal::held;
+      if (!t.only(r.tenant)) why = segment_refusal::busy;
+    }
+    return why;
   }
 
   [[nodiscard]] bool fits_decided(const gang_request& g, gang_id id) {
@@ -239,8 +259,10 @@ class gang_placer {
   [[nodiscard]] gang_why_not explain_segments(const gang_request& g) {
     gang_why_not w;
     std::size_t holding = 0;
+    std::array<std::size_t, 3> refused{};  // per segment_refusal
     bool failed = false;
     for (const segment_id s : segments_) {
+      ++refused[static_cast<std::size_t>(segment_refusal_of(g, s))];
       const gang_request gs = g.in_segment(s, segment_members_);
       if (fits_decided(gs, no_gang)) {
         ++holding;
@@ -256,10 +278,21 @@ class gang_placer {
     w.total = segments_.size();
     w.holding = holding;
     w.holds = "all " + std::to_string(g.size()) + " members";
-    w.reasons = {{"have room for fewer (network segment)", segments_.size() - holding}};
+    explain_segment_reasons(refused, segments_.size() - holding, w);
     if (!w.note.empty() && !segments_.empty())
       w.note = "no network segment holds all " + std::to_string(g.size()) + " members (network segment): " + w.note;
     return w;
+  }
+
+  // The reasons of explain_segments: the segments other tenants keep (network isolation),
+  // and of the rest those without room (of `failing` segments that do not hold the gang).
+  static void explain_segment_reasons(const std::array<std::size_t, 3>& refused, std::size_t failing, gang_why_not& w) {
+    const std::size_t held = refused[static_cast<std::size_t>(segment_refusal::held)];
+    const std::size_t busy = refused[static_cast<std::size_t>(segment_refusal::busy)];
+    w.reasons.clear();
+    if (held > 0) w.reasons.push_back({"are held in isolation by another tenant (network segment)", held});
+    if (busy > 0) w.reasons.push_back({"hold another tenant's work (network segment)", busy});
+    if (failing > held + busy || held + busy == 0) w.reasons.push_back({"have room for fewer (network segment)", failing - held - busy});
   }
 
   // explain for a gang whose every member's constraints are set.

@@ -5,8 +5,11 @@
 // kept with the group version they were counted at (gang_layout bumps it on any change of
 // one of the group's nodes), recounted only when the group changed. A decision then reads
 // one entry per block and recounts the few blocks that changed since the shape was last
-// placed: O(blocks), not O(nodes). reference/full_scan_gang.hpp counts every node instead.
+// placed: O(blocks), not O(nodes). A change of a network segment's tenants, which can change
+// what nodes that did not change admit, counts every group again (inventory::segment_changes).
+// reference/full_scan_gang.hpp counts every node instead.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -66,6 +69,12 @@ class cached_gang_capacity {
 
   [[nodiscard]] std::span<const gang_group_caps> caps(const gang_layout& l, const inventory& inv, const placement_request& r, std::int32_t per_node) {
     entry& e = entry_for(r, per_node, l.group_count());
+    // A segment's tenants changed: a node may now answer r differently though it did not
+    // change itself (isolation_constraints.hpp), so every group is counted again.
+    if (const std::uint64_t seen = inv.segment_changes(r); e.segment_changes != seen) {
+      std::fill(e.version.begin(), e.version.end(), 0U);
+      e.segment_changes = seen;
+    }
     for (group_index g = 0; g < e.caps.size(); ++g) {
       if (e.version[g] == l.version(g)) continue;
       e.caps[g] = group_caps_of<Cs>(l, inv, g, r, per_node);
@@ -78,7 +87,8 @@ class cached_gang_capacity {
   struct entry {
     placement_request r;
     std::int32_t per_node = 0;
-    std::uint64_t used = 0;  // 0: empty
+    std::uint64_t used = 0;             // 0: empty
+    std::uint64_t segment_changes = 0;  // inv.segment_changes(r) when counted
     std::vector<std::uint32_t> version;
     std::vector<gang_group_caps> caps;
   };

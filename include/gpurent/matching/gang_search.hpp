@@ -4,7 +4,8 @@
 // gang.hpp). Depth first over the members, largest first, each tried on the candidate nodes
 // in their order, on scratch copies of the nodes it touched (the inventory is not changed),
 // with the gang's rules: per-node cap, tenancy (a member that asks for node isolation keeps
-// other tenants' members off its node, and the other way round), and segments (members in order in groups of s, each
+// other tenants' members off its node, and the other way round; network isolation the same
+// in the node's network segment), and segments (members in order in groups of s, each
 // group inside one base block). It backtracks, so a 2 + 4 gang on nodes of 4 and 2 GPUs is
 // found in either order. Pruning, none of which loses a placement:
 //   - identical members in a row take nodes in non-decreasing candidate order (any placement
@@ -80,6 +81,12 @@ class gang_search {
     node_tenancy tenancy;
     std::int32_t members = 0;
   };
+  // A network segment as this search has filled it: its tenants (network isolation between
+  // members of different tenants, as inventory::place would keep it).
+  struct segment_scratch {
+    segment_id segment;
+    segment_tenancy tenancy;
+  };
 
   void prepare() {
     const std::size_t k = in_.members.size();
@@ -93,6 +100,7 @@ class gang_search {
     pos_.assign(k, 0);
     result_.assign(k, placement{});
     touched_.clear();
+    segments_.clear();
     const std::size_t groups = in_.segment > 0 ? k / static_cast<std::size_t>(in_.segment) : 0;
     pin_.assign(groups, outside_topology);
     tried_.clear();
@@ -120,6 +128,15 @@ class gang_search {
     for (scratch& s : touched_)
       if (s.node == n) return &s;
     return nullptr;
+  }
+
+  // The tenants of node n's segment as this search has filled it (null: no segment).
+  [[nodiscard]] segment_tenancy* segment_of(node_index n) {
+    const segment_id sg = inv_->spec(n).segment;
+    if (sg == no_segment) return nullptr;
+    for (segment_scratch& s : segments_)
+      if (s.segment == sg) return &s.tenancy;
+    return &segments_.emplace_back(segment_scratch{sg, inv_->segment_tenants(sg)}).tenancy;
   }
 
   // Whether an untouched node of n's shape (and block) was already tried at this depth.
@@ -165,6 +182,7 @@ class gang_search {
     scratch* s = find_touched(n);
     if (s == nullptr && in_.symmetric && inv_->untouched(n) && twin_tried(mark, n, block_of)) return false;
     if (!admits(n, r) || (s != nullptr && !s->tenancy.admits(r.tenant, r.isolation))) return false;
+    if (const segment_tenancy* t = segment_of(n); t != nullptr && !t->admits(r.tenant, r.isolation)) return false;
     const node_state& state = s != nullptr ? s->state : inv_->state(n);
     if (in_.per_node > 0 && s != nullptr && s->members >= in_.per_node) return false;
     gpu_pick pick;
@@ -181,9 +199,13 @@ class gang_search {
     if (find_touched(n) == nullptr) touched_.push_back(scratch{n, inv_->state(n), inv_->tenancy(n), 0});
     scratch& s = *find_touched(n);
     const scratch saved = s;
+    segment_tenancy* t = segment_of(n);  // looked up again below: deeper steps may add segments
+    const bool in_segment = t != nullptr;
+    const segment_tenancy saved_segment = in_segment ? *t : segment_tenancy{};
     result_[m] = inventory::make_placement(n, r, pick);
     inventory::take(s.state, result_[m]);
     s.tenancy.add(result_[m]);
+    if (in_segment) t->add(result_[m]);
     ++s.members;
     const bool pins = in_.segment > 0 && pin_[seg] == outside_topology;
     if (pins) pin_[seg] = b;
@@ -191,6 +213,7 @@ class gang_search {
     if (dfs(i + 1, admits, block_of)) return true;
     if (pins) pin_[seg] = outside_topology;
     *find_touched(n) = saved;
+    if (in_segment) *segment_of(n) = saved_segment;
     return false;
   }
 
@@ -200,6 +223,7 @@ class gang_search {
   std::vector<std::size_t> pos_;
   std::vector<placement> result_;
   std::vector<scratch> touched_;
+  std::vector<segment_scratch> segments_;
   std::vector<domain_index> pin_;
   std::vector<node_index> tried_;
   std::size_t steps_left_ = 0;

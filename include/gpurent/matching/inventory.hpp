@@ -169,38 +169,57 @@ class inventory {
       if (segments_[i] == name) return static_cast<segment_id>(i + 1);
     }
     segments_.emplace_back(name);
+    segment_tenants_.emplace_back();
     return static_cast<segment_id>(segments_.size());
   }
   [[nodiscard]] std::string_view segment_name(segment_id id) const noexcept { return id == no_segment ? std::string_view{} : segments_[id - 1]; }
+  // Who holds work in network segment id (network isolation: a segment in use by a network
+  // placement is its tenant's until the last one leaves); empty for no_segment.
+  [[nodiscard]] const segment_tenancy& segment_tenants(segment_id id) const noexcept {
+    static constexpr segment_tenancy none{};
+    return id == no_segment ? none : segment_tenants_[id - 1];
+  }
+  // Segments held in network isolation now: none, and no node needs a look.
+  [[nodiscard]] std::size_t held_segments() const noexcept { return held_segments_; }
+  // Bumped whenever a segment's tenants change so that a segment constraint may answer r
+  // differently on some node without that node changing: for a request under network
+  // isolation any change of a segment's tenants, for others a hold that starts or ends (or a
+  // change of tenants while held). What caches of the constraints' answers key on (gang
+  // capacity counts), beside the node versions.
+  [[nodiscard]] std::uint64_t segment_changes(const placement_request& r) const noexcept {
+    return r.isolation == isolation_level::network ? segment_tenant_changes_ : segment_hold_changes_;
+  }
   // Live placements that asked for a node to themselves: none, and no node needs a look.
   [[nodiscard]] std::size_t isolating_placements() const noexcept { return isolating_; }
 
+  // Whether node s can join this inventory, else an error naming the node: at most
+  // max_gpus_per_node GPUs, of a model added before, MIG mode only on GPUs it has of a model
+  // with MIG geometry, a network segment interned before (segment()).
+  [[nodiscard]] expected<void> check_node(const node_spec& s) const {
+    const auto bad = [&s](std::string field, const std::string& why) {
+      return make_error(error_code::invalid_argument, std::move(field), "node \"" + s.name + "\": " + why);
+    };
+    if (s.gpu_count > max_gpus_per_node)
+      return bad("gpu_count", "at most " + std::to_string(max_gpus_per_node) + " GPUs, got " + std::to_string(s.gpu_count));
+    if (s.gpu_count > 0 && s.model >= models_.size()) return bad("model", "no GPU model " + std::to_string(s.model) + " in the inventory");
+    if ((s.mig_gpus >> s.gpu_count) != 0) return bad("mig_gpus", "MIG mode on a GPU the node does not have");
+    if (s.mig_gpus != 0 && models_[s.model].mig == nullptr)
+      return bad("mig_gpus", "MIG mode on GPU model \"" + models_[s.model].name + "\", which has no MIG geometry (find_mig_geometry)");
+    if (s.segment > segments_.size()) return bad("segment", "no network segment " + std::to_string(s.segment) + " in the inventory");
+    return {};
+  }
+
+  // Adds node s, or says why it cannot (check_node): a bad configuration is an error for the
+  // caller, never a stopped program.
+  [[nodiscard]] expected<node_index> try_add_node(node_spec s) {
+    GPURENT_TRY(check_node(s));
+    return add_checked(std::move(s));
+  }
+  // try_add_node for a node the caller knows is valid: a bad one throws gpurent::exception
+  // with check_node's error (as money's operator+ throws what plus returns).
   node_index add_node(node_spec s) {
-    GPURENT_ASSERT(s.gpu_count <= max_gpus_per_node);
-    GPURENT_ASSERT(s.gpu_count == 0 || s.model < models_.size());
-    node_state st;
-    st.cpu_free = s.cpu_milli;
-    st.memory_free = s.memory_mib;
-    GPURENT_ASSERT(s.mig_gpus == 0 || (s.gpu_count > 0 && models_[s.model].mig != nullptr));
-    st.mig_gpus = s.mig_gpus;
-    st.labels = s.labels;
-    st.reserved_for = s.reserved_for;
-    st.gpu_count = s.gpu_count;
-    st.model = s.model;
-    st.spot = s.spot;
-    // A MIG-mode GPU's capacity is its slices, not milli-GPU: it shows 0 idle milli.
-    for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = (s.mig_gpus >> g & 1U) != 0 ? 0 : 1000;
-    for (std::size_t g = 0; g < s.gpu_count; ++g) gpu_capacity_milli_ += st.idle[g];
-    gpu_count_ += s.gpu_count;
-    specs_.push_back(std::move(s));
-    states_.push_back(st);
-    mig_.emplace_back();
-    hot_.emplace_back();
-    tenancy_.emplace_back();
-    ++release_epoch_;
-    refresh(states_.size() - 1);
-    journal_.note(static_cast<node_index>(states_.size() - 1));
-    return static_cast<node_index>(specs_.size() - 1);
+    if (auto ok = check_node(s); !ok) throw exception(std::move(ok.error()));
+    return add_checked(std::move(s));
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return specs_.size(); }
@@ -284,6 +303,7 @@ class inventory {
     }
     take(s, p);
     tenancy_[p.node].add(p);
+    if (const segment_id sg = specs_[p.node].segment; sg != no_segment) note_segment(sg, segment_tenants_[sg - 1].add(p));
     isolating_ += p.isolation >= isolation_level::node ? 1U : 0U;
     refresh(p.node);
     journal_.note(p.node);
@@ -328,6 +348,7 @@ class inventory {
     GPURENT_ASSERT(s.placements > 0);
     --s.placements;
     tenancy_[p.node].remove(p);
+    if (const segment_id sg = specs_[p.node].segment; sg != no_segment) note_segment(sg, segment_tenants_[sg - 1].remove(p));
     isolating_ -= p.isolation >= isolation_level::node ? 1U : 0U;
     ++release_epoch_;
     refresh(p.node);
@@ -344,6 +365,41 @@ class inventory {
   }
 
  private:
+  // add_node once check_node passed.
+  node_index add_checked(node_spec s) {
+    node_state st;
+    st.cpu_free = s.cpu_milli;
+    st.memory_free = s.memory_mib;
+    st.mig_gpus = s.mig_gpus;
+    st.labels = s.labels;
+    st.reserved_for = s.reserved_for;
+    st.gpu_count = s.gpu_count;
+    st.model = s.model;
+    st.spot = s.spot;
+    // A MIG-mode GPU's capacity is its slices, not milli-GPU: it shows 0 idle milli.
+    for (std::size_t g = 0; g < s.gpu_count; ++g) st.idle[g] = (s.mig_gpus >> g & 1U) != 0 ? 0 : 1000;
+    for (std::size_t g = 0; g < s.gpu_count; ++g) gpu_capacity_milli_ += st.idle[g];
+    gpu_count_ += s.gpu_count;
+    specs_.push_back(std::move(s));
+    states_.push_back(st);
+    mig_.emplace_back();
+    hot_.emplace_back();
+    tenancy_.emplace_back();
+    ++release_epoch_;
+    refresh(states_.size() - 1);
+    journal_.note(static_cast<node_index>(states_.size() - 1));
+    return static_cast<node_index>(specs_.size() - 1);
+  }
+
+  // Segment sg's tenants changed by c: the counters that caches key on follow
+  // (segment_changes), and the count of held segments.
+  void note_segment(segment_id sg, tenancy_change c) noexcept {
+    const bool held = segment_tenants_[sg - 1].isolating();
+    if (c.hold) held_segments_ = held ? held_segments_ + 1 : held_segments_ - 1;
+    if (c.tenants || c.hold) ++segment_tenant_changes_;
+    if (c.hold || (c.tenants && held)) ++segment_hold_changes_;
+  }
+
   void refresh(std::size_t n) noexcept {
     node_state& s = states_[n];
     s.idle_total = 0;
@@ -377,6 +433,10 @@ class inventory {
   std::vector<gpu_model_info> models_;
   std::vector<std::string> labels_;
   std::vector<std::string> segments_;
+  std::vector<segment_tenancy> segment_tenants_;  // per segment id - 1
+  std::size_t held_segments_ = 0;
+  std::uint64_t segment_tenant_changes_ = 0;
+  std::uint64_t segment_hold_changes_ = 0;
   std::size_t isolating_ = 0;
   std::vector<node_spec> specs_;
   std::vector<node_state> states_;

@@ -43,6 +43,30 @@ struct network_segment {
   [[nodiscard]] static std::string describe(const placement_request&) { return "are outside the tenant's network segment"; }
 };
 
+// Network isolation holds a segment: a node in a network segment that another tenant's
+// network placement holds takes no other tenant's work, whatever its level, until the
+// holder's last network placement in the segment leaves (segment_tenancy).
+struct isolated_segment {
+  static constexpr std::string_view name = "isolated-segment";
+  static constexpr bool node_symmetric = true;
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return inv.held_segments() == 0 || inv.segment_tenants(inv.spec(n).segment).open_to(r.tenant);
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "are in a network segment held in isolation by another tenant"; }
+};
+
+// Network isolation, the other way round: no other tenant's work anywhere in the segment.
+struct segment_isolation {
+  static constexpr std::string_view name = "isolation-segment";
+  static constexpr bool node_symmetric = true;
+  [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
+    return r.isolation != isolation_level::network || inv.segment_tenants(inv.spec(n).segment).only(r.tenant);
+  }
+  [[nodiscard]] static std::string describe(const placement_request&) {
+    return "are in a network segment with another tenant's work (network isolation)";
+  }
+};
+
 // Residency: the node carries one of the allowed region, zone or jurisdiction labels.
 struct residency {
   static constexpr std::string_view name = "residency";

@@ -109,7 +109,11 @@ class matcher {
   // answers depend on a node's spec and state alone.
   static constexpr bool collapses_twins = Cs::node_symmetric && NodeSymmetric<P>;
 
-  explicit matcher(inventory& inv, const policy_context& ctx = {}) : inv_(&inv), state_(inv, ctx) {
+  // A policy that plans for the workload (WorkloadAware: fgd, gpurent) needs the context
+  // that names it: without one the constructor does not exist, rather than a policy that
+  // silently scores every node alike.
+  explicit matcher(inventory& inv) requires(!WorkloadAware<P>) : matcher(inv, policy_context{}) {}
+  explicit matcher(inventory& inv, const policy_context& ctx) : inv_(&inv), state_(inv, ctx) {
     order_.resize(inv.size());
     std::iota(order_.begin(), order_.end(), node_index{0});
     rebuild_index();

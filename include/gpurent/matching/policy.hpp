@@ -14,6 +14,9 @@
 //                                     only through its spec (the name aside) and state;
 //                                     the matcher then scores one of identical untouched
 //                                     nodes (all built-in policies but random)
+//   needs_workload (optional)         true when the state plans for the workload's frequent
+//                                     shapes (policy_context::shapes; fgd, gpurent): a
+//                                     matcher of it must be given a context (WorkloadAware)
 //
 // Scores are int64 so that the paper's integer 0..100 scores (and their ties) are exact.
 // The hot path (score) allocates nothing and dispatches nothing virtually.
@@ -62,6 +65,14 @@ concept PlacementPolicy = requires {
   noexcept->std::same_as<std::int64_t>;
   { P::choose_gpus(s, inv, n, r, pick) }
   noexcept->std::same_as<void>;
+};
+
+// A policy whose state plans for the workload (policy_context::shapes): without one every
+// node would score alike and the policy would be first fit in disguise, so a matcher of it
+// is constructed only with a context (matcher.hpp).
+template <class P>
+concept WorkloadAware = PlacementPolicy<P> && requires {
+  requires P::needs_workload;
 };
 
 // A policy that can bound from above what any request scores on a node, from the node's
@@ -409,6 +420,7 @@ namespace detail {
 template <class Engine>
 struct fgd_policy {
   static constexpr bool node_symmetric = true;
+  static constexpr bool needs_workload = true;
   using state = Engine;
   static void prepare(state& s, const inventory& inv, const placement_request& r) { s.prepare(inv, r); }
   [[nodiscard]] static std::int64_t score(state& s, const inventory& inv, node_index n, const placement_request& r) noexcept {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Who holds work on a node, for the isolation levels beyond a GPU (sharing/isolation.hpp):
-// which tenants have placements there (node and network isolation: no other tenant on the
-// node) and how many placements asked for a node to themselves. The inventory keeps one per
-// node, apart from the node states the hot path reads; place and release update it. Which
-// GPUs strangers may share (isolation none) is a bit per GPU in the node state instead
+// Who holds work on a node or in a network segment, for the isolation levels beyond a GPU
+// (sharing/isolation.hpp): which tenants have placements there and how many placements asked
+// for the place to themselves (node isolation on a node, network isolation in a segment: no
+// other tenant's work there while they run). The inventory keeps one per node and one per
+// segment, apart from the node states the hot path reads; place and release update them.
+// Which GPUs strangers may share (isolation none) is a bit per GPU in the node state instead
 // (node_state::open_gpus, gpu_shareable below).
 
 #include <array>
@@ -16,13 +17,23 @@
 
 namespace gpurent {
 
-class node_tenancy {
+// What one add or remove changed of what `admits` reads: the tenants present (a tenant came
+// or went, or the overflow count moved) and whether the place is held in isolation.
+struct tenancy_change {
+  bool tenants = false;
+  bool hold = false;
+};
+
+// The tenants of one place (a node, a network segment). Placements that asked for `Holds` or
+// more hold it: no other tenant's work may join while one of them is there.
+template <isolation_level Holds>
+class basic_tenancy {
  public:
   // Tenants followed by name; placements of more tenants at once are only counted, and
-  // then the node counts as shared by strangers (never wrongly as one tenant's).
+  // then the place counts as shared by strangers (never wrongly as one tenant's).
   static constexpr std::size_t tracked = 4;
 
-  void add(const placement& p) noexcept {
+  tenancy_change add(const placement& p) noexcept {
     std::size_t free = tracked;
     bool counted = false;
     for (std::size_t i = 0; i < tracked && !counted; ++i) {
@@ -35,23 +46,30 @@ class node_tenancy {
     } else if (!counted) {
       ++untracked_;
     }
-    if (p.isolation >= isolation_level::node) ++isolating_;
+    const bool holds = p.isolation >= Holds;
+    if (holds) ++isolating_;
+    return {!counted, holds && isolating_ == 1};
   }
 
-  void remove(const placement& p) noexcept {
+  tenancy_change remove(const placement& p) noexcept {
     bool counted = false;
+    bool gone = false;
     for (std::size_t i = 0; i < tracked && !counted; ++i) {
-      if (count_[i] > 0 && tenant_[i] == p.tenant) counted = (--count_[i], true);
+      if (count_[i] == 0 || tenant_[i] != p.tenant) continue;
+      counted = true;
+      gone = --count_[i] == 0;
     }
     if (!counted) {
       GPURENT_ASSERT(untracked_ > 0);
       --untracked_;
     }
-    if (p.isolation >= isolation_level::node) --isolating_;
+    const bool holds = p.isolation >= Holds;
+    if (holds) --isolating_;
+    return {gone || !counted, holds && isolating_ == 0};
   }
 
-  // No tenant but t has work here (true on an empty node). Exact while at most `tracked`
-  // tenants share the node; beyond, false until the node empties of the overflow.
+  // No tenant but t has work here (true when empty). Exact while at most `tracked` tenants
+  // share the place; beyond, false until the place empties of the overflow.
   [[nodiscard]] bool only(tenant_id t) const noexcept {
     if (untracked_ > 0) return false;
     for (std::size_t i = 0; i < tracked; ++i) {
@@ -59,15 +77,15 @@ class node_tenancy {
     }
     return true;
   }
-  // Some placement here asked for the node to itself (so its tenant is the only one).
+  // Some placement here holds the place (so its tenant is the only one).
   [[nodiscard]] bool isolating() const noexcept { return isolating_ > 0; }
-  // Tenant t's work may join: no other tenant holds the node in isolation.
+  // Tenant t's work may join: no other tenant holds the place.
   [[nodiscard]] bool open_to(tenant_id t) const noexcept { return !isolating() || only(t); }
-  // Work of tenant t at `level` may join: open to t, and at node isolation or above no other
-  // tenant has work here (the constraints of isolation_constraints.hpp on one node's tenants).
-  [[nodiscard]] bool admits(tenant_id t, isolation_level level) const noexcept { return open_to(t) && (level < isolation_level::node || only(t)); }
+  // Work of tenant t at `level` may join: open to t, and at `Holds` or above no other tenant
+  // has work here (the constraints of isolation_constraints.hpp on one place's tenants).
+  [[nodiscard]] bool admits(tenant_id t, isolation_level level) const noexcept { return open_to(t) && (level < Holds || only(t)); }
 
-  friend bool operator==(const node_tenancy&, const node_tenancy&) = default;
+  friend bool operator==(const basic_tenancy&, const basic_tenancy&) = default;
 
  private:
   std::array<tenant_id, tracked> tenant_{};
@@ -75,6 +93,12 @@ class node_tenancy {
   std::uint32_t untracked_ = 0;
   std::uint32_t isolating_ = 0;
 };
+
+// A node's tenants: node (and network) isolation keeps strangers off the node.
+using node_tenancy = basic_tenancy<isolation_level::node>;
+// A network segment's tenants: network isolation keeps strangers off every node of the
+// segment, until the holder's last network placement there leaves.
+using segment_tenancy = basic_tenancy<isolation_level::network>;
 
 // Whether tenant `t`'s work at `level` may join a GPU with `users` placements held by
 // `owner`: an unused GPU; a GPU open to strangers (every user asked for no isolation) when t

@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run.hpp>
 #include <gpurent/fleet/run_backend.hpp>
+#include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/reference/full_scan.hpp>
 
 namespace gpurent {
@@ -37,6 +39,9 @@ class full_scan_pod_backend {
     for (const placement& p : ps) inv_->place(p);
   }
   [[nodiscard]] bool fits(const fleet_job& j, std::uint32_t) { return m_.find(j.gang.member).has_value(); }
+  [[nodiscard]] std::string why_not(const fleet_job& j) const {
+    return explain_nodes<default_constraints>(*inv_, j.gang.member, [](node_index) { return true; }).summary();
+  }
   void set_condition(node_index n, node_condition c) noexcept { inv_->drain(n, c != node_condition::up); }
   [[nodiscard]] inventory& inv() noexcept { return *inv_; }
 

@@ -81,7 +81,7 @@ void bm_run(benchmark::State& st) {
     st.PauseTiming();
     fleet_cluster c = w->cluster;
     st.ResumeTiming();
-    pod_backend<P> b(c);
+    pod_backend<P> b(c, w->jobs);
     r = run_fleet<VP, true>(b, w->jobs, options());
     events += events_of(*w, r);
   }
@@ -97,7 +97,7 @@ void bm_run_rescan(benchmark::State& st) {
     return;
   }
   fleet_cluster fast_c = w->cluster;
-  pod_backend<P> fast_b(fast_c);
+  pod_backend<P> fast_b(fast_c, w->jobs);
   const run_result fast = run_fleet<VP, true>(fast_b, w->jobs, options());
   run_result r;
   std::int64_t events = 0;

@@ -152,7 +152,7 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
   bool known = false;
   if (!a.pods.empty()) {
     known = pod_policies::visit(a.policy, [&]<class P>() {
-      pod_backend<P> b(l.cluster);
+      pod_backend<P> b(l.cluster, l.jobs);  // the jobs are the workload fgd and gpurent plan for
       r = run_victims(a, b, l.jobs, o);
       explain_never_started(b, l.jobs, r);
     });

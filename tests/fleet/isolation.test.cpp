@@ -406,18 +406,21 @@ TEST_CASE("fleet run, random gangs with preemption: no run mixes a held segment 
              ",t" + std::to_string(pick(4)) + "," + (spot ? "0,true," : "100,false,") + std::to_string(pick(400)) + "," +
              std::to_string(50 + pick(400)) + "\n";
     }
-    fleet_cluster c = cluster(nodes);
-    const auto js = jobs(c, csv);
-    gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
-    // Victims stop at once: in a notice window fleet run holds a victim's resources but not
-    // its tenancy (docs/isolation.md), so its segment would be open before it stops.
-    run_options o;
-    o.checkpoints.notice = decltype(o.checkpoints.notice){0};
-    const run_result r = run_fleet<victim_policy_gpurent, true>(backend, js, o);
-    CHECK(r.preemptions > 0);
-    const std::string mixed = mixed_segment(c, js, r);
-    CHECK_MESSAGE(mixed.empty(), mixed);
-    CHECK(c.inv.held_segments() == 0);
+    // Victims stop at once, or run a notice window of 30 s (or 300 s) in which their tenancy
+    // still holds their nodes and segments.
+    for (const std::int64_t notice : {0, 30, 300}) {
+      INFO("notice " << notice);
+      fleet_cluster c = cluster(nodes);
+      const auto js = jobs(c, csv);
+      gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+      run_options o;
+      o.checkpoints.notice = decltype(o.checkpoints.notice){notice};
+      const run_result r = run_fleet<victim_policy_gpurent, true>(backend, js, o);
+      CHECK(r.preemptions > 0);
+      const std::string mixed = mixed_segment(c, js, r);
+      CHECK_MESSAGE(mixed.empty(), mixed);
+      CHECK(c.inv.held_segments() == 0);
+    }
   }
 }
 
@@ -432,12 +435,13 @@ TEST_CASE("pod_backend with the jobs: gpurent plans for their shapes, unlike an 
   const auto js = jobs(a, csv);
   CHECK_FALSE(shapes_of(js).shapes.empty());
   pod_backend<policy_gpurent> planned(a, js);
-  pod_backend<policy_gpurent> empty(b);
+  pod_backend<policy_first_fit> empty(b);
+  static_assert(!std::constructible_from<pod_backend<policy_gpurent>, fleet_cluster&>, "gpurent without its workload would be first fit");
   std::vector<placement> pa, pb;
   REQUIRE(planned.place(js[0], 0, pa));
   REQUIRE(empty.place(js[0], 0, pb));
   CHECK(a.inv.spec(pa[0].node).name == "n1");  // keeps the 2-GPU node whole for the 2-GPU jobs
-  CHECK(b.inv.spec(pb[0].node).name == "n0");  // every node scores alike: the first
+  CHECK(b.inv.spec(pb[0].node).name == "n0");  // first fit, what gpurent without its workload was
 }
 
 }  // namespace test_fleet_isolation

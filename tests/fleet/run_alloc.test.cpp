@@ -88,7 +88,7 @@ counted pods(int count) {
   std::mt19937_64 rng(7);
   fleet_cluster c = test::random_cluster(rng, 30);
   const std::vector<fleet_job> jobs = test::random_pods(rng, count);
-  pod_backend<policy_gpurent> b(c);
+  pod_backend<policy_gpurent> b(c, jobs);
   return count_run<pod_backend<policy_gpurent>, VP>(b, jobs);
 }
 

@@ -180,6 +180,21 @@ class fleet_runner {
     on_node_.resize(b_->inv().size());
     seen_.assign(b_->inv().size(), 0);
     job_seen_.assign(n, 0);
+    for (node_index k = 0; k < b_->inv().size(); ++k) {
+      const segment_id sg = b_->inv().spec(k).segment;
+      if (sg == no_segment) continue;
+      if (segment_nodes_.size() < sg) segment_nodes_.resize(sg);
+      segment_nodes_[sg - 1].push_back(k);
+    }
+  }
+
+  // Room freed by releasing p: its node, and when p held its network segment in isolation,
+  // every node of the segment (the segment may be open to other tenants now).
+  void note_freed(const placement& p) {
+    freed_.push_back(p.node);
+    if (p.isolation != isolation_level::network) return;
+    if (const segment_id sg = b_->inv().spec(p.node).segment; sg != no_segment && sg <= segment_nodes_.size())
+      freed_.insert(freed_.end(), segment_nodes_[sg - 1].begin(), segment_nodes_[sg - 1].end());
   }
 
   void enqueue(std::uint32_t j) {
@@ -198,7 +213,7 @@ class fleet_runner {
       }
       if (e.what == kind::hold) {
         b_->inv().release(holds_[e.segment]);
-        freed_.push_back(holds_[e.segment].node);
+        note_freed(holds_[e.segment]);
         continue;
       }
       if (e.what == kind::blocks) {
@@ -226,7 +241,7 @@ class fleet_runner {
     running_.pop_back();
     s.running = false;
     s.running_at = none;
-    for (const placement& p : members_of(seg)) freed_.push_back(p.node);
+    for (const placement& p : members_of(seg)) note_freed(p);
   }
 
   // The node events at t: conditions set; the jobs on a node that went down stopped and
@@ -393,6 +408,7 @@ class fleet_runner {
     if (o_.observer) [[unlikely]]
       o_.observer(preempt_decision{b_->inv(), t, j, victims_, placed_});
     hold_leftovers(t + o_.checkpoints.notice.count());
+    hold_victims_tenancy();
     hold_victims_blocks();
     start_running(j, t + o_.checkpoints.notice.count());
     ++r_.preemptions;
@@ -474,6 +490,24 @@ class fleet_runner {
       events_.push(event{until, kind::hold, 0, static_cast<std::uint32_t>(holds_.size() - 1)});
     }
     leftover_.clear();
+  }
+  // A victim still runs in its notice window: its tenancy stays on its nodes, and so on their
+  // segments, as a hold of no resources until it stops, so that an isolated victim keeps
+  // strangers off, and an isolated newcomer does not land beside a victim still running.
+  void hold_victims_tenancy() {
+    for (const victim& v : victims_) {
+      const run_segment& seg = r_.segments[st_[v.job].segment];
+      if (seg.end <= now_) continue;
+      for (const placement& p : members_of(seg)) {
+        placement h;
+        h.node = p.node;
+        h.tenant = p.tenant;
+        h.isolation = p.isolation;
+        b_->inv().place(h);
+        holds_.push_back(h);
+        events_.push(event{seg.end, kind::hold, 0, static_cast<std::uint32_t>(holds_.size() - 1)});
+      }
+    }
   }
   // An exclusive victim still runs in its notice window: no other gang may land in its base
   // blocks until it stops (gang backends; the preemptor is placed already).
@@ -563,7 +597,8 @@ class fleet_runner {
   std::vector<std::pair<node_index, held_room>> leftover_;
   std::vector<placement> holds_;
   victim_selector<VP> sel_;
-  std::vector<node_index> freed_;  // every node a release touched, in order (the retry log)
+  std::vector<node_index> freed_;                       // every node a release touched, in order (the retry log)
+  std::vector<std::vector<node_index>> segment_nodes_;  // per segment id - 1: its nodes
   std::vector<node_index> scan_;
   std::vector<std::uint32_t> seen_;
   std::uint32_t stamp_ = 0;

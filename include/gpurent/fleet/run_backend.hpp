@@ -63,9 +63,10 @@ class pod_backend {
   // P plans for the jobs (shapes_of) when it is WorkloadAware (fgd, gpurent).
   pod_backend(fleet_cluster& c, std::span<const fleet_job> jobs, std::uint64_t seed = 0)
       : inv_(&c.inv), shapes_(shapes_of(jobs)), m_(c.inv, policy_context{&shapes_, seed}) {}
-  // No workload: an empty one. A WorkloadAware P then scores every node alike, so callers
-  // of such a P pass the jobs (the constructor above).
-  explicit pod_backend(fleet_cluster& c) : inv_(&c.inv), m_(c.inv, policy_context{&shapes_, 0}) {}
+  // No workload: only for a policy that plans for none (a WorkloadAware P would score every
+  // node alike, first fit in disguise: fleet run --pods with fgd or gpurent was, until the
+  // tool passed the jobs).
+  explicit pod_backend(fleet_cluster& c) requires(!WorkloadAware<P>) : inv_(&c.inv), m_(c.inv, policy_context{&shapes_, 0}) {}
   [[nodiscard]] bool place(const fleet_job& j, std::uint32_t, std::vector<placement>& out) {
     out.clear();
     auto p = m_.place(j.gang.member);

@@ -25,7 +25,9 @@ namespace gpurent {
 template <PlacementPolicy P>
 class full_scan_pod_backend {
  public:
-  explicit full_scan_pod_backend(fleet_cluster& c) : inv_(&c.inv), m_(c.inv) {}
+  // The jobs are the workload a WorkloadAware P plans for, as pod_backend's.
+  full_scan_pod_backend(fleet_cluster& c, std::span<const fleet_job> jobs, std::uint64_t seed = 0)
+      : inv_(&c.inv), shapes_(shapes_of(jobs)), m_(c.inv, policy_context{&shapes_, seed}) {}
   [[nodiscard]] bool place(const fleet_job& j, std::uint32_t, std::vector<placement>& out) {
     out.clear();
     auto p = m_.place(j.gang.member);
@@ -47,6 +49,7 @@ class full_scan_pod_backend {
 
  private:
   inventory* inv_;
+  shape_distribution shapes_;  // before m_: the policy's state is built from it
   full_scan_matcher<P> m_;
 };
 static_assert(RunBackend<full_scan_pod_backend<policy_best_fit>>);
@@ -55,7 +58,7 @@ static_assert(RunBackend<full_scan_pod_backend<policy_best_fit>>);
 template <PlacementPolicy P, VictimPolicy VP, bool Preempt>
 [[nodiscard]] run_result run_fleet_rescan(fleet_cluster& c, std::span<const fleet_job> jobs, run_options o) {
   o.rescan = true;
-  full_scan_pod_backend<P> b(c);
+  full_scan_pod_backend<P> b(c, jobs);
   return run_fleet<VP, Preempt>(b, jobs, o);
 }
 

@@ -268,6 +268,15 @@ TEST_CASE("malformed input names the file, the line or JSON path, and the field"
 #if defined(GPURENT_TOOL_PATH)
 std::string golden(const std::string& name) { return *io::read_file(data_dir + name); }
 
+// `gpurent ARGS` exits 2 with `message` on stderr and nothing on stdout.
+void invalid(const std::string& args, const std::string& message) {
+  CAPTURE(args);
+  const auto o = test::run_tool(args);
+  CHECK(o.status == 2);
+  CHECK(o.out.empty());
+  CHECK_MESSAGE(o.err.find(message) != std::string::npos, o.err);
+}
+
 TEST_CASE("gpurent idle on either format prints the golden report; with usage, the idle cost") {
   const std::string common = " --min-idle 5min";
   for (const char* f : {"query_range.json", "dcgm_exporter.prom"}) {
@@ -294,15 +303,7 @@ TEST_CASE("gpurent idle: bad input and usage exit 2 with the reason on stderr, n
       {"idle" + m + " --usage " + data_dir + "idle_usage.csv", "field '--tariff': --usage, --tariff and --period go together"},
       {"idle" + m + " --usage " + data_dir + "idle_tariff.json --tariff " + data_dir + "idle_tariff.json --period 2026-11", "idle_tariff.json:1"},
   };
-  for (const auto& c : cases) {
-    const std::string& args = c.first;
-    const std::string& message = c.second;
-    CAPTURE(args);
-    const auto o = test::run_tool(args);
-    CHECK(o.status == 2);
-    CHECK(o.out.empty());
-    CHECK_MESSAGE(o.err.find(message) != std::string::npos, o.err);
-  }
+  for (const auto& [args, message] : cases) invalid(args, message);
 }
 
 std::filesystem::path scratch() { return test::scratch_dir("idle-metrics"); }
@@ -384,15 +385,7 @@ TEST_CASE("gpurent idle: values out of their unit or timestamps out of the years
       {"idle --metrics " + late.string(), "late.prom:2: field 'timestamp': timestamp \"253402300800000\" is outside the years 0000-9999"},
       {"idle --metric DCGM_FI_DEV_FB_USED --metrics " + data_dir + "query_range.json", "field '--metric': DCGM_FI_DEV_FB_USED is in MiB"},
   };
-  for (const auto& c : cases) {
-    const std::string& args = c.first;
-    const std::string& message = c.second;
-    CAPTURE(args);
-    const auto o = test::run_tool(args);
-    CHECK(o.status == 2);
-    CHECK(o.out.empty());
-    CHECK_MESSAGE(o.err.find(message) != std::string::npos, o.err);
-  }
+  for (const auto& [args, message] : cases) invalid(args, message);
   // A byte-order mark is no error: the report is the one without it.
   const auto b = test::run_tool("idle --metrics " + bom.string() + " --min-idle 5min");
   REQUIRE_MESSAGE(b.status == 0, b.err);

@@ -62,15 +62,18 @@ int run_plan(const plan_options_cli& o) {
   if (!audit) return tool::fail(audit.error());
   auto cat = o.offers.empty() ? read_offers_json(tool::example_offers_json) : read_offers_file(o.offers);
   if (!cat) return tool::fail(cat.error());
-  auto w = o.workload.empty() ? read_workload_json(tool::example_workload_json) : read_workload_file(o.workload);
+  std::string text(tool::example_workload_json);  // read once: a plan error is located in it too
+  if (!o.workload.empty()) {
+    auto t = io::read_file(o.workload);
+    if (!t) return tool::fail(t.error());
+    text = std::move(*t);
+  }
+  auto w = read_workload_json(text, o.workload);
   if (!w) return tool::fail(w.error());
   auto p = plan(*w, *cat);
   if (!p) {
     error e = p.error();
-    if (e.where.empty() && !o.workload.empty()) {  // at the line of the job it names
-      auto text = io::read_file(o.workload);
-      e = text ? io::json_located(std::move(e), *text, o.workload) : error{e.code, e.field, e.message, o.workload};
-    }
+    if (e.where.empty() && !o.workload.empty()) e = io::json_located(std::move(e), text, o.workload);  // at the line of the job it names
     return tool::fail(e);
   }
   if (!o.emit_usage.empty()) {

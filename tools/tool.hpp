@@ -3,6 +3,9 @@
 // Shared plumbing of the gpurent tool: command registration, exit codes, output format,
 // error reporting. Commands live in tools/cmd_*.cpp and hold no logic of their own.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -70,25 +73,51 @@ inline void add_format_option(CLI::App& cmd, output_format& out, std::initialize
   cmd.add_option("--format", out, "output format")->transform(by_name);
 }
 
-// Writes an output file whole (bytes as given); an error names the option that asked for it
-// and the file. A regular file is written beside its place and renamed onto it only when
-// every byte is out, so a failed write (a full disk) leaves no partial file, and an earlier
-// file of that name is kept; a device or a pipe (/dev/stdout) is written in place.
-inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  const bool in_place = !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
-  const std::string to = in_place ? path : path + ".gpurent-partial";
-  const auto failed = [&](int err) {
-    if (!in_place) std::filesystem::remove(to, ec);
-    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(err));
-  };
-  std::FILE* f = std::fopen(to.c_str(), "wb");
-  if (f == nullptr) return failed(errno);
+// Writes bytes to `path` as it is (a symlink followed, a device or a pipe written in place);
+// an error names the option and the file.
+inline expected<void> write_in_place(const std::string& path, const std::string& text, const std::string& option) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(errno));
   const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
   const int err = errno;
-  if (std::fclose(f) != 0 || !wrote) return failed(wrote ? errno : err);
-  if (!in_place && std::rename(to.c_str(), path.c_str()) != 0) return failed(errno);
+  if (std::fclose(f) != 0 || !wrote)
+    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(wrote ? errno : err));
+  return {};
+}
+
+// Writes an output file whole (bytes as given); an error names the option that asked for it
+// and the file. A regular file (or a new one) is written to a fresh temporary file beside it
+// (mkstemp: never one that exists, so never through someone's link), given the mode the file
+// has or a new file would get, and renamed onto it only when every byte is out: a failed write
+// (a full disk) leaves no partial file and keeps an earlier file whole. A symlink, a device or
+// a pipe (/dev/stdout, /proc/self/fd/1) is written in place, through the link.
+inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(path, ec);
+  const bool exists = !ec && std::filesystem::exists(st);
+  if (exists && !std::filesystem::is_regular_file(st)) return write_in_place(path, text, option);
+  std::string tmp = path + ".gpurent-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(errno));
+  struct stat old {};
+  mode_t mode = 0;
+  if (exists && ::stat(path.c_str(), &old) == 0) {
+    mode = old.st_mode & 07777;
+  } else {
+    mode = ::umask(0);  // what a new file gets: 0666 less the umask (read by setting it)
+    ::umask(mode);
+    mode = 0666 & ~mode;
+  }
+  ::fchmod(fd, mode);
+  std::FILE* f = ::fdopen(fd, "wb");
+  bool wrote = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (f == nullptr ? ::close(fd) != 0 : std::fclose(f) != 0) wrote = wrote ? (err = errno, false) : false;
+  if (wrote && std::rename(tmp.c_str(), path.c_str()) != 0) wrote = (err = errno, false);
+  if (!wrote) {
+    std::remove(tmp.c_str());  // the temporary file this call made, and nothing else
+    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(err));
+  }
   return {};
 }
 
@@ -102,9 +131,11 @@ inline int fail(const error& e) {
 // After a command: whatever it printed must have reached stdout, or the run is no success
 // (a full disk, a closed pipe: the buffered tail is only written here).
 inline int finish_stdout(int status) {
+  errno = 0;
   if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
   const int err = errno;
-  fmt::print(stderr, "gpurent: cannot write the output to stdout: {}\n", std::strerror(err));
+  std::clearerr(stdout);  // reported once, here
+  fmt::print(stderr, "gpurent: cannot write the output to stdout: {}\n", err != 0 ? std::strerror(err) : "a write failed");
   return exit_not_written;
 }
 
@@ -120,13 +151,15 @@ inline std::string number_option_problem(const std::string& type, const std::str
     return {};
   }
   const bool is_signed = type == "INT";
-  const std::string_view digits = is_signed && text.starts_with('-') ? std::string_view(text).substr(1) : std::string_view(text);
+  const std::string_view number = text.starts_with('+') ? std::string_view(text).substr(1) : std::string_view(text);  // CLI11 takes "+5"
+  const std::string_view digits = is_signed && number.starts_with('-') ? number.substr(1) : number;
   const bool plain =
       !digits.empty() && std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }) && (digits.size() == 1 || digits[0] != '0');
   if (!plain) return "expected a decimal integer" + std::string(is_signed ? "" : " >= 0") + ", got \"" + text + "\"";
   std::int64_t s = 0;
   std::uint64_t u = 0;
-  const auto r = is_signed ? std::from_chars(text.data(), text.data() + text.size(), s) : std::from_chars(text.data(), text.data() + text.size(), u);
+  const char* const end = number.data() + number.size();
+  const auto r = is_signed ? std::from_chars(number.data(), end, s) : std::from_chars(number.data(), end, u);
   if (r.ec != std::errc{}) return text + " is out of range (" + (is_signed ? "a 64-bit signed integer" : "a 64-bit unsigned integer") + ")";
   return {};
 }

@@ -114,6 +114,33 @@ TEST_CASE("an output file that cannot be written in full is exit 4 naming it, an
   }
 }
 
+TEST_CASE("an output path that is a symlink is written through it; a file keeps its mode; nothing else is touched") {
+  const std::string nodes = write("nodes4.csv", pack_nodes), jobs = write("pack4.csv", pack_jobs);
+  const std::string args = "fleet pack --nodes " + nodes + " --jobs " + jobs + " --placements ";
+  const fs::path target = dir() / "target.csv", link = dir() / "link.csv", kept = dir() / "private.csv", precious = dir() / "precious";
+  for (const fs::path& p : {target, link, kept, precious}) fs::remove(p);
+  gpurent::test::write_file(target, "old");
+  fs::create_symlink(target, link);
+  REQUIRE(run_to(args + link.string(), "/dev/null").status == 0);
+  CHECK(fs::is_symlink(link));  // still the link, not a file put in its place
+  CHECK(gpurent::test::slurp(target).starts_with("job,member,node,gpus"));
+  // A file's mode is kept (a private placements file stays private).
+  gpurent::test::write_file(kept, "old");
+  fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write);
+  REQUIRE(run_to(args + kept.string(), "/dev/null").status == 0);
+  CHECK(fs::status(kept).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+  // A link someone left where a fixed temporary name would be is not written through.
+  gpurent::test::write_file(precious, "precious");
+  fs::remove(kept.string() + ".gpurent-partial");
+  fs::create_symlink(precious, kept.string() + ".gpurent-partial");
+  REQUIRE(run_to(args + kept.string(), "/dev/null").status == 0);
+  CHECK(gpurent::test::slurp(precious) == "precious");
+  CHECK(fs::is_symlink(kept.string() + ".gpurent-partial"));
+  // A device is written in place (and stays a device).
+  CHECK(run_to(args + "/dev/null", "/dev/null").status == 0);
+  CHECK(fs::is_character_file("/dev/null"));
+}
+
 TEST_CASE("integer and number options: past 64 bits, in another base or not finite is exit 2 naming the option") {
   const std::string src = GPURENT_SOURCE_DIR;
   const std::string trace = "--nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + src + "/tests/golden/inputs/pods.csv";
@@ -134,6 +161,7 @@ TEST_CASE("integer and number options: past 64 bits, in another base or not fini
     CHECK(r.err.find(b.option) != std::string::npos);
   }
   CHECK(run_tool(meter + " --jobs 2").status == 0);
+  CHECK(run_tool(meter + " --jobs +2").status == 0);  // CLI11's own reading takes a plus sign
   CHECK(run_tool("replay " + trace + " --seed 18446744073709551615 --tune 1.25").status == 0);
 }
 

@@ -180,6 +180,7 @@ class fleet_runner {
     on_node_.resize(b_->inv().size());
     seen_.assign(b_->inv().size(), 0);
     job_seen_.assign(n, 0);
+    network_jobs_ = std::ranges::any_of(jobs_, [](const fleet_job& x) { return x.gang.member.isolation == isolation_level::network; });
     for (node_index k = 0; k < b_->inv().size(); ++k) {
       const segment_id sg = b_->inv().spec(k).segment;
       if (sg == no_segment) continue;
@@ -188,11 +189,12 @@ class fleet_runner {
     }
   }
 
-  // Room freed by releasing p: its node, and when p held its network segment in isolation,
-  // every node of the segment (the segment may be open to other tenants now).
+  // Room freed by releasing p: its node, and when some job asks for network isolation, every
+  // node of p's segment (the release may have opened the whole segment to a network job, or
+  // to others when p held it), so that waiting jobs try them all.
   void note_freed(const placement& p) {
     freed_.push_back(p.node);
-    if (p.isolation != isolation_level::network) return;
+    if (!network_jobs_) return;
     if (const segment_id sg = b_->inv().spec(p.node).segment; sg != no_segment && sg <= segment_nodes_.size())
       freed_.insert(freed_.end(), segment_nodes_[sg - 1].begin(), segment_nodes_[sg - 1].end());
   }
@@ -599,6 +601,7 @@ class fleet_runner {
   victim_selector<VP> sel_;
   std::vector<node_index> freed_;                       // every node a release touched, in order (the retry log)
   std::vector<std::vector<node_index>> segment_nodes_;  // per segment id - 1: its nodes
+  bool network_jobs_ = false;                           // some job asks for network isolation
   std::vector<node_index> scan_;
   std::vector<std::uint32_t> seen_;
   std::uint32_t stamp_ = 0;

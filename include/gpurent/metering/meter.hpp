@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -470,6 +471,9 @@ class meter {
   };
   using tiered_records = std::unordered_map<std::size_t, std::vector<placed>>;
 
+  // " in the invoice of account \"acme\"": where an error of the invoice arose.
+  [[nodiscard]] std::string in_account(std::uint32_t a) const { return " in the invoice of account \"" + std::string(accounts_[a]) + "\""; }
+
   [[nodiscard]] expected<invoice> finish_lines(const carry_book& carry) const {
     invoice inv{.ccy = t_->currency_value(),
                 .period = period_name_,
@@ -488,11 +492,11 @@ class meter {
         GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), carry, ordered));
         inv.accounts.push_back(std::move(*acc));
       } catch (const exception& e) {
-        return make_error(error_code::overflow, "account",
-                          e.err().message + " in the invoice of account \"" + std::string(accounts_[ls[i].account]) + "\"");
+        return make_error(e.err().code, "account", e.err().message + in_account(ls[i].account));
       } catch (const std::overflow_error& e) {
-        return make_error(error_code::overflow, "account",
-                          std::string("overflow: ") + e.what() + " in the invoice of account \"" + std::string(accounts_[ls[i].account]) + "\"");
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
+      } catch (const std::range_error& e) {
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
       }
       i = end;
     }

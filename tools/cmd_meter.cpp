@@ -5,7 +5,6 @@
 // results (cli.md). The whole output is built before anything is printed, so an error leaves
 // stdout empty.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>

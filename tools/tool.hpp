@@ -73,15 +73,26 @@ inline void add_format_option(CLI::App& cmd, output_format& out, std::initialize
   cmd.add_option("--format", out, "output format")->transform(by_name);
 }
 
+// Writes all of `text` to f, flushes and closes it; the errno of the first failure, 0 when
+// every byte is out.
+inline int write_and_close(std::FILE* f, const std::string& text) {
+  errno = 0;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = wrote ? 0 : (errno != 0 ? errno : EIO);
+  if (std::fclose(f) != 0 && wrote) return errno != 0 ? errno : EIO;
+  return err;
+}
+
+inline unexpected<error> write_error(const std::string& path, const std::string& option, int err) {
+  return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(err));
+}
+
 // Writes bytes to `path` as it is (a symlink followed, a device or a pipe written in place);
 // an error names the option and the file.
 inline expected<void> write_in_place(const std::string& path, const std::string& text, const std::string& option) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(errno));
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  const int err = errno;
-  if (std::fclose(f) != 0 || !wrote)
-    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(wrote ? errno : err));
+  if (f == nullptr) return write_error(path, option, errno);
+  if (const int err = write_and_close(f, text); err != 0) return write_error(path, option, err);
   return {};
 }
 
@@ -98,7 +109,7 @@ inline expected<void> write_file(const std::string& path, const std::string& tex
   if (exists && !std::filesystem::is_regular_file(st)) return write_in_place(path, text, option);
   std::string tmp = path + ".gpurent-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(errno));
+  if (fd < 0) return write_error(path, option, errno);
   struct stat old {};
   mode_t mode = 0;
   if (exists && ::stat(path.c_str(), &old) == 0) {
@@ -110,13 +121,17 @@ inline expected<void> write_file(const std::string& path, const std::string& tex
   }
   ::fchmod(fd, mode);
   std::FILE* f = ::fdopen(fd, "wb");
-  bool wrote = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  int err = errno;
-  if (f == nullptr ? ::close(fd) != 0 : std::fclose(f) != 0) wrote = wrote ? (err = errno, false) : false;
-  if (wrote && std::rename(tmp.c_str(), path.c_str()) != 0) wrote = (err = errno, false);
-  if (!wrote) {
+  int err = 0;
+  if (f == nullptr) {
+    err = errno;
+    ::close(fd);
+  } else {
+    err = write_and_close(f, text);
+  }
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     std::remove(tmp.c_str());  // the temporary file this call made, and nothing else
-    return make_error(error_code::write_failed, option, "cannot write " + path + ": " + std::strerror(err));
+    return write_error(path, option, err);
   }
   return {};
 }

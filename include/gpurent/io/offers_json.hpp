@@ -145,6 +145,25 @@ using io::json_object;
   return {};
 }
 
+// Where the price and the billing terms came from, when the price was seen, and the rate of
+// unexpected (non-spot) interruptions per GPU-hour.
+[[nodiscard]] inline expected<void> read_provenance(json_object& r, offer& o) {
+  GPURENT_TRY(r.string("source", o.source));
+  GPURENT_TRY(r.string("terms_source", o.terms_source));
+  if (r.has("seen")) {
+    instant seen{};
+    GPURENT_TRY(r.time_point("seen", seen, true));
+    o.seen = seen;
+  }
+  if (r.has("failures_per_gpu_hour")) {
+    decimal<9> rate{};
+    GPURENT_TRY(r.dec("failures_per_gpu_hour", rate, true));
+    if (rate.raw() < 0) return r.fail("failures_per_gpu_hour", "a failure rate cannot be negative");
+    o.failures_per_gpu_hour = rate;
+  }
+  return {};
+}
+
 // What is rented: provider, GPU model and count, the unit sold, the capacity mode.
 [[nodiscard]] inline expected<void> read_unit(json_object& r, offer& o) {
   std::int64_t vram_gib = 0;
@@ -167,6 +186,7 @@ using io::json_object;
   GPURENT_TRY(r.boolean("multi_node", o.multi_node));
   GPURENT_TRY(r.integer("max_units", o.max_units, 1, 1 << 24));
   GPURENT_TRY(read_residency(r, o));
+  GPURENT_TRY(read_provenance(r, o));
   o.vram_mib = vram_gib * 1024;
   o.gflops = tflops.raw().convert_to<std::int64_t>();
   return {};

@@ -64,6 +64,15 @@ struct offer {
   std::int64_t storage_read_mb_per_s = 0;
   std::int64_t storage_write_mb_per_s = 0;
   std::int64_t internode_gbit_per_s = 0;  // per server, between servers (multi-node jobs)
+  // Where the price came from and when it was seen, so a plan records the price it used and a
+  // later report never reprices history; where the billing terms (increment, minimum, notice)
+  // came from ("unknown: ..." when assumed). Empty / absent: not stated.
+  std::string source;
+  std::optional<instant> seen;
+  std::string terms_source;
+  // Unexpected interruptions (hardware, not spot reclaims) per GPU-hour; absent: the planner's
+  // documented default.
+  std::optional<decimal<9>> failures_per_gpu_hour;
 
   // The GPUs (as a count of milli-GPUs of this model) and the memory one unit gives.
   [[nodiscard]] std::int64_t unit_milli_gpu() const;

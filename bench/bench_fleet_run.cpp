@@ -67,7 +67,7 @@ void report(benchmark::State& st, const workload& w, const run_result& r, std::i
   st.counters["preemptions"] = static_cast<double>(r.preemptions);
 }
 
-// The loop: pod_backend (matcher with its candidate index) and the retry log.
+// The loop: the node matcher (with its candidate index) as the Placer, and the retry log.
 template <PlacementPolicy P, VictimPolicy VP>
 void bm_run(benchmark::State& st) {
   const workload* w = trace(static_cast<std::size_t>(st.range(0)), st.range(1));
@@ -81,7 +81,8 @@ void bm_run(benchmark::State& st) {
     st.PauseTiming();
     fleet_cluster c = w->cluster;
     st.ResumeTiming();
-    pod_backend<P> b(c, w->jobs);
+    const shape_distribution shapes = shapes_of(w->jobs);
+    matcher<P> b(c.inv, policy_context{&shapes, 0});
     r = run_fleet<VP, true>(b, w->jobs, options());
     events += events_of(*w, r);
   }
@@ -97,7 +98,8 @@ void bm_run_rescan(benchmark::State& st) {
     return;
   }
   fleet_cluster fast_c = w->cluster;
-  pod_backend<P> fast_b(fast_c, w->jobs);
+  const shape_distribution shapes = shapes_of(w->jobs);
+  matcher<P> fast_b(fast_c.inv, policy_context{&shapes, 0});
   const run_result fast = run_fleet<VP, true>(fast_b, w->jobs, options());
   run_result r;
   std::int64_t events = 0;

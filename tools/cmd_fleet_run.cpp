@@ -30,6 +30,8 @@
 #include <gpurent/io/topology_json.hpp>
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/io/usage_csv.hpp>
+#include <gpurent/matching/gang.hpp>
+#include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/preempt.hpp>
 #include <gpurent/matching/registry.hpp>
 
@@ -139,7 +141,7 @@ expected<loaded> read_inputs(const run_args& a) {
   return l;
 }
 
-template <RunBackend B>
+template <Placer B>
 run_result run_victims(const run_args& a, B& b, const std::vector<fleet_job>& jobs, const run_options& o) {
   if (a.victims == "none") return run_fleet<victim_policy_kube, false>(b, jobs, o);
   run_result r;
@@ -152,15 +154,16 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
   bool known = false;
   if (!a.pods.empty()) {
     known = pod_policies::visit(a.policy, [&]<class P>() {
-      pod_backend<P> b(l.cluster, l.jobs);  // the jobs are the workload fgd and gpurent plan for
+      const shape_distribution shapes = shapes_of(l.jobs);  // the workload fgd and gpurent plan for
+      matcher<P> b(l.cluster.inv, policy_context{&shapes, 0});
       r = run_victims(a, b, l.jobs, o);
       explain_never_started(b, l.jobs, r);
     });
   } else {
     const gang_context ctx = context_of(l.jobs, l.cluster);
     known = builtin_gang_policies::visit(a.policy, [&]<class GP>() {
-      gang_backend<GP> b(l.cluster, ctx);
-      if (auditor != nullptr) b.placer().set_observer(gang_observer::of(*auditor));
+      gang_placer<GP> b(l.cluster.inv, l.cluster.topology, ctx);
+      if (auditor != nullptr) b.set_observer(gang_observer::of(*auditor));
       r = run_victims(a, b, l.jobs, o);
       explain_never_started(b, l.jobs, r);
     });

@@ -157,7 +157,7 @@ TEST_CASE("fleet run usage: a segment past 9999-12-31 is an error, not an instan
     auto js = io::read_fleet_jobs_csv("name,workers,num_gpu,arrival,duration\na,1,1," + arrival + ",100\n", "jobs.csv", *c);
     REQUIRE(js);
     fleet_cluster state = *c;
-    gang_backend<gang_policy_gpurent> b(state, context_of(*js, state));
+    gang_placer<gang_policy_gpurent> b(state.inv, state.topology, context_of(*js, state));
     const run_result r = run_fleet<victim_policy_gpurent, true>(b, *js, run_options{});
     return usage_of_run(*js, r, c->inv, epoch);
   };

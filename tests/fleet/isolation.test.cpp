@@ -160,7 +160,7 @@ TEST_CASE("fleet pack, isolation network: a gang inside one segment; across two 
                        "inside,2,4,1,network,x\n"
                        "other,2,4,1,network,y\n");
   gang_placer<gang_policy_gpurent> placer(c.inv, c.topology, context_of(js, c));
-  const gang_why_not w = placer.explain(js[0].gang);
+  const why_not w = placer.explain(js[0].gang);
   CHECK(w.candidates == "network segments");
   CHECK(w.total == 2);
   CHECK(w.holding == 0);
@@ -199,7 +199,7 @@ TEST_CASE("fleet pack, residency: only nodes with an allowed label; rejections c
   REQUIRE(placer.place(js[0].gang, 0, out));
   CHECK(c.inv.spec(out[0].node).name == "n0");
   CHECK_FALSE(placer.place(js[1].gang, 1, out));
-  const gang_why_not w = placer.explain(js[1].gang);
+  const why_not w = placer.explain(js[1].gang);
   CHECK(w.nodes.count("residency") == 3);
   CHECK(w.summary().find("3 are outside the allowed regions, zones or jurisdictions") != std::string::npos);
   REQUIRE(placer.place(js[2].gang, 2, out));
@@ -286,7 +286,7 @@ TEST_CASE("fleet run: network gangs wait for a whole segment; one that needs two
                        "b,2,4,1,network,y,100\n"
                        "c,2,4,1,network,z,100\n"
                        "wide,3,4,1,network,w,100\n");
-  gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+  gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
   CHECK(r.first_start[0] == 0);
   CHECK(r.first_start[1] == 0);
@@ -333,7 +333,7 @@ TEST_CASE("fleet run: a gpu gang waits until the network tenant's last job leave
                        "name,workers,num_gpu,per_node,isolation,tenant,arrival,duration\n"
                        "x,1,4,1,network,x,0,100\n"
                        "big,3,4,1,gpu,y,1,100\n");
-  gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+  gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
   CHECK(r.first_start[0] == 0);
   CHECK(r.first_start[1] == 100);  // n1 is free at 1, but in x's segment
@@ -349,7 +349,7 @@ TEST_CASE("fleet run --pods path: the single-node matcher keeps strangers out of
                        "y1,1,4,gpu,y,,50\n"
                        "y2,1,4,gpu,y,,50\n"
                        "y3,1,4,gpu,y,,50\n");
-  pod_backend<policy_best_fit> backend(c);
+  matcher<policy_best_fit> backend(c.inv);
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
   CHECK(r.first_start[1] == 0);
   CHECK(r.first_start[2] == 0);
@@ -364,7 +364,7 @@ TEST_CASE("fleet run, preemption: the trial's release and restore keep the hold;
                        "x,1,4,1,network,x,0,true,0,1000\n"
                        "x2,1,4,1,network,x,0,false,0,1000\n"
                        "big,3,4,1,gpu,y,100,false,1,100\n");
-  gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+  gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_gpurent, true>(backend, js, run_options{});
   // x and x2 hold pkey-a (n0, n1); big needs three nodes: evicting x alone leaves the segment
   // held by x2, so no preemption helps, and big waits until both are done.
@@ -382,7 +382,7 @@ TEST_CASE("fleet run, preemption: the trial's release and restore keep the hold;
                         "name,workers,num_gpu,per_node,isolation,tenant,priority,preemptible,arrival,duration\n"
                         "x,1,4,1,network,x,0,true,0,1000\n"
                         "big,3,4,1,gpu,y,100,false,1,100\n");
-  gang_backend<gang_policy_gpurent> b2(d, context_of(one, d));
+  gang_placer<gang_policy_gpurent> b2(d.inv, d.topology, context_of(one, d));
   const run_result r2 = run_fleet<victim_policy_gpurent, true>(b2, one, run_options{});
   CHECK(r2.preemptions == 1);
   CHECK(mixed_segment(d, one, r2).empty());
@@ -412,7 +412,7 @@ TEST_CASE("fleet run, random gangs with preemption: no run mixes a held segment 
       INFO("notice " << notice);
       fleet_cluster c = cluster(nodes);
       const auto js = jobs(c, csv);
-      gang_backend<gang_policy_gpurent> backend(c, context_of(js, c));
+      gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
       run_options o;
       o.checkpoints.notice = decltype(o.checkpoints.notice){notice};
       const run_result r = run_fleet<victim_policy_gpurent, true>(backend, js, o);
@@ -424,22 +424,24 @@ TEST_CASE("fleet run, random gangs with preemption: no run mixes a held segment 
   }
 }
 
-// Not isolation, but the same run path (pod_backend): a WorkloadAware policy (fgd, gpurent)
-// is given the jobs as its workload, so it does not act as first fit.
-TEST_CASE("pod_backend with the jobs: gpurent plans for their shapes, unlike an empty workload") {
+// Not isolation, but the same run path (the node matcher as the run's Placer): a
+// WorkloadAware policy (fgd, gpurent) is given the jobs as its workload, so it does not act
+// as first fit.
+TEST_CASE("the node matcher with the jobs: gpurent plans for their shapes, unlike an empty workload") {
   const std::string nodes = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,H100\nn1,64000,262144,1,H100\n";
   std::string csv = "name,workers,num_gpu,arrival,duration\none,1,1,0,100\n";
   for (int i = 0; i < 9; ++i) csv += "two" + std::to_string(i) + ",1,2,1000,100\n";  // the workload: mostly 2-GPU jobs
   fleet_cluster a = cluster(nodes);
   fleet_cluster b = cluster(nodes);
   const auto js = jobs(a, csv);
-  CHECK_FALSE(shapes_of(js).shapes.empty());
-  pod_backend<policy_gpurent> planned(a, js);
-  pod_backend<policy_first_fit> empty(b);
-  static_assert(!std::constructible_from<pod_backend<policy_gpurent>, fleet_cluster&>, "gpurent without its workload would be first fit");
+  const shape_distribution shapes = shapes_of(js);
+  CHECK_FALSE(shapes.shapes.empty());
+  matcher<policy_gpurent> planned(a.inv, policy_context{&shapes, 0});
+  matcher<policy_first_fit> empty(b.inv);
+  static_assert(!std::constructible_from<matcher<policy_gpurent>, inventory&>, "gpurent without its workload would be first fit");
   std::vector<placement> pa, pb;
-  REQUIRE(planned.place(js[0], 0, pa));
-  REQUIRE(empty.place(js[0], 0, pb));
+  REQUIRE(planned.place(js[0].gang, 0, pa));
+  REQUIRE(empty.place(js[0].gang, 0, pb));
   CHECK(a.inv.spec(pa[0].node).name == "n1");  // keeps the 2-GPU node whole for the 2-GPU jobs
   CHECK(b.inv.spec(pb[0].node).name == "n0");  // first fit, what gpurent without its workload was
 }

@@ -88,8 +88,9 @@ counted pods(int count) {
   std::mt19937_64 rng(7);
   fleet_cluster c = test::random_cluster(rng, 30);
   const std::vector<fleet_job> jobs = test::random_pods(rng, count);
-  pod_backend<policy_gpurent> b(c, jobs);
-  return count_run<pod_backend<policy_gpurent>, VP>(b, jobs);
+  const shape_distribution shapes = shapes_of(jobs);
+  matcher<policy_gpurent> b(c.inv, policy_context{&shapes, 0});
+  return count_run<matcher<policy_gpurent>, VP>(b, jobs);
 }
 
 template <VictimPolicy VP>
@@ -101,8 +102,8 @@ counted gangs(std::int64_t days) {
   o.seed = 3;
   auto f = generate_fleet(o);
   REQUIRE(f);
-  gang_backend<gang_policy_gpurent> b(f->cluster, context_of(f->jobs, f->cluster));
-  return count_run<gang_backend<gang_policy_gpurent>, VP>(b, f->jobs);
+  gang_placer<gang_policy_gpurent> b(f->cluster.inv, f->cluster.topology, context_of(f->jobs, f->cluster));
+  return count_run<gang_placer<gang_policy_gpurent>, VP>(b, f->jobs);
 }
 
 // The larger run may allocate a little more (its vectors double a few more times), nowhere

@@ -27,7 +27,8 @@ using gpurent::test::random_pods;
 template <VictimPolicy VP, bool Preempt>
 void same_run(const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_options& o) {
   fleet_cluster fast_c = c, naive_c = c;
-  pod_backend<policy_gpurent> b(fast_c, jobs);
+  const shape_distribution shapes = shapes_of(jobs);
+  matcher<policy_gpurent> b(fast_c.inv, policy_context{&shapes, 0});
   const run_result fast = run_fleet<VP, Preempt>(b, jobs, o);
   const run_result naive = run_fleet_rescan<policy_gpurent, VP, Preempt>(naive_c, jobs, o);
   REQUIRE(fast.segments.size() == naive.segments.size());

@@ -255,7 +255,7 @@ void check_small_run(const fleet_cluster& c, const std::vector<fleet_job>& jobs,
   fleet_cluster state = c;
   run_options o;
   o.node_events = events;
-  gang_backend<gang_policy_gpurent> backend(state, context_of(jobs, state));
+  gang_placer<gang_policy_gpurent> backend(state.inv, state.topology, context_of(jobs, state));
   const run_result r = run_fleet<victim_policy_gpurent, true>(backend, jobs, o);
   FUZZ_CHECK(r.first_start.size() == jobs.size() && r.completed.size() == jobs.size());
   for (const run_segment& s : r.segments) {

@@ -123,6 +123,8 @@ void run(bytes_reader& in) {
   typical[3].cpu_milli = 32000;
   const shape_distribution shapes = shape_distribution::of(typical);
   matcher<P> m(inv, policy_context{&shapes, in.byte()});
+  cluster_topology flat = *cluster_topology::make({}, inv.size());  // gangs without topology rules
+  gang_placer<gang_policy_best_fit> gangs(inv, flat);
   std::vector<sim::live_placement> live;
   std::uint64_t next_id = 1;
 
@@ -167,13 +169,15 @@ void run(bytes_reader& in) {
         std::vector<placement_request> members(1 + in.below(4));
         for (auto& r : members) r = random_request(in);
         const auto before = sim::snapshot(inv);
-        const auto g = m.place_gang(members);
-        if (!g) {
+        gang_request g;
+        g.members = members;
+        std::vector<placement> out;
+        if (!gangs.place(g, static_cast<gang_id>(next_id), out)) {
           FUZZ_CHECK(same_live_state(inv, before), "a failed gang left something placed");
           break;
         }
-        FUZZ_CHECK(g->size() == members.size());
-        for (std::size_t i = 0; i < members.size(); ++i) live.push_back({next_id++, members[i], (*g)[i]});
+        FUZZ_CHECK(out.size() == members.size());
+        for (std::size_t i = 0; i < members.size(); ++i) live.push_back({next_id++, members[i], out[i]});
         break;
       }
       case 8: {  // a batch by priority

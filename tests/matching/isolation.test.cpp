@@ -67,10 +67,10 @@ TEST_CASE("isolation node: no other tenant on the node, either way round") {
   const auto mine = m.place(ask(1, 1000, isolation_level::node));
   REQUIRE(mine);
   CHECK(mine->node != other->node);
-  const why_not w = m.explain(ask(1, 1000, isolation_level::node));
+  const constraint_counts w = m.explain(ask(1, 1000, isolation_level::node));
   CHECK(w.count("isolation-node") == 1);
   // The node held in isolation takes no stranger's work, however little it asks.
-  const why_not s = m.explain(ask(3, 100, isolation_level::none));
+  const constraint_counts s = m.explain(ask(3, 100, isolation_level::none));
   CHECK(s.count("isolated") == 1);
   CHECK(s.summary().find("1 are held in isolation by another tenant") != std::string::npos);
   // Its own tenant may still add work there.
@@ -100,8 +100,13 @@ TEST_CASE("isolation network: only nodes of the tenant's segment; a gang never l
   CHECK(m.explain(r).count("isolation-network") == 2);
   // A gang of three 2-GPU members in segment b: b has room for one more member only, so the
   // gang does not place at all, though segment a has room for two.
-  const std::vector<placement_request> gang(3, r);
-  CHECK_FALSE(m.place_gang(gang));
+  const std::vector<placement_request> members(3, r);
+  cluster_topology flat = *cluster_topology::make({}, inv.size());
+  gang_placer<gang_policy_best_fit> gp(inv, flat);
+  gang_request gang;
+  gang.members = members;
+  std::vector<placement> out;
+  CHECK_FALSE(gp.place(gang, 1, out));
   CHECK(inv.gpu_allocated_milli() == 2000);
   // A request naming no segment gets no node under network isolation.
   placement_request lost = ask(1, 1000, isolation_level::network);
@@ -122,7 +127,7 @@ TEST_CASE("residency: the node carries one of the allowed labels; rejections cou
   matcher<policy_best_fit> m(inv);
   placement_request r = ask(1, 1000, isolation_level::gpu);
   r.residency = eu | ch;
-  const why_not w = m.explain(r);
+  const constraint_counts w = m.explain(r);
   CHECK(w.feasible == 2);
   CHECK(w.count("residency") == 2);
   CHECK(w.summary() == "2 of 4 nodes fit: 2 are outside the allowed regions, zones or jurisdictions");

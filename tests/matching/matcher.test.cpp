@@ -104,7 +104,7 @@ TEST_CASE("whole GPUs need fully idle GPUs on one node") {
   REQUIRE(p);
   CHECK(p->node == 1);
   CHECK_FALSE(m.find(whole(2)));
-  const why_not w = m.explain(whole(2));
+  const constraint_counts w = m.explain(whole(2));
   CHECK(w.feasible == 0);
   CHECK(w.count("gpus") == 2);
   CHECK(w.summary() == "0 of 2 nodes fit: 2 lack 2 idle GPUs");
@@ -126,7 +126,7 @@ TEST_CASE("NVLink domains: all GPUs of a request in one domain") {
   for (std::size_t i = 0; i < 4; ++i) CHECK(p->gpus[i].gpu >= 4);  // domain 1
   // 3 GPUs left in domain 0: a second 4-GPU request does not fit, 3 do not span domains.
   CHECK_FALSE(m.find(r));
-  const why_not w = m.explain(r);
+  const constraint_counts w = m.explain(r);
   CHECK(w.summary() == "0 of 1 nodes fit: 1 lack 4 idle GPUs in one NVLink domain");
   placement_request any3 = whole(3);
   any3.locality = gpu_locality::same_nvlink_domain;
@@ -149,7 +149,7 @@ TEST_CASE("tenant isolation: no two tenants on one physical GPU; reserved nodes"
   placement_request y = share(300);
   y.tenant = 2;
   CHECK_FALSE(m.find(y));  // a's GPU is tenant 1's, b is reserved for 7
-  const why_not w = m.explain(y);
+  const constraint_counts w = m.explain(y);
   CHECK(w.count("reserved") == 1);
   CHECK(w.count("gpus") == 1);
   CHECK(w.summary() == "0 of 2 nodes fit: 1 are reserved for another tenant, 1 lack a GPU with 300 milli idle (for this tenant)");
@@ -189,7 +189,7 @@ TEST_CASE("labels, models, VRAM minimums, spot and drain are constraints with co
   CHECK(p->node == 3);
   inv.drain(3);
   CHECK_FALSE(m.find(r));
-  const why_not w = m.explain(r);
+  const constraint_counts w = m.explain(r);
   CHECK(w.count("drained") == 1);
   CHECK(w.count("labels") == 1);
   CHECK(w.count("spot") == 1);
@@ -215,18 +215,26 @@ TEST_CASE("gangs are all or nothing") {
   inv.add_model({"H100", gib(80), {}});
   inv.add_node(node("a", 4));
   inv.add_node(node("b", 4));
-  matcher<policy_best_fit> m(inv);
+  // Gangs are the gang placer's (gang.hpp); with no topology it places them on the nodes.
+  cluster_topology flat = *cluster_topology::make({}, inv.size());
+  gang_placer<gang_policy_best_fit> gp(inv, flat);
   const std::array<placement_request, 3> too_big{whole(4), whole(4), whole(1)};
-  auto g = m.place_gang(too_big);
-  REQUIRE_FALSE(g);
-  CHECK(g.error().code == error_code::not_found);
-  CHECK(g.error().field == "gang[2]");
-  CHECK(inv.gpu_allocated_milli() == 0);  // the first two were released again
+  gang_request g;
+  g.members = too_big;
+  std::vector<placement> out;
+  REQUIRE_FALSE(gp.place(g, 1, out));
+  CHECK(out.empty());
+  CHECK(inv.gpu_allocated_milli() == 0);
+  CHECK(gp.explain(g).summary().find("no arrangement of the 3 members fits") == 0);
   const std::array<placement_request, 3> fits{whole(4), whole(2), share(500)};
-  auto h = m.place_gang(fits);
-  REQUIRE(h);
-  CHECK(h->size() == 3);
+  g.members = fits;
+  REQUIRE(gp.place(g, 2, out));
+  CHECK(out.size() == 3);
   CHECK(inv.gpu_allocated_milli() == 6500);
+  // The node matcher refuses a job of several members, and says whose it is.
+  matcher<policy_best_fit> m(inv);
+  CHECK_FALSE(m.place(g, 3, out));
+  CHECK(m.explain(g).summary().find("is the gang placer's") != std::string::npos);
 }
 
 TEST_CASE("batches go by priority, then arrival") {
@@ -300,7 +308,7 @@ TEST_CASE("formatters") {
   r.cpu_milli = 8000;
   r.locality = gpu_locality::same_nvlink_domain;
   CHECK(fmt::format("{}", r) == "4x1000m cpu=8000 mem=0MiB same-nvlink");
-  why_not w;
+  constraint_counts w;
   w.nodes = 2;
   CHECK(fmt::format("{}", w) == "0 of 2 nodes fit");
 }
@@ -333,7 +341,7 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   CHECK(inv.mig(0, 0).size() == 2);
   // Full now: a third 3g.40gb does not fit, and says so per constraint.
   CHECK_FALSE(m.find(r));
-  const why_not w = m.explain(r);
+  const constraint_counts w = m.explain(r);
   CHECK(w.count("mig") == 1);
   CHECK(w.summary() == "0 of 1 nodes fit: 1 have no MIG-mode GPU with room for a 3g.40gb instance");
   // Whole and shared requests never land on the MIG-mode GPU.

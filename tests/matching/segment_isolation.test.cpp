@@ -92,7 +92,7 @@ TEST_CASE("matcher: a network tenant holds its segment; another network tenant n
   // the segment is tenant 1's.
   const placement_request y = ask(2, isolation_level::network, 1, a);
   CHECK_FALSE(m.place(y));
-  const why_not w = m.explain(y);
+  const constraint_counts w = m.explain(y);
   CHECK(w.count("isolated") == 1);  // n0 itself: held by tenant 1's work
   CHECK(w.count("isolated-segment") == 2);
   CHECK(w.count("isolation-network") == 3);
@@ -116,7 +116,7 @@ TEST_CASE("matcher: a gpu-level tenant never lands in a segment a network tenant
   CHECK(broken_segment(inv, live).empty());
   const placement_request more = ask(2, isolation_level::gpu);
   CHECK_FALSE(m.place(more));
-  const why_not w = m.explain(more);
+  const constraint_counts w = m.explain(more);
   CHECK(w.count("isolated") == 1);          // n0, tenant 1's own node
   CHECK(w.count("isolated-segment") == 1);  // n1, idle but in tenant 1's segment
   CHECK(w.count("gpus") == 2);              // segment b is full
@@ -150,7 +150,7 @@ TEST_CASE("matcher: the segment is free for others once the network tenant's las
   // on q's node and on the two idle ones.
   const placement_request back = ask(1, isolation_level::network, 1, a);
   CHECK_FALSE(m.place(back));
-  const why_not w = m.explain(back);
+  const constraint_counts w = m.explain(back);
   CHECK(w.count("isolation-node") == 1);
   CHECK(w.count("isolation-segment") == 2);
   CHECK(w.summary().find("2 are in a network segment with another tenant's work (network isolation)") != std::string::npos);
@@ -172,7 +172,7 @@ TEST_CASE("gang placer: two network tenants naming no segment never share one; t
   const gang_request third = gang_of(ask(3, isolation_level::network), 1);
   CHECK_FALSE(placer.fits(third, 2));
   CHECK_FALSE(placer.place(third, 2, out));
-  const gang_why_not w = placer.explain(third);
+  const why_not w = placer.explain(third);
   CHECK(w.candidates == "network segments");
   CHECK(w.holding == 0);
   REQUIRE(w.reasons.size() == 1);
@@ -181,7 +181,7 @@ TEST_CASE("gang placer: two network tenants naming no segment never share one; t
   // A gpu-level gang of a fourth tenant has nowhere to go either: every node is in a held segment.
   const gang_request plain = gang_of(ask(4, isolation_level::gpu), 1);
   CHECK_FALSE(placer.place(plain, 3, out));
-  const why_not nodes = placer.explain(plain).nodes;
+  const constraint_counts nodes = placer.explain(plain).nodes;
   CHECK(nodes.count("isolated") == 2);
   CHECK(nodes.count("isolated-segment") == 2);
 }

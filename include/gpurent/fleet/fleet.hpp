@@ -10,10 +10,11 @@
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/pack.hpp>
 #include <gpurent/fleet/run.hpp>
-#include <gpurent/fleet/run_backend.hpp>
 #include <gpurent/fleet/run_check.hpp>
 #include <gpurent/fleet/run_checkpoint.hpp>
 #include <gpurent/fleet/run_metrics.hpp>
 #include <gpurent/fleet/run_pods.hpp>
 #include <gpurent/fleet/run_timeline.hpp>
 #include <gpurent/fleet/run_usage.hpp>
+#include <gpurent/matching/gang.hpp>     // the Placers a run takes
+#include <gpurent/matching/matcher.hpp>

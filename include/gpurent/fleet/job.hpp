@@ -12,6 +12,7 @@
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/gang_request.hpp>
 
 namespace gpurent {
@@ -37,6 +38,15 @@ struct fleet_job {
   gangs.reserve(jobs.size());
   for (const fleet_job& j : jobs) gangs.push_back(j.gang);
   return gang_context::of(gangs, c.common_gpus_per_node(), c.topology.block_level());
+}
+
+// The workload a node placement policy plans for (policy_context::shapes; fgd, gpurent):
+// the members of the jobs. It must outlive the matcher built on it.
+[[nodiscard]] inline shape_distribution shapes_of(std::span<const fleet_job> jobs) {
+  std::vector<placement_request> members;
+  members.reserve(jobs.size());
+  for (const fleet_job& j : jobs) members.push_back(j.gang.member);
+  return shape_distribution::of(members);
 }
 
 }  // namespace gpurent

@@ -31,11 +31,29 @@
 
 #include <gpurent/core/assert.hpp>
 #include <gpurent/fleet/job.hpp>
-#include <gpurent/fleet/run_backend.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/policy.hpp>
 #include <gpurent/fleet/run_checkpoint.hpp>
 #include <gpurent/matching/preempt.hpp>
 
 namespace gpurent {
+
+namespace detail {
+// A one-member job on node n, if it fits there (the GPUs picked tightest, as gangs do).
+template <Placer B>
+[[nodiscard]] bool place_on_node(B& b, node_index n, const placement_request& r, std::vector<placement>& out) {
+  out.clear();
+  if (!default_constraints::admits(b.inv(), n, r)) return false;
+  gpu_pick pick;
+  choose_tightest(b.inv(), n, r, pick);
+  if (pick.count != static_cast<std::size_t>(r.num_gpu)) return false;
+  const placement p = inventory::make_placement(n, r, pick);
+  b.hold(p);
+  out.push_back(p);
+  return true;
+}
+}  // namespace detail
 
 // A node failing (down: what runs there stops at once), draining (nothing new; what runs
 // stays) or coming back up, at an instant (seconds).
@@ -110,7 +128,7 @@ struct run_result {
 };
 
 // The loop over backend B (RunBackend) with victim policy VP; Preempt false: --victims none.
-template <RunBackend B, VictimPolicy VP, bool Preempt>
+template <Placer B, VictimPolicy VP, bool Preempt>
 class fleet_runner {
  public:
   fleet_runner(B& backend, std::span<const fleet_job> jobs, const run_options& o) : b_(&backend), jobs_(jobs), o_(o) { init(); }
@@ -214,7 +232,7 @@ class fleet_runner {
         continue;
       }
       if (e.what == kind::hold) {
-        b_->inv().release(holds_[e.segment]);
+        b_->unhold(holds_[e.segment]);
         note_freed(holds_[e.segment]);
         continue;
       }
@@ -232,7 +250,7 @@ class fleet_runner {
   void stop_running(std::uint32_t j) {
     job_state& s = st_[j];
     const run_segment& seg = r_.segments[s.segment];
-    b_->release(jobs_[j], j, members_of(seg));
+    b_->release(j, members_of(seg));
     for (const placement& p : members_of(seg)) {
       auto& v = on_node_[p.node];
       if (const auto it = std::find(v.begin(), v.end(), j); it != v.end()) v.erase(it);  // once per node
@@ -331,7 +349,7 @@ class fleet_runner {
       limited = node_local && freed_.size() - s.failed_at <= scan_limit;
     }
     if (limited) freed_nodes(s.failed_at);
-    if ((!limited || any_admits(job)) && b_->place(job, j, placed_)) {
+    if ((!limited || any_admits(job)) && b_->place(job.gang, j, placed_)) {
       start_running(j, t);
       return true;
     }
@@ -374,10 +392,10 @@ class fleet_runner {
   template <class Test>
   [[nodiscard]] bool trial(victim_mask m, Test&& test) {
     for (std::size_t i = 0; i < cand_.size(); ++i)
-      if (m[i] != 0) b_->release(jobs_[cand_[i].job], cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
+      if (m[i] != 0) b_->release(cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
     const bool ok = test();
     for (std::size_t i = cand_.size(); i-- > 0;)
-      if (m[i] != 0) b_->restore(jobs_[cand_[i].job], cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
+      if (m[i] != 0) b_->restore(jobs_[cand_[i].job].gang, cand_[i].job, members_of(r_.segments[st_[cand_[i].job].segment]));
     return ok;
   }
 
@@ -400,12 +418,12 @@ class fleet_runner {
       }
     } else if (!consider_required_domains(j, t)) {
       collect(job, running_, t);
-      sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
+      sel_.consider(0, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job.gang, j); }); });
     }
     if (!sel_.found()) return false;
     log_preemption(j, t);
     evict(t);
-    const bool ok = per_node ? detail::place_on_node(b_->inv(), sel_.domain(), job.gang.member, placed_) : b_->place(job, j, placed_);
+    const bool ok = per_node ? detail::place_on_node(*b_, sel_.domain(), job.gang.member, placed_) : b_->place(job.gang, j, placed_).has_value();
     GPURENT_ASSERT(ok);  // the trial found room
     if (o_.observer) [[unlikely]]
       o_.observer(preempt_decision{b_->inv(), t, j, victims_, placed_});
@@ -440,7 +458,7 @@ class fleet_runner {
               in_domain_.push_back(v);
             }
         collect(job, in_domain_, t);
-        sel_.consider(d, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job, j); }); });
+        sel_.consider(d, cand_, [&](victim_mask m) { return trial(m, [&] { return b_->fits(job.gang, j); }); });
       }
       return true;
     } else {
@@ -487,7 +505,7 @@ class fleet_runner {
       for (std::size_t g = 0; g < max_gpus_per_node; ++g)
         if (acc.milli[g] > 0) h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
       if (h.count == 0 && h.cpu_milli == 0 && h.memory_mib == 0) continue;
-      b_->inv().place(h);
+      b_->hold(h);
       holds_.push_back(h);
       events_.push(event{until, kind::hold, 0, static_cast<std::uint32_t>(holds_.size() - 1)});
     }
@@ -505,7 +523,7 @@ class fleet_runner {
         h.node = p.node;
         h.tenant = p.tenant;
         h.isolation = p.isolation;
-        b_->inv().place(h);
+        b_->hold(h);
         holds_.push_back(h);
         events_.push(event{seg.end, kind::hold, 0, static_cast<std::uint32_t>(holds_.size() - 1)});
       }
@@ -514,21 +532,19 @@ class fleet_runner {
   // An exclusive victim still runs in its notice window: no other gang may land in its base
   // blocks until it stops (gang backends; the preemptor is placed already).
   void hold_victims_blocks() {
-    if constexpr (requires(B & b, const fleet_job& j, std::span<const placement> ps) { b.hold_blocks(j, 0U, ps); }) {
-      for (const victim& v : victims_) {
-        const std::uint32_t segment = st_[v.job].segment;
-        const run_segment& seg = r_.segments[segment];
-        if (seg.end <= now_ || !jobs_[v.job].gang.exclusive) continue;
-        b_->hold_blocks(jobs_[v.job], v.job, members_of(seg));
-        events_.push(event{seg.end, kind::blocks, v.job, segment});
-      }
+    for (const victim& v : victims_) {
+      const std::uint32_t segment = st_[v.job].segment;
+      const run_segment& seg = r_.segments[segment];
+      if (seg.end <= now_ || !jobs_[v.job].gang.exclusive) continue;
+      b_->hold_blocks(v.job, members_of(seg));
+      events_.push(event{seg.end, kind::blocks, v.job, segment});
     }
   }
   // Every node of those blocks may take a job again: all go to the retry log.
   void unhold_victim_blocks(std::uint32_t j, std::uint32_t segment) {
-    if constexpr (requires(B & b, std::span<const placement> ps) { b.unhold_blocks(0U, ps), b.topology(); }) {
-      const auto members = members_of(r_.segments[segment]);
-      b_->unhold_blocks(j, members);
+    const auto members = members_of(r_.segments[segment]);
+    b_->unhold_blocks(j, members);
+    if constexpr (requires(B & b) { b.topology(); }) {
       const cluster_topology& topo = b_->topology();
       const auto& blocks = nodes_by_domain(topo, topo.block_level());
       for (std::size_t i = 0; i < members.size(); ++i) {
@@ -616,7 +632,7 @@ class fleet_runner {
 };
 
 // Runs jobs on backend b under victim policy VP (Preempt false: no preemption).
-template <VictimPolicy VP, bool Preempt, RunBackend B>
+template <VictimPolicy VP, bool Preempt, Placer B>
 [[nodiscard]] run_result run_fleet(B& b, std::span<const fleet_job> jobs, const run_options& o) {
   fleet_runner<B, VP, Preempt> r(b, jobs, o);
   return r.run();
@@ -626,11 +642,11 @@ template <VictimPolicy VP, bool Preempt, RunBackend B>
 // explanation with its counts, asked of backend b as the run left it (a run ends when no
 // queued job can ever fit, every other job gone; down nodes still down). Apart from the run,
 // so that the run's loop allocates nothing for it.
-template <RunBackend B>
+template <Placer B>
 void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
   r.never_started.clear();
   for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j)
-    if (r.first_start[j] < 0) r.never_started.push_back({static_cast<std::uint32_t>(j), b.why_not(jobs[j])});
+    if (r.first_start[j] < 0) r.never_started.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
 }
 
 }  // namespace gpurent

@@ -65,9 +65,9 @@ namespace gpurent::io {
 }
 
 // Nodes looked at, feasible, and per constraint (its name) how many it rejected first.
-[[nodiscard]] inline ordered_json audit_rejections(const why_not& w) {
+[[nodiscard]] inline ordered_json audit_rejections(const constraint_counts& w) {
   ordered_json rejected = ordered_json::object();
-  for (const why_not::entry& e : w.rejected) rejected[std::string(e.constraint)] = e.nodes;
+  for (const constraint_counts::entry& e : w.rejected) rejected[std::string(e.constraint)] = e.nodes;
   return ordered_json{{"nodes", w.nodes}, {"feasible", w.feasible}, {"rejected", std::move(rejected)}};
 }
 
@@ -82,11 +82,11 @@ namespace gpurent::io {
   return j;
 }
 
-// Why a gang did not fit (gang_why_not): per reason the candidates that could not hold it,
+// Why a gang did not fit (why_not): per reason the candidates that could not hold it,
 // and per constraint the nodes that cannot take one member.
-[[nodiscard]] inline ordered_json audit_gang_why_not(const gang_why_not& w) {
+[[nodiscard]] inline ordered_json audit_gang_why_not(const why_not& w) {
   ordered_json reasons = ordered_json::object();
-  for (const gang_why_not::entry& e : w.reasons) reasons[e.reason] = e.count;
+  for (const why_not::entry& e : w.reasons) reasons[e.reason] = e.count;
   ordered_json j = {{"fit", w.fit}, {"candidates", w.candidates}, {"total", w.total}, {"holding", w.holding}, {"holds", w.holds}};
   j["rejected"] = std::move(reasons);
   j["nodes"] = audit_rejections(w.nodes);

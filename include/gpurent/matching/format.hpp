@@ -3,14 +3,15 @@
 // fmt formatters for the matching layer's value types.
 //   placement_request: "2x1000m cpu=8000 mem=16384MiB"  (plus tenant/locality when set)
 //   placement:         "node 3 gpus 0:1000;1:1000"      (node index; names live in the inventory)
-//   why_not:           its summary, "0 of 1213 nodes fit: 1204 lack 4 idle GPUs ..."
+//   why_not, constraint_counts: its summary, "0 of 1213 nodes fit: 1204 lack 4 idle GPUs ..."
 
 #include <string>
 
 #include <fmt/format.h>
 
-#include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/why_not.hpp>
 
 template <>
 struct fmt::formatter<gpurent::placement_request> : fmt::formatter<std::string> {
@@ -40,6 +41,14 @@ template <>
 struct fmt::formatter<gpurent::why_not> : fmt::formatter<std::string> {
   template <class Ctx>
   auto format(const gpurent::why_not& w, Ctx& ctx) const {
+    return fmt::formatter<std::string>::format(w.summary(), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<gpurent::constraint_counts> : fmt::formatter<std::string> {
+  template <class Ctx>
+  auto format(const gpurent::constraint_counts& w, Ctx& ctx) const {
     return fmt::formatter<std::string>::format(w.summary(), ctx);
   }
 };

@@ -40,51 +40,13 @@
 #include <gpurent/matching/gang_request.hpp>
 #include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/matcher.hpp>
 #include <gpurent/matching/observer.hpp>
+#include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/why_not.hpp>
 #include <gpurent/spec/cluster_topology.hpp>
 
 namespace gpurent {
-
-// Why a gang does not fit: the member at which room ran out, what the domains (or blocks)
-// lacked, per reason, and per constraint what the nodes lacked for one member.
-struct gang_why_not {
-  struct entry {
-    std::string reason;
-    std::size_t count = 0;
-    friend bool operator==(const entry&, const entry&) = default;
-  };
-  std::size_t members = 0;     // the gang's size
-  std::size_t fit = 0;         // members that found room: member `fit` is the first that did not
-  std::string candidates;      // what was counted: "blocks", "spine domains", "nodes"
-  std::size_t total = 0;       // how many of them
-  std::size_t holding = 0;     // how many could hold the gang (or a segment)
-  std::string holds;           // what holding means ("a segment of 16", "64 members")
-  std::vector<entry> reasons;  // why the others could not
-  why_not nodes;               // per constraint, the nodes that cannot take one member
-  std::string note;            // anything else (an invalid gang, a search that ran out)
-
-  // "member 48 of 64 does not fit: 0 of 200 blocks can hold a segment of 16: 151 have room
-  // for fewer than 16 members, 49 are held exclusively by another gang (nodes: ...)"
-  [[nodiscard]] std::string summary() const {
-    if (!note.empty()) return note;
-    std::string s = "member " + std::to_string(fit) + " of " + std::to_string(members) + " does not fit: " + std::to_string(holding) + " of " +
-                    std::to_string(total) + " " + candidates + " can hold " + holds;
-    const char* sep = ": ";
-    for (const entry& e : reasons) {
-      s += sep + std::to_string(e.count) + " " + e.reason;
-      sep = ", ";
-    }
-    return s + " (nodes for one member: " + nodes.summary() + ")";
-  }
-  friend bool operator==(const gang_why_not&, const gang_why_not&) = default;
-};
-
-// What a placed gang got besides its placements.
-struct gang_outcome {
-  bool preferred_met = false;  // inside one domain of the preferred level (false when none is set)
-};
 
 // Where a placer counts capacity: cached_gang_capacity, or the full scan of every node
 // (reference/full_scan_gang.hpp).
@@ -166,6 +128,9 @@ class gang_placer {
     for (const placement& p : members)
       if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == no_gang) held_[b] = id;
   }
+  // Room that is no gang's (a victim's leftovers in its notice window) taken and given back.
+  void hold(const placement& h) noexcept { inv_->place(h); }
+  void unhold(const placement& h) noexcept { inv_->release(h); }
   // The end of hold_blocks: the blocks `id` still holds are free again.
   void unhold_blocks(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members)
@@ -186,11 +151,11 @@ class gang_placer {
   [[nodiscard]] const gang_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] const gang_context& context() const noexcept { return ctx_; }
 
-  // Why g does not fit now (see gang_why_not). A gang that picks a network segment: the
+  // Why g does not fit now (see why_not). A gang that picks a network segment: the
   // segments are the candidates, and the failing segment in which most members fit says
   // the rest.
-  [[nodiscard]] gang_why_not explain(const gang_request& g) {
-    gang_why_not w;
+  [[nodiscard]] why_not explain(const gang_request& g) {
+    why_not w;
     w.members = g.size();
     if (auto c = check_gang(g, *topo_); !c) {
       w.note = "invalid gang: " + c.error().describe();
@@ -256,8 +221,8 @@ class gang_placer {
   }
 
   // explain for a gang that picks a segment: per segment, whether it holds the gang.
-  [[nodiscard]] gang_why_not explain_segments(const gang_request& g) {
-    gang_why_not w;
+  [[nodiscard]] why_not explain_segments(const gang_request& g) {
+    why_not w;
     std::size_t holding = 0;
     std::array<std::size_t, 3> refused{};  // per segment_refusal
     bool failed = false;
@@ -268,7 +233,7 @@ class gang_placer {
         ++holding;
         continue;
       }
-      gang_why_not ws = explain_decided(gs);
+      why_not ws = explain_decided(gs);
       if (!failed || ws.fit > w.fit) w = std::move(ws);
       failed = true;
     }
@@ -286,7 +251,7 @@ class gang_placer {
 
   // The reasons of explain_segments: the segments other tenants keep (network isolation),
   // and of the rest those without room (of `failing` segments that do not hold the gang).
-  static void explain_segment_reasons(const std::array<std::size_t, 3>& refused, std::size_t failing, gang_why_not& w) {
+  static void explain_segment_reasons(const std::array<std::size_t, 3>& refused, std::size_t failing, why_not& w) {
     const std::size_t held = refused[static_cast<std::size_t>(segment_refusal::held)];
     const std::size_t busy = refused[static_cast<std::size_t>(segment_refusal::busy)];
     w.reasons.clear();
@@ -296,8 +261,8 @@ class gang_placer {
   }
 
   // explain for a gang whose every member's constraints are set.
-  [[nodiscard]] gang_why_not explain_decided(const gang_request& g) {
-    gang_why_not w;
+  [[nodiscard]] why_not explain_decided(const gang_request& g) {
+    why_not w;
     w.members = g.size();
     w.nodes = explain_nodes<Cs>(*inv_, g.at(0), [&](node_index n) { return !g.topology_bound() || topo_->in_topology(n); });
     if (!g.homogeneous()) {
@@ -619,7 +584,7 @@ class gang_placer {
   }
 
   // explain: how many members found room, and the domains of the required level.
-  void explain_scope(const gang_request& g, std::int64_t unit, gang_why_not& w) const {
+  void explain_scope(const gang_request& g, std::int64_t unit, why_not& w) const {
     const std::int64_t need = static_cast<std::int64_t>(g.size()) / unit;
     std::int64_t best = root_units_;
     if (g.required != no_level) {
@@ -637,13 +602,13 @@ class gang_placer {
       w.total = w.nodes.nodes;
       w.holding = w.nodes.feasible;
       w.holds = "a member";
-      for (const why_not::entry& e : w.nodes.rejected) w.reasons.push_back({e.reason, e.nodes});
+      for (const constraint_counts::entry& e : w.nodes.rejected) w.reasons.push_back({e.reason, e.nodes});
     }
     w.fit = static_cast<std::size_t>(std::min<std::int64_t>(best * unit, static_cast<std::int64_t>(g.size())));
   }
 
   // explain: the base blocks, for a segmented or exclusive gang.
-  void explain_blocks(const gang_request& g, std::int64_t unit, gang_why_not& w) const {
+  void explain_blocks(const gang_request& g, std::int64_t unit, why_not& w) const {
     if (unit == 1 && !g.exclusive) return;
     const bool main = w.candidates.empty();
     if (main) {

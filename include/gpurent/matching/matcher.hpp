@@ -2,8 +2,8 @@
 #pragma once
 // The matcher: for a request, scan the nodes in a fixed order, keep those every constraint
 // admits, let the policy score them, take the best (the earlier node on ties) and let the
-// policy pick its GPUs. Also: why-not explanations per constraint, gangs (all or nothing),
-// batches by priority.
+// policy pick its GPUs. Also: why-not explanations per constraint, batches by priority, and
+// the Placer operations for one-member jobs (placer.hpp; gangs: gang.hpp).
 //
 // The scan goes through a candidate_index (candidate_index.hpp): only nodes that pass the
 // cheap necessary conditions of the set's built-in constraints are looked at, in order, and
@@ -27,82 +27,24 @@
 #include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
-#include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/observer.hpp>
+#include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/why_not.hpp>
 
 namespace gpurent {
 
-// Why a request fits nowhere (or how many nodes it fits): per constraint, how many nodes
-// it was the first to reject.
-struct why_not {
-  struct entry {
-    std::string_view constraint;
-    std::string reason;
-    std::size_t nodes = 0;
-    friend bool operator==(const entry&, const entry&) = default;
-  };
-  std::size_t nodes = 0;
-  std::size_t feasible = 0;
-  std::vector<entry> rejected;  // constraint order; only constraints that rejected something
-
-  [[nodiscard]] std::size_t count(std::string_view constraint) const noexcept {
-    for (const entry& e : rejected) {
-      if (e.constraint == constraint) return e.nodes;
-    }
-    return 0;
-  }
-  // "0 of 1213 nodes fit: 1204 lack 4 idle GPUs in one NVLink domain, 9 are reserved for
-  // another tenant"
-  [[nodiscard]] std::string summary() const {
-    std::string s = std::to_string(feasible) + " of " + std::to_string(nodes) + " nodes fit";
-    const char* sep = ": ";
-    for (const entry& e : rejected) {
-      s += sep;
-      s += std::to_string(e.nodes);
-      s += ' ';
-      s += e.reason;
-      sep = ", ";
-    }
-    return s;
-  }
-  friend bool operator==(const why_not&, const why_not&) = default;
-};
-
-// Per constraint of Cs, how many of the nodes `keep` selects it was the first to reject
-// for r (the matcher's and the gang placer's explanations).
-template <ConstraintSet Cs, class Keep>
-[[nodiscard]] why_not explain_nodes(const inventory& inv, const placement_request& r, Keep&& keep) {
-  std::array<std::size_t, Cs::size> counts{};
-  why_not w;
-  for (node_index n = 0; n < inv.size(); ++n) {
-    if (!keep(n)) continue;
-    ++w.nodes;
-    const std::size_t i = Cs::first_rejecting(inv, n, r);
-    if (i == Cs::size) {
-      ++w.feasible;
-    } else {
-      ++counts[i];
-    }
-  }
-  std::array<std::string, Cs::size> reasons;
-  if constexpr (requires { Cs::describe(r); }) {
-    reasons = Cs::describe(r);
-  } else {
-    for (std::size_t i = 0; i < Cs::size; ++i) reasons[i] = std::string(Cs::names[i]);
-  }
-  for (std::size_t i = 0; i < Cs::size; ++i) {
-    if (counts[i] > 0) w.rejected.push_back({Cs::names[i], reasons[i], counts[i]});
-  }
-  return w;
-}
-
 template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
-class matcher {
+class matcher : public one_member_placer<matcher<P, Cs>> {
+  friend one_member_placer<matcher>;
+
  public:
   using policy_type = P;
+  using one_member_placer<matcher>::place;
+  using one_member_placer<matcher>::release;
+  using one_member_placer<matcher>::explain;
   using constraints_type = Cs;
 
   // Untouched twins are collapsed only when every constraint and the policy say their
@@ -171,29 +113,8 @@ class matcher {
   void release(const placement& p) noexcept { inv_->release(p); }
 
   // Per constraint, how many nodes it was the first to reject.
-  [[nodiscard]] why_not explain(const placement_request& r) const {
+  [[nodiscard]] constraint_counts explain(const placement_request& r) const {
     return explain_nodes<Cs>(*inv_, r, [](node_index) { return true; });
-  }
-
-  // A gang: every member placed, or none (the inventory keeps its state). First where the
-  // policy puts the members one by one; when that fails, an exact search (gang_search.hpp)
-  // finds an arrangement if one exists (a 2 + 4 gang on nodes of 4 and 2 GPUs, in either
-  // order; MIG members are placed by the policy only). The error names the member at which
-  // the policy's order failed and why. Gangs on a network topology: gang.hpp.
-  [[nodiscard]] expected<std::vector<placement>> place_gang(std::span<const placement_request> members) {
-    std::vector<placement> done;
-    done.reserve(members.size());
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (auto p = place(members[i])) {
-        done.push_back(*p);
-        continue;
-      }
-      const std::string why = members[i].ok() ? "gang member does not fit: " + explain(members[i]).summary() : std::string("invalid request");
-      for (auto it = done.rbegin(); it != done.rend(); ++it) inv_->release(*it);
-      if (members[i].ok() && search_gang(members, done)) return done;
-      return make_error(error_code::not_found, "gang[" + std::to_string(i) + "]", why);
-    }
-    return done;
   }
 
   // Places requests one by one, higher priority first (stable: equal priorities keep their
@@ -255,25 +176,12 @@ class matcher {
     return c.placement_of(r);
   }
 
-  // The exact search over all nodes in the matcher's order; on success its placements are
-  // applied and written to out.
-  [[nodiscard]] bool search_gang(std::span<const placement_request> members, std::vector<placement>& out) {
-    if (std::any_of(members.begin(), members.end(), [](const placement_request& r) { return r.is_mig() || !r.ok(); })) return false;
-    sync_order();
-    gang_search s;
-    const gang_search::input in{members, 0, 0, order_, Cs::node_symmetric};
-    const auto admits = [this](node_index n, const placement_request& r) { return Cs::admits(*inv_, n, r); };
-    if (!s.run(
-            *inv_, in, admits, [](node_index) { return outside_topology; }, out))
-      return false;
-    for (const placement& p : out) inv_->place(p);
-    return true;
-  }
-
   // Nodes added to the inventory after construction join the end of the order.
   void sync_order() {
     while (order_.size() < inv_->size()) order_.push_back(static_cast<node_index>(order_.size()));
   }
+
+  [[nodiscard]] inventory& placer_inventory() noexcept { return *inv_; }
 
   inventory* inv_;
   typename P::state state_;

@@ -20,7 +20,9 @@
 #include <gpurent/matching/gang_search.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/policy_gpurent.hpp>
 #include <gpurent/matching/registry.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/why_not.hpp>

@@ -19,8 +19,8 @@
 
 namespace gpurent {
 
-struct why_not;       // matcher.hpp
-struct gang_why_not;  // gang.hpp
+struct constraint_counts;  // why_not.hpp
+struct why_not;            // why_not.hpp
 struct gang_request;  // gang_request.hpp
 
 // One decision, seen before it is applied: the inventory is still as the matcher saw it, so
@@ -30,7 +30,7 @@ struct match_decision {
   const placement_request& request;
   const std::optional<placement>& result;  // nothing: it fits nowhere
   const void* source = nullptr;            // the matcher
-  why_not (*explain_fn)(const void*, const placement_request&) = nullptr;
+  constraint_counts (*explain_fn)(const void*, const placement_request&) = nullptr;
 };
 
 // A gang decision (gang_placer::place, matching/gang.hpp), seen once it is made: placed
@@ -42,7 +42,7 @@ struct gang_decision {
   std::uint32_t id = 0;               // the gang id the caller gave (fleet: the job index)
   std::span<const placement> placed;  // member order; empty: it did not fit
   void* source = nullptr;             // the placer
-  gang_why_not (*explain_fn)(void*, const gang_request&) = nullptr;
+  why_not (*explain_fn)(void*, const gang_request&) = nullptr;
 };
 
 // A preemption in fleet run (fleet/run.hpp), once the victims are stopped and the preemptor

@@ -22,15 +22,22 @@
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
+#include <gpurent/matching/why_not.hpp>
 
 namespace gpurent {
 
 template <PlacementPolicy P, ConstraintSet Cs = default_constraints>
-class full_scan_matcher {
+class full_scan_matcher : public one_member_placer<full_scan_matcher<P, Cs>> {
+  friend one_member_placer<full_scan_matcher>;
+
  public:
   using policy_type = P;
+  using one_member_placer<full_scan_matcher>::place;
+  using one_member_placer<full_scan_matcher>::release;
+  using one_member_placer<full_scan_matcher>::explain;
   using constraints_type = Cs;
 
   explicit full_scan_matcher(inventory& inv, const policy_context& ctx = {}) : inv_(&inv), state_(inv, ctx) {}
@@ -58,11 +65,17 @@ class full_scan_matcher {
     return p;
   }
   void release(const placement& p) noexcept { inv_->release(p); }
+  // Per constraint, how many nodes it was the first to reject (the matcher's explanation).
+  [[nodiscard]] constraint_counts explain(const placement_request& r) const {
+    return explain_nodes<Cs>(*inv_, r, [](node_index) { return true; });
+  }
 
   [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
   [[nodiscard]] typename P::state& policy_state() noexcept { return state_; }
 
  private:
+  [[nodiscard]] inventory& placer_inventory() noexcept { return *inv_; }
+
   [[nodiscard]] std::optional<placement> find_scored(const placement_request& r) {
     const inventory& inv = *inv_;
     P::prepare(state_, inv, r);

@@ -6,7 +6,10 @@
 // targets), these are the builtin type and the `__builtin_*_overflow` intrinsics. Elsewhere,
 // or when GPURENT_NO_INT128 is defined, they are a portable two's-complement type on two
 // 64-bit limbs with the same range (-2^127 .. 2^127 - 1) and the same results, and checks
-// written out in plain C++. The tests are built once with GPURENT_NO_INT128 to prove it.
+// written out in plain C++. Every build compiles the portable code, and tests/core/wide.test.cpp
+// checks it (and the builtin one, where there is one) against Boost's 256-bit integer.
+// Neither scripts/test nor CI defines GPURENT_NO_INT128: docs/core.md shows the build that
+// runs every test on the portable code.
 // This is the one header that names __int128 or an overflow builtin.
 
 #include <compare>

@@ -3,7 +3,7 @@
 // The matcher's incremental index over the nodes, so that a placement looks only at nodes
 // that can take it instead of scanning the whole cluster.
 //
-// Two mechanisms, both exact (the matcher's choice is the one a full scan makes):
+// Three mechanisms, all exact (the matcher's choice is the one a full scan makes):
 //
 // 1. A max-segment tree over the matcher's node order. Each node's entry holds what the
 //    cheap constraints read (free CPU, free memory, the model bit, and a GPU level: 1000 +

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// An independent model of what the matcher must guarantee, shared by the matcher fuzz
-// target (tests/fuzz/matcher.cpp) and the simulation (tests/sim/simulate.cpp). It is written
-// from the documented rules (request.hpp, constraints.hpp), not from the implementation:
+// An independent model of what the matcher must guarantee, for the matcher fuzz target
+// (tests/fuzz/matcher.cpp; the simulation's run oracle, run_oracle.hpp, takes only its
+// locality groups). It is written from the documented rules (request.hpp, constraints.hpp),
+// not from the implementation:
 //   - a node admits a request when it is not drained, not reserved for another tenant,
 //     carries the required labels, is not spot (or the request accepts spot), has an allowed
 //     model meeting the minimums, free CPU and memory, and enough GPUs with the request's

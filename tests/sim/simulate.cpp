@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// gpurent_simulate --seed N --steps K [--audit-every A]: runs the deterministic cluster and
-// billing simulation (simulation.hpp). Prints the seed, what happened and a digest of the
-// run; the same seed and steps always print the same digest. A violated invariant prints
-// the step and what broke, and exits 1.
+// gpurent_simulate --seed N --steps K [--audit-every A]: the deterministic simulation
+// (simulation.hpp): the scenario of seed N with K job arrivals, run through `run_fleet` six
+// times (node matcher and gang placer, victims none, kube and gpurent), each run checked by
+// the run oracle and billed; A delivery batches between billing audits (default 10). Prints
+// what happened and the digest (the same seed and steps always print the same digest); a
+// violated invariant prints the run and what broke, and exits 1.
 
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string_view>
 
 #include "simulation.hpp"
@@ -25,11 +26,23 @@ int usage() {
   return 2;
 }
 
+using ull = unsigned long long;
+
+void print(const gpurent::sim::options& o, const gpurent::sim::report& r, double secs) {
+  std::printf(
+      "seed %llu steps %llu: %llu jobs on %llu nodes, %llu node events; %llu runs: %llu segments, %llu preemptions, %llu failures, "
+      "%llu never started; %llu usage records (%llu deliveries), %llu months billed, %llu audits; last run ends %s; %.1f s\n",
+      static_cast<ull>(o.seed), static_cast<ull>(o.steps), static_cast<ull>(r.jobs), static_cast<ull>(r.nodes), static_cast<ull>(r.node_events),
+      static_cast<ull>(r.runs), static_cast<ull>(r.segments), static_cast<ull>(r.preemptions), static_cast<ull>(r.failures),
+      static_cast<ull>(r.never_started), static_cast<ull>(r.usage_records), static_cast<ull>(r.deliveries), static_cast<ull>(r.months_billed),
+      static_cast<ull>(r.audits), gpurent::format_instant(r.epoch + gpurent::seconds(r.last_end)).c_str(), secs);
+  std::printf("digest %016llx\n", static_cast<ull>(r.digest));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   gpurent::sim::options o;
-  std::uint64_t steps = 3000;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (i + 1 >= argc) return usage();
@@ -38,30 +51,19 @@ int main(int argc, char** argv) {
     if (a == "--seed")
       ok = parse_u64(v, o.seed);
     else if (a == "--steps")
-      ok = parse_u64(v, steps);
+      ok = parse_u64(v, o.steps);
     else if (a == "--audit-every")
       ok = parse_u64(v, o.audit_every);
     if (!ok) return usage();
   }
   const auto t0 = std::chrono::steady_clock::now();
-  gpurent::sim::simulation s(o);
-  const auto v = gpurent::sim::run(s, steps);
+  const gpurent::sim::report r = gpurent::sim::simulate(o);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (v) {
-    std::printf("seed %llu: VIOLATION at step %llu: %s\n", static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(v->step),
-                v->what.c_str());
-    std::printf("replay: scripts/simulate --seed %llu --steps %llu\n", static_cast<unsigned long long>(o.seed),
-                static_cast<unsigned long long>(v->step));
+  if (!r.violation.empty()) {
+    std::printf("seed %llu: VIOLATION in the run of the %s: %s\n", static_cast<ull>(o.seed), r.where.c_str(), r.violation.c_str());
+    std::printf("replay: scripts/simulate --seed %llu --steps %llu\n", static_cast<ull>(o.seed), static_cast<ull>(o.steps));
     return 1;
   }
-  std::printf(
-      "seed %llu steps %llu: %llu placements, %llu usage records (%llu deliveries), %llu months billed, %llu audits, "
-      "%llu preemptions, %llu node failures, %llu jobs gave up waiting, simulated until %s, %.1f s\n",
-      static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(s.steps()), static_cast<unsigned long long>(s.placements()),
-      static_cast<unsigned long long>(s.records_emitted()), static_cast<unsigned long long>(s.deliveries()),
-      static_cast<unsigned long long>(s.months_billed()), static_cast<unsigned long long>(s.audits()),
-      static_cast<unsigned long long>(s.preemptions()), static_cast<unsigned long long>(s.failures()), static_cast<unsigned long long>(s.abandoned()),
-      gpurent::format_instant(s.now()).c_str(), secs);
-  std::printf("digest %016llx\n", static_cast<unsigned long long>(s.digest_value()));
+  print(o, r, secs);
   return 0;
 }

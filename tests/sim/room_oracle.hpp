@@ -173,6 +173,7 @@ namespace detail {
     if (isolating) u.node_holder = p.tenant, u.node_held = true;
     for (std::size_t i = 0; i < p.count; ++i) {
       const std::size_t g = p.gpus[i].gpu;
+      if (g >= max_gpus_per_node) return "a member takes GPU " + std::to_string(g) + " of " + v.inv().spec(n).name;
       const bool closed = u.closed[g] || p.isolation != isolation_level::none;
       if (u.users[g] > 0 && u.owner[g] != p.tenant && closed) return "two tenants share GPU " + std::to_string(g) + " of " + v.inv().spec(n).name;
       u.milli[g] += p.gpus[i].milli;

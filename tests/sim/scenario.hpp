@@ -4,13 +4,13 @@
 // time, nodes failing, draining and coming back, and the run's checkpoint and notice model.
 // One step is one job arrival (gaps sized to the cluster, sometimes hours; make_scenario),
 // with a small chance of a node failure and of a drain at that instant; `steps` is the
-// number of jobs. Everything comes from one std::mt19937_64(seed) drawn by rejection (sim_rng), so a
-// seed gives the same scenario on every standard library.
+// number of jobs. Everything comes from one std::mt19937_64(seed) drawn by rejection
+// (sim_rng), so a seed gives the same scenario on every standard library.
 //
 // The cluster: 3-6 blocks of 3-8 nodes, two blocks per spine ("spine" and "block" levels),
 // each block of one shape (8 x H100, 4 x GB200 or 4 x L40S), labelled zone=a or zone=b by
 // spine, plus up to two nodes outside the topology (CPU-only or 2 x L40S); a few nodes start
-// down or drained and come back later. The jobs (see draw_job): one-member jobs of whole
+// down or drained and come back later. The jobs (draw_shape): one-member jobs of whole
 // GPUs, GPU shares or CPU only; gangs of 2-4 members anywhere; gangs required inside one
 // block; gangs in segments of 2-3 members, some preferring one spine, some exclusive. Some
 // are pinned to a model or a zone; 40% are preemptible (priority 0 or 20, checkpoints every

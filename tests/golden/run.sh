@@ -63,6 +63,19 @@ done
 for f in "$in"/bad/usage-*.csv; do b="$(basename "$f" .csv)"; bad "bad-$b" meter --tariff tariff-ok.json --usage "$b.csv" --period 2026-11; done
 bad bad-meter-period meter --tariff tariff-ok.json --usage usage-order.csv --period 2026-1
 
+# offers import (docs/offers-import.md): gpuhunt CSVs (CRLF, a byte-order mark, quoted fields, a
+# terms file) and a SkyPilot vms.csv, run inside inputs/import so that the offers' sources name
+# the files as typed; the report on stderr is kept too. Then bad rows (exit 2) and an output
+# that cannot be written (exit 4).
+import_case() {  # import_case NAME ARGS...
+  local name="$1"; shift
+  (cd "$in/import" && "$tool" offers import "$@" --seen 2026-12-06T00:00:00Z >"$out/$name.json" 2>"$out/$name.err")
+}
+import_case import-gpuhunt --from gpuhunt aws.csv lambdalabs.csv --terms terms.json
+import_case import-skypilot --from skypilot vms.csv --provider aws
+for b in import-price import-row; do bad "bad-$b" offers import --from gpuhunt "$b.csv" --seen 2026-12-06T00:00:00Z; done
+bad bad-import-out offers import --from gpuhunt import-ok.csv --seen 2026-12-06T00:00:00Z --out no-such-dir/offers.json
+
 trace="$root/../shared/data/alibaba-gpu-v2023"
 if [ -f "$trace/openb_pod_list_default.csv" ]; then
   for policy in best-fit gpurent; do

@@ -32,7 +32,7 @@
 #include <gpurent/io/usage_csv.hpp>
 #include <gpurent/matching/gang.hpp>
 #include <gpurent/matching/matcher.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/registry.hpp>
 
 #include "audit_option.hpp"

@@ -14,7 +14,7 @@
 #include <span>
 
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {

@@ -74,7 +74,7 @@ class gang_placer {
   // A gang under network isolation that names no network segment goes into one segment
   // chosen for the whole gang: the segments in the order the inventory interned them (the
   // nodes file's order of first appearance), the first that no other tenant keeps (held in
-  // network isolation, or with its work) and that holds it (network_segments()).
+  // network isolation, or with its work) and that holds it.
   // The observer, when one is attached, sees the decision once it is made.
   [[nodiscard]] std::optional<gang_outcome> place(const gang_request& g, gang_id id, std::vector<placement>& out) {
     out.clear();
@@ -97,8 +97,6 @@ class gang_placer {
 
   // Calls o with every decision of place (none: nothing is called, nothing is computed).
   void set_observer(gang_observer o) noexcept { observer_ = o; }
-  // The network segments of the inventory's nodes, in the order a gang tries them.
-  [[nodiscard]] std::span<const segment_id> network_segments() const noexcept { return segments_; }
 
   // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
   // undo of release, e.g. when a trial release found no room for a preemptor.
@@ -148,8 +146,6 @@ class gang_placer {
   [[nodiscard]] gang_id holder(domain_index b) const noexcept { return held_[b]; }
   [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
   [[nodiscard]] const cluster_topology& topology() const noexcept { return *topo_; }
-  [[nodiscard]] const gang_layout& layout() const noexcept { return layout_; }
-  [[nodiscard]] const gang_context& context() const noexcept { return ctx_; }
 
   // Why g does not fit now (see why_not). A gang that picks a network segment: the
   // segments are the candidates, and the failing segment in which most members fit says

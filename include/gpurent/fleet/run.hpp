@@ -35,6 +35,7 @@
 #include <gpurent/fleet/retry_log.hpp>
 #include <gpurent/fleet/run_checkpoint.hpp>
 #include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/observer.hpp>
 #include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/preempt/preemptor.hpp>

@@ -12,8 +12,8 @@
 //    the jobs that have a member there (each small set searched exactly);
 //  - any other job: the whole cluster, with every running job.
 // A fit test releases the flagged candidates through the Placer, asks it, and restores them
-// exactly. After the caller stops the victims, place() puts the preemptor in their room and
-// hold_for() keeps what the victims still hold: their resources beyond the preemptor's
+// exactly. After the caller stops the victims, place() puts the preemptor in their room (by
+// the Placer's policy, as any placement) and hold_for() keeps what the victims still hold: their resources beyond the preemptor's
 // until the notice ends, their tenancy (isolation) and exclusive blocks until each stops.
 // expire() gives held room back at its instant. Nothing allocates once grown.
 
@@ -91,20 +91,9 @@ class preemptor {
 
   [[nodiscard]] const victim_selector<VP>& selection() const noexcept { return sel_; }
 
-  // Places job g (id j) once the chosen victims are released: a one-member job on the
-  // chosen node, its GPUs picked tightest (as gangs do); any other job by the Placer.
-  [[nodiscard]] bool place(const gang_request& g, gang_id j, std::vector<placement>& out) {
-    if (!node_local(g)) return pl_->place(g, j, out).has_value();
-    out.clear();
-    const node_index n = sel_.domain();
-    if (!default_constraints::admits(pl_->inv(), n, g.member)) return false;
-    gpu_pick pick;
-    detail::choose_tightest(pl_->inv(), n, g.member, pick);
-    if (pick.count != static_cast<std::size_t>(g.member.num_gpu)) return false;
-    out.push_back(inventory::make_placement(n, g.member, pick));
-    pl_->hold(out.back());
-    return true;
-  }
+  // Places job g (id j) once the chosen victims are released, by the Placer's own policy
+  // (fleet run's --policy), as any other placement: the trial showed that it fits.
+  [[nodiscard]] bool place(const gang_request& g, gang_id j, std::vector<placement>& out) { return pl_->place(g, j, out).has_value(); }
 
   // What the stopped victims still hold at `now`: beyond the preemptor's `placed`, their
   // resources until `until` (the notice's end); their tenancy and exclusive blocks until

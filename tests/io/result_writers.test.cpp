@@ -49,7 +49,7 @@ placement on(node_index n, std::initializer_list<std::pair<int, int>> gpus) {
 }
 
 TEST_CASE("one money text and one placement GPU list, whatever prints them") {
-  const money_value m = money_value::from_minor(currency{"USD", 2}, 12345);
+  const money_value m(currency{"USD", 2}, int128(12345));
   CHECK(money_text(m) == "123.45 USD");
   CHECK(fmt::format("{}", m) == money_text(m));
   const placement p = on(3, {{0, 1000}, {2, 500}});

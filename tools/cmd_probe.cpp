@@ -39,32 +39,17 @@ struct probe_options {
 };
 
 #if defined(GPURENT_HAS_PROBE)
-nlohmann::json optional_error(const std::optional<error>& e) { return e ? nlohmann::json(e->message) : nlohmann::json(nullptr); }
-
 int run_probe(tool::output_format format) {
   const auto m = probe::probe_machine();
   if (!m) {
     fmt::print(stderr, "gpurent: {}\n", m.error().message);
     return tool::exit_not_here;
   }
-  if (format == tool::output_format::json) {
-    nlohmann::json j;
-    j["cuda"] = {
-        {"runtime", probe::cuda_version_string(m->cuda_version.runtime)},
-        {"driver", m->cuda_version.driver != 0 ? nlohmann::json(probe::cuda_version_string(m->cuda_version.driver)) : nlohmann::json(nullptr)},
-        {"error", optional_error(m->cuda_error)}};
-    j["nvml"] = {{"library", probe::nvml_default_library()}, {"error", optional_error(m->nvml_error)}};
-    j["gpus"] = nlohmann::json::array();
-    for (const probe::probed_gpu& g : m->gpus) j["gpus"].push_back(io::probe_gpu_json(g));
-    fmt::print("{}\n", j.dump(2));
-  } else {
-    for (const probe::probed_gpu& g : m->gpus) {
-      fmt::print("{}\n", g);
-      if (g.nvml) fmt::print("  {}\n", io::probe_telemetry_line(g.nvml->telemetry));
-    }
-    if (m->cuda_error) fmt::print("CUDA: {}\n", m->cuda_error->message);
-    if (m->nvml_error) fmt::print("NVML: {}\n", m->nvml_error->message);
-  }
+  const io::probe_context c{probe::cuda_version_string(m->cuda_version.runtime),
+                            m->cuda_version.driver != 0 ? std::optional(probe::cuda_version_string(m->cuda_version.driver)) : std::nullopt,
+                            m->cuda_error, probe::nvml_default_library(), m->nvml_error};
+  const bool json = format == tool::output_format::json;
+  fmt::print("{}", json ? io::probe_machine_json(c, m->gpus).dump(2) + "\n" : io::probe_machine_table(c, m->gpus));
   return tool::exit_ok;
 }
 

@@ -216,6 +216,15 @@ TEST_CASE("probe: a probed GPU as JSON without a device (what a probe read can b
   CHECK(tj["not_available"].contains("memory"));
   CHECK_FALSE(tj["not_available"].contains("uuid"));
   CHECK(io::probe_telemetry_line(t) == "now:");
+  const io::probe_context c{"12.4", std::nullopt, std::nullopt, "libnvidia-ml.so.1", error{error_code::not_found, "nvml", "no NVML here", {}}};
+  const std::vector<probe::probed_gpu> gpus{g};
+  const auto mj = io::probe_machine_json(c, gpus);
+  CHECK(mj["cuda"]["runtime"] == "12.4");
+  CHECK(mj["cuda"]["driver"].is_null());
+  CHECK(mj["cuda"]["error"].is_null());
+  CHECK(mj["nvml"]["error"] == "no NVML here");
+  CHECK(mj["gpus"][0]["name"] == "Test GPU");
+  CHECK(io::probe_machine_table(c, gpus).ends_with("NVML: no NVML here\n"));
 }
 
 TEST_CASE("the tool's duration options: one parser, each option's forms kept") {

@@ -83,10 +83,10 @@ struct commitment_case {
   const std::string_view code = in.ccy.code;
   std::string s = fmt::format("offer {}: committed {} {}/h, on demand {} {}/h, over {} hours (peak {})\n", in.offer, hourly(in.committed), code,
                               hourly(in.on_demand), code, in.hours, a.curve.back().level);
-  s += fmt::format("commit {} units: {} {} against {} on demand, saving {} (utilization {})\n", a.best.level, a.best.cost.to_string(), code,
+  s += fmt::format("commit {} units: {} against {} on demand, saving {} (utilization {})\n", a.best.level, money_text(a.best.cost),
                    a.on_demand_cost.to_string(), a.savings.to_string(), percent(share(a.best.utilization)));
   if (a.term)
-    s += fmt::format("over the {} term: {} {} against {} on demand, saving {}\n", format_duration(a.term->length), a.term->cost.to_string(), code,
+    s += fmt::format("over the {} term: {} against {} on demand, saving {}\n", format_duration(a.term->length), money_text(a.term->cost),
                      a.term->on_demand_cost.to_string(), a.term->savings.to_string());
   s += fmt::format("{:>6} {:>16} {:>12}\n", "LEVEL", "COST", "UTILIZATION");
   for (const commitment_option& x : a.curve) s += fmt::format("{:>6} {:>16} {:>12}\n", x.level, x.cost.to_string(), percent(share(x.utilization)));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -22,6 +23,7 @@
 #include <gpurent/io/gpu_metrics.hpp>
 #include <gpurent/io/prometheus_json.hpp>
 #include <gpurent/metering/waste.hpp>
+#include <gpurent/probe/format.hpp>
 #include <gpurent/probe/mapping.hpp>
 #include <gpurent/probe/telemetry.hpp>
 #include <gpurent/probe/types.hpp>
@@ -171,6 +173,41 @@ inline nlohmann::json mig_devices_json(const std::vector<probe::mig_device_telem
   j["telemetry"] = g.nvml ? probe_telemetry_json(g.nvml->telemetry) : nlohmann::json(nullptr);
   return j;
 }
+// What a machine probe found beside its GPUs: the CUDA versions ("12.4"; no driver: none),
+// the NVML library tried, and why CUDA or NVML saw nothing (none: it did).
+struct probe_context {
+  std::string cuda_runtime;
+  std::optional<std::string> cuda_driver;
+  std::optional<error> cuda_error;
+  std::string nvml_library;
+  std::optional<error> nvml_error;
+};
+
+[[nodiscard]] inline nlohmann::json probe_machine_json(const probe_context& c, std::span<const probe::probed_gpu> gpus) {
+  using detail::probe_json::optional_error;
+  nlohmann::json j;
+  j["cuda"] = {{"runtime", c.cuda_runtime},
+               {"driver", c.cuda_driver ? nlohmann::json(*c.cuda_driver) : nlohmann::json(nullptr)},
+               {"error", optional_error(c.cuda_error)}};
+  j["nvml"] = {{"library", c.nvml_library}, {"error", optional_error(c.nvml_error)}};
+  j["gpus"] = nlohmann::json::array();
+  for (const probe::probed_gpu& g : gpus) j["gpus"].push_back(probe_gpu_json(g));
+  return j;
+}
+
+// A line per GPU (probe/format.hpp's) with its live state under it, then why CUDA or NVML
+// saw nothing.
+[[nodiscard]] inline std::string probe_machine_table(const probe_context& c, std::span<const probe::probed_gpu> gpus) {
+  std::string s;
+  for (const probe::probed_gpu& g : gpus) {
+    s += fmt::format("{}\n", g);
+    if (g.nvml) s += fmt::format("  {}\n", probe_telemetry_line(g.nvml->telemetry));
+  }
+  if (c.cuda_error) s += fmt::format("CUDA: {}\n", c.cuda_error->message);
+  if (c.nvml_error) s += fmt::format("NVML: {}\n", c.nvml_error->message);
+  return s;
+}
+
 // A watch's DCGM-named series, one per (field, GPU, MIG device), in the order they first appear.
 class probe_watch_series {
  public:

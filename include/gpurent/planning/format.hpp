@@ -35,6 +35,7 @@ namespace gpurent {
 
 namespace detail::plan_text {
 
+[[nodiscard]] inline std::string money(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
 [[nodiscard]] inline std::string secs(double s) { return duration_text(seconds(static_cast<std::int64_t>(s))); }
 // "0.95", "2": a decimal without trailing fractional zeros.
 template <int S>
@@ -94,7 +95,7 @@ template <int S>
   for (const std::string& o : p.others) others += (others.empty() ? "" : ", ") + o;
   const std::string how = p.mig_profile ? "mig:" + *p.mig_profile + " MIG slice" : std::string("time-sliced share");
   return "packed with " + others + " on one rented " + (p.unit == offer_unit::server ? "server" : "GPU") + " of " + p.offer + " (" + how + ") for " +
-         duration_text(p.span) + ": " + money_text(p.together) + " for all " + std::to_string(p.jobs) + " instead of " + money_text(p.apart) +
+         duration_text(p.span) + ": " + money(p.together) + " for all " + std::to_string(p.jobs) + " instead of " + money(p.apart) +
          " apart; this job's share by compute x time";
 }
 
@@ -105,7 +106,7 @@ template <int S>
   std::string s = std::visit([](const auto& c) { return detail::plan_text::text(c); }, r.choice);
   if (std::holds_alternative<packed_rationale>(r.choice)) return s;
   s += "; cheapest of " + std::to_string(r.feasible) + " feasible option(s)";
-  if (r.next) s += ", next " + r.next->offer + " (" + std::string(to_string(r.next->mode)) + ") at " + money_text(r.next->cost);
+  if (r.next) s += ", next " + r.next->offer + " (" + std::string(to_string(r.next->mode)) + ") at " + detail::plan_text::money(r.next->cost);
   if (r.max_spot_price)
     s += "; on spot only while its price stays at or under " + detail::plan_text::decimal_text(*r.max_spot_price) + " per GPU-hour";
   if (r.delay) {

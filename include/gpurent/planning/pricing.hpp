@@ -101,7 +101,10 @@ class plan_pricer {
     return money_value::round(cat_->currency_value(), ratio<>(a, den_), cat_->rounding());
   }
   // "123.45 USD"
-  [[nodiscard]] std::string text(const plan_amount& a) const { return money_text(round(a)); }
+  [[nodiscard]] std::string text(const plan_amount& a) const {
+    const money_value m = round(a);
+    return m.to_string() + " " + std::string(m.currency_value().code);
+  }
 
  private:
   [[noreturn]] static void overflow() { throw exception(error{error_code::overflow, {}, "overflow: rating a plan's records", {}}); }

@@ -19,7 +19,7 @@
 #include <gpurent/fleet/fleet.hpp>  // run.hpp alone misses the observers pack.hpp brings in
 #include <gpurent/io/csv.hpp>
 #include <gpurent/io/json_number.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent::io {

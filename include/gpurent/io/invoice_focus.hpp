@@ -47,12 +47,12 @@ inline constexpr std::array<std::string_view, 55> focus_columns{// clang-format 
 
 namespace focus_detail {
 
-// An exact quantity as a decimal of at most 9 fractional digits (half-even), trailing zeros
-// dropped: "1.5", "0.000277778".
+// An exact quantity as a decimal of 1 to 9 fractional digits (half-even), trailing zeros
+// dropped but one: "1.5", "544.0", "0.000277778" (the validator reads a column of integers as
+// not decimal).
 [[nodiscard]] inline std::string quantity_text(const ratio<>& q) {
   std::string s = gpurent::detail::format_minor(q.round_to_digits(9, rounding_mode::half_even), 9);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
+  while (s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
   return s;
 }
 
@@ -107,7 +107,7 @@ struct pricing {
   if (r->mode == "reserved") p.category = "Committed";
   if (r->kind == price_kind::unit && r->price.is_constant() && r->price.base().raw() > 0) {
     const ratio<> unit_price(int128(r->price.base().raw()), int128(gpurent::detail::nano_one) * r->price_divisor);
-    p.unit_price = format_exact(unit_price);
+    p.unit_price = quantity_text(unit_price);
     p.quantity_exact = ratio<>(l.exact.num() * unit_price.den(), l.exact.den() * unit_price.num());
   }
   p.quantity = quantity_text(p.quantity_exact);

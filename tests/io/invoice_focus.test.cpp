@@ -114,7 +114,7 @@ void check_reconciles(const invoice& inv, const tariff& t) {
   for (const auto& a : inv.accounts) {
     CHECK(sum[a.account] == a.due.minor_units());
     lines += a.lines.size();
-    applied += a.credit_applied.minor_units() != 0 ? 1 : 0;
+    if (a.credit_applied.minor_units() != 0) ++applied;
   }
   CHECK(usage == lines);
   CHECK(credits == applied);

@@ -36,6 +36,11 @@ plan example
 plan tiers --workload "$in/workload-tiers.json" --offers "$in/offers-tiers.json"
 plan packing --workload "$in/workload-packing.json" --offers "$offers_example"
 plan hybrid --workload "$root/examples/plan/hybrid-workload.json" --offers "$root/examples/plan/hybrid-offers.json"
+# The FOCUS 1.0 invoice (docs/focus.md) of three of them: reserved, tiered and hybrid rates.
+for name in example tiers hybrid; do
+  period=$(sed -n 's/^  "period": "\(.*\)",$/\1/p' "$out/$name.plan.json")
+  "$tool" meter --tariff "$out/$name.tariff.json" --usage "$out/$name.usage.csv" --period "$period" --format focus >"$out/$name.meter.focus.csv"
+done
 
 # replay NAME NODES PODS POLICY
 replay() {

@@ -42,6 +42,16 @@ for name in example tiers hybrid; do
   "$tool" meter --tariff "$out/$name.tariff.json" --usage "$out/$name.usage.csv" --period "$period" --format focus >"$out/$name.meter.focus.csv"
 done
 
+# A plan over its budget (docs/planning.md, "Budgets and caps"): exit 3, the message on
+# stderr (with the exit status) and the report as JSON on stdout.
+over_budget() {  # over_budget NAME [plan args...]
+  local name="$1"; shift
+  local status=0
+  "$tool" plan "$@" --format json >"$out/$name.budget.json" 2>"$out/$name.budget.err" || status=$?
+  printf 'exit %s\n' "$status" >>"$out/$name.budget.err"
+}
+over_budget budget --workload "$root/examples/plan/budget-workload.json" --offers "$root/examples/plan/hybrid-offers.json"
+
 # replay NAME NODES PODS POLICY
 replay() {
   "$tool" replay --nodes "$2" --pods "$3" --policy "$4" --seed 7 --placements "$out/$1.placements.csv" \

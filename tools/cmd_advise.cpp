@@ -17,6 +17,7 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/advise_json.hpp>
 #include <gpurent/io/load_csv.hpp>
 #include <gpurent/io/nodes_csv.hpp>
 #include <gpurent/io/offers_json.hpp>
@@ -42,33 +43,6 @@ expected<decimal<9>> decimal_flag(const std::string& text, const char* flag) {
   if (!d) return unexpected(d.error().in_field(flag));
   return d;
 }
-
-expected<seconds> duration_flag(const std::string& text, const char* flag) {
-  auto d = parse_duration(text);
-  if (!d) return unexpected(d.error().in_field(flag));
-  return d;
-}
-
-// A duration ("26280h", "1095d") or a whole number of hours ("26280").
-expected<seconds> hours_flag(const std::string& text, const char* flag) {
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) return duration_flag(text + "h", flag);
-  return duration_flag(text, flag);
-}
-
-// ---- Exact values printed: amounts in the currency's minor units, rates and shares rounded
-// half to even at a stated number of digits (the library keeps them exact).
-
-std::string amount(const ratio<>& r, const currency& c) { return money_value::round(c, r, rounding_mode::half_even).to_string(); }
-
-std::string hourly(const ratio<>& r) { return r.round<6, round_half_even>().to_string(); }
-
-double share(const ratio<>& r) { return r.round_to_digits(4, rounding_mode::half_even).convert_to<double>() / 1e4; }
-
-json share_or_null(const std::optional<ratio<>>& r) { return r ? json(share(*r)) : json(); }
-
-std::string percent(double s) { return fmt::format("{:.2f}%", s * 100); }
-
-void print(const json& j) { fmt::print("{}\n", j.dump(2)); }
 
 // ---- advise commitment
 
@@ -103,8 +77,7 @@ expected<commitment_inputs> read_commitment(const commitment_cli& o) {
   GPURENT_TRY(rsv, mode_price(*cat, o, offer_mode::reserved));
   std::optional<seconds> term;
   if (!o.term.empty()) {
-    GPURENT_TRY(t, hours_flag(o.term, "--term"));
-    if (t->count() <= 0) return make_error(error_code::invalid_argument, "--term", "must be positive");
+    GPURENT_TRY(t, duration_option(o.term, "--term", {.bare_hours = true, .positive = true}));
     term = *t;
   } else if (const seconds m = cat->find(o.offer, offer_mode::reserved)->pricing.time.minimum(); m.count() > 0) {
     term = m;  // the reservation's minimum is its term
@@ -112,54 +85,13 @@ expected<commitment_inputs> read_commitment(const commitment_cli& o) {
   return commitment_inputs{std::move(*load), std::move(*cat), *od, *rsv, term};
 }
 
-json commitment_json(const commitment_cli& o, const commitment_inputs& in, const commitment_advice& a) {
-  const currency& c = in.catalog.currency_value();
-  json curve = json::array();
-  for (const commitment_option& x : a.curve)
-    curve.push_back({{"level", x.level}, {"cost", x.cost.to_string()}, {"utilization", share(x.utilization)}});
-  json j = {{"offer", o.offer},
-            {"currency", std::string(c.code)},
-            {"hours", in.load.hourly.size()},
-            {"peak", a.curve.back().level},
-            {"on_demand_per_hour", hourly(in.on_demand)},
-            {"committed_per_hour", hourly(in.committed)},
-            {"level", a.best.level},
-            {"cost", a.best.cost.to_string()},
-            {"on_demand_cost", a.on_demand_cost.to_string()},
-            {"savings", a.savings.to_string()},
-            {"utilization", share(a.best.utilization)}};
-  if (a.term)
-    j["term"] = {{"hours", static_cast<double>(a.term->length.count()) / 3600},
-                 {"cost", a.term->cost.to_string()},
-                 {"on_demand_cost", a.term->on_demand_cost.to_string()},
-                 {"savings", a.term->savings.to_string()}};
-  j["curve"] = curve;
-  return j;
-}
-
-void commitment_table(const commitment_cli& o, const commitment_inputs& in, const commitment_advice& a) {
-  const std::string_view code = in.catalog.currency_value().code;
-  fmt::print("offer {}: committed {} {}/h, on demand {} {}/h, over {} hours (peak {})\n", o.offer, hourly(in.committed), code, hourly(in.on_demand),
-             code, in.load.hourly.size(), a.curve.back().level);
-  fmt::print("commit {} units: {} {} against {} on demand, saving {} (utilization {})\n", a.best.level, a.best.cost.to_string(), code,
-             a.on_demand_cost.to_string(), a.savings.to_string(), percent(share(a.best.utilization)));
-  if (a.term)
-    fmt::print("over the {} term: {} {} against {} on demand, saving {}\n", format_duration(a.term->length), a.term->cost.to_string(), code,
-               a.term->on_demand_cost.to_string(), a.term->savings.to_string());
-  fmt::print("{:>6} {:>16} {:>12}\n", "LEVEL", "COST", "UTILIZATION");
-  for (const commitment_option& x : a.curve) fmt::print("{:>6} {:>16} {:>12}\n", x.level, x.cost.to_string(), percent(share(x.utilization)));
-}
-
 int run_commitment(const commitment_cli& o) {
   auto in = read_commitment(o);
   if (!in) return fail(in.error());
   auto a = size_commitment(in->load.hourly, in->catalog.currency_value(), in->catalog.rounding(), in->on_demand, in->committed, in->term);
   if (!a) return fail(a.error());
-  if (o.format == output_format::json) {
-    print(commitment_json(o, *in, *a));
-  } else {
-    commitment_table(o, *in, *a);
-  }
+  const io::commitment_case c{o.offer, in->catalog.currency_value(), in->load.hourly.size(), in->on_demand, in->committed};
+  fmt::print("{}", o.format == output_format::json ? io::commitment_json(c, *a).dump(2) + "\n" : io::commitment_table(c, *a));
   return exit_ok;
 }
 
@@ -189,7 +121,7 @@ struct build_inputs {
 expected<build_inputs> read_build(const build_cli& o) {
   build_inputs in;
   GPURENT_TRY(purchase, decimal_flag(o.purchase, "--purchase"));
-  GPURENT_TRY(life, hours_flag(o.life, "--life"));
+  GPURENT_TRY(life, duration_option(o.life, "--life", {.bare_hours = true}));
   if (life->count() % 3600 != 0) return make_error(error_code::invalid_argument, "--life", "must be whole hours");
   GPURENT_TRY(hosting, decimal_flag(o.hosting, "--hosting"));
   GPURENT_TRY(staff, decimal_flag(o.staff, "--staff"));
@@ -219,69 +151,14 @@ error as_flag(error e) {
   return e;
 }
 
-json build_rates_json(const ratio<>& fixed_h, const ratio<>& variable_h, const build_inputs& in, const std::optional<ratio<>>& break_even) {
-  return {{"fixed_per_hour", hourly(fixed_h)},
-          {"variable_per_hour", hourly(variable_h)},
-          {"rent_per_hour", hourly(ratio<>(in.rent))},
-          {"break_even_utilization", share_or_null(break_even)}};
-}
-
 int run_build_scalar(const build_cli& o, const build_inputs& in) {
   auto u = decimal<9>::parse(o.utilization);
   if (!u) return fail(u.error().in_field("--utilization"));
   auto r = compare_build_rent(in.own, in.rent, ratio<>(*u));
   if (!r) return fail(as_flag(r.error()));
-  json j = {{"form", "scalar"}, {"currency", std::string(in.ccy.code)}};
-  j.update(build_rates_json(r->fixed_per_hour, r->variable_per_hour, in, r->break_even));
-  j["utilization"] = share(ratio<>(*u));
-  j["owned_per_delivered_hour"] = hourly(r->owned_per_delivered_hour);
-  j["own_is_cheaper"] = r->own_is_cheaper;
-  if (o.format == output_format::json) {
-    print(j);
-    return exit_ok;
-  }
-  fmt::print("owned: {} {}/h fixed + {} per used hour; at {} utilization a delivered GPU-hour costs {} against {} rented\n",
-             j["fixed_per_hour"].get<std::string>(), in.ccy.code, j["variable_per_hour"].get<std::string>(), percent(share(ratio<>(*u))),
-             j["owned_per_delivered_hour"].get<std::string>(), j["rent_per_hour"].get<std::string>());
-  fmt::print("break-even utilization: {}; {}\n", r->break_even ? percent(share(*r->break_even)) : "none (renting always wins)",
-             r->own_is_cheaper ? "owning is cheaper" : "renting is cheaper");
+  const json j = io::build_scalar_json(in.ccy, in.rent, ratio<>(*u), *r);
+  fmt::print("{}", o.format == output_format::json ? j.dump(2) + "\n" : io::build_scalar_table(j, in.ccy, *r));
   return exit_ok;
-}
-
-json owned_pool_json(const build_inputs& in, const owned_pool_advice& a) {
-  const auto option = [&](const owned_pool_option& x) {
-    return json{{"owned", x.owned}, {"cost", amount(x.cost, in.ccy)}, {"utilization", x.owned == 0 ? json() : json(share(x.utilization))}};
-  };
-  json j = {{"form", "profile"}, {"currency", std::string(in.ccy.code)}};
-  j.update(build_rates_json(a.fixed_per_hour, a.variable_per_hour, in, a.break_even));
-  j.update({{"hours", a.hours}, {"gpu_hours", a.gpu_hours}, {"peak", a.all_owned.owned}});
-  j.update(option(a.best));
-  // Savings as the differences of the amounts shown, as size_commitment gives them.
-  const auto money = [&](const ratio<>& r) { return money_value::round(in.ccy, r, rounding_mode::half_even); };
-  const money_value best = money(a.best.cost), rented = money(a.all_rented.cost), owned = money(a.all_owned.cost);
-  j.update({{"all_rented_cost", rented.to_string()},
-            {"all_owned_cost", owned.to_string()},
-            {"savings_vs_rented", (rented - best).to_string()},
-            {"savings_vs_owned", (owned - best).to_string()}});
-  json curve = json::array();
-  for (const owned_pool_option& x : a.curve) curve.push_back(option(x));
-  j["curve"] = curve;
-  return j;
-}
-
-void owned_pool_table(const json& j) {
-  const std::string code = j["currency"];
-  fmt::print("owned: {} {}/h fixed + {} per used hour; rented {}/h; break-even utilization {}\n", j["fixed_per_hour"].get<std::string>(), code,
-             j["variable_per_hour"].get<std::string>(), j["rent_per_hour"].get<std::string>(),
-             j["break_even_utilization"].is_null() ? "none" : percent(j["break_even_utilization"].get<double>()));
-  fmt::print("{} hours, {} GPU-hours, peak {}\n", j["hours"].get<std::int64_t>(), j["gpu_hours"].get<std::int64_t>(), j["peak"].get<std::int64_t>());
-  fmt::print("own {} GPUs, rent the rest: {} {} (all rented {}, all owned {}; saving {} and {})\n", j["owned"].get<std::int64_t>(),
-             j["cost"].get<std::string>(), code, j["all_rented_cost"].get<std::string>(), j["all_owned_cost"].get<std::string>(),
-             j["savings_vs_rented"].get<std::string>(), j["savings_vs_owned"].get<std::string>());
-  fmt::print("{:>6} {:>16} {:>12}\n", "OWNED", "COST", "UTILIZATION");
-  for (const json& x : j["curve"])
-    fmt::print("{:>6} {:>16} {:>12}\n", x["owned"].get<std::int64_t>(), x["cost"].get<std::string>(),
-               x["utilization"].is_null() ? "-" : percent(x["utilization"].get<double>()));
 }
 
 int run_build(const build_cli& o) {
@@ -296,12 +173,8 @@ int run_build(const build_cli& o) {
   if (!load) return fail(load.error());
   auto a = size_owned_pool(in->own, in->rent, load->hourly);
   if (!a) return fail(as_flag(a.error()));
-  const json j = owned_pool_json(*in, *a);
-  if (o.format == output_format::json) {
-    print(j);
-  } else {
-    owned_pool_table(j);
-  }
+  const json j = io::owned_pool_json(in->ccy, in->rent, *a);
+  fmt::print("{}", o.format == output_format::json ? j.dump(2) + "\n" : io::owned_pool_table(j));
   return exit_ok;
 }
 
@@ -329,13 +202,6 @@ struct checkpoint_cli {
   output_format format{};
 };
 
-struct checkpoint_inputs {
-  seconds solve{0}, write{0}, restart{0}, notice{0};
-  double per_hour = 0;
-  std::optional<bytes> size;
-  std::optional<seconds> restore;
-};
-
 // The checkpoint's size from --size-gb, --size-gib or --params x --bytes-per-param, if given.
 expected<std::optional<bytes>> checkpoint_size(const checkpoint_cli& o) {
   if (o.params > 0) {
@@ -355,14 +221,14 @@ expected<std::optional<bytes>> checkpoint_size(const checkpoint_cli& o) {
 }
 
 // Write and restore times from the size and the bandwidths, else --write as given.
-expected<void> checkpoint_times(const checkpoint_cli& o, checkpoint_inputs& in) {
+expected<void> checkpoint_times(const checkpoint_cli& o, io::checkpoint_case& in) {
   GPURENT_TRY(size, checkpoint_size(o));
   in.size = *size;
   if (!in.size) {
     if (o.write.empty())
       return make_error(error_code::invalid_argument, "--write",
                         "give --write, or a checkpoint size (--size-gb, --size-gib or --params) and --write-mb-per-s");
-    GPURENT_TRY(w, duration_flag(o.write, "--write"));
+    GPURENT_TRY(w, duration_option(o.write, "--write"));
     in.write = *w;
     return {};
   }
@@ -377,73 +243,28 @@ expected<void> checkpoint_times(const checkpoint_cli& o, checkpoint_inputs& in) 
   return {};
 }
 
-expected<checkpoint_inputs> read_checkpoint(const checkpoint_cli& o) {
-  checkpoint_inputs in;
-  GPURENT_TRY(solve, duration_flag(o.solve, "--solve"));
-  if (solve->count() <= 0) return make_error(error_code::invalid_argument, "--solve", "must be positive");
-  GPURENT_TRY(restart, duration_flag(o.restart, "--restart"));
-  GPURENT_TRY(notice, duration_flag(o.notice, "--notice"));
+expected<io::checkpoint_case> read_checkpoint(const checkpoint_cli& o) {
+  io::checkpoint_case in;
+  GPURENT_TRY(solve, duration_option(o.solve, "--solve", {.positive = true}));
+  GPURENT_TRY(restart, duration_option(o.restart, "--restart"));
+  GPURENT_TRY(notice, duration_option(o.notice, "--notice"));
   GPURENT_TRY(rate, decimal<6>::parse(o.rate).map_error([](const error& e) { return e.in_field("--interruptions-per-hour"); }));
   if (rate->sign() < 0 || decimal<6>(10) <= *rate) return make_error(error_code::invalid_argument, "--interruptions-per-hour", "must be in [0, 10)");
   in.solve = *solve;
   in.restart = *restart;
   in.notice = *notice;
   in.per_hour = static_cast<double>(rate->raw().convert_to<std::int64_t>()) / 1e6;
+  in.write_mbps = o.write_mbps;
+  in.read_mbps = o.read_mbps;
   GPURENT_TRY(checkpoint_times(o, in));
   return in;
-}
-
-// Estimates of a random process, shown to the millisecond.
-json seconds_json(double s) { return std::isfinite(s) ? json(std::round(s * 1000) / 1000) : json(); }
-
-json checkpoint_json(const checkpoint_cli& o, const checkpoint_inputs& in, const spot_estimate& e) {
-  json j = {{"solve_s", in.solve.count()},
-            {"write_s", in.write.count()},
-            {"restart_s", in.restart.count()},
-            {"notice_s", in.notice.count()},
-            {"interruptions_per_hour", in.per_hour}};
-  if (in.size) j.update({{"checkpoint_bytes", in.size->count()}, {"write_mb_per_s", o.write_mbps}});
-  if (in.restore) j.update({{"read_mb_per_s", o.read_mbps}, {"restore_s", in.restore->count()}});
-  j.update({{"feasible", e.feasible},
-            {"mtbf_s", seconds_json(e.mtbf_s)},
-            {"notice_fits_checkpoint", e.notice_fits_checkpoint},
-            {"young_interval_s", seconds_json(e.young_s)},
-            {"daly_interval_s", seconds_json(e.daly_s)},
-            {"rework_per_interruption_s", seconds_json(e.rework_per_interruption_s)},
-            {"expected_wall_s", seconds_json(e.expected_wall_s)},
-            {"expected_interruptions", seconds_json(e.expected_interruptions)},
-            {"wall_s", e.wall.count()},
-            {"interruptions", e.interruptions}});
-  return j;
-}
-
-void checkpoint_table(const checkpoint_inputs& in, const spot_estimate& e) {
-  if (in.size)
-    fmt::print("checkpoint: {} bytes, written in {}{}\n", in.size->count(), format_duration(in.write),
-               in.restore ? ", read back in " + format_duration(*in.restore) : std::string());
-  fmt::print("{} of work, checkpoint write {}, restart {}, notice {}, {} interruptions per hour\n", format_duration(in.solve),
-             format_duration(in.write), format_duration(in.restart), format_duration(in.notice), in.per_hour);
-  if (!e.feasible) {
-    fmt::print("infeasible: interruptions come faster than the work progresses\n");
-    return;
-  }
-  if (in.per_hour > 0) fmt::print("mean time between interruptions {:.0f} s; Young {:.0f} s, Daly {:.0f} s\n", e.mtbf_s, e.young_s, e.daly_s);
-  fmt::print("{}\n", e.notice_fits_checkpoint
-                         ? "the notice holds a checkpoint: write on notice, lose write + restart per interruption"
-                         : fmt::format("checkpoint every Daly interval; {:.0f} s of work lost per interruption", e.rework_per_interruption_s));
-  fmt::print("expected wall time {} ({:.1f} s), {} interruptions ({:.2f})\n", duration_text(e.wall), e.expected_wall_s, e.interruptions,
-             e.expected_interruptions);
 }
 
 int run_checkpoint(const checkpoint_cli& o) {
   auto in = read_checkpoint(o);
   if (!in) return fail(in.error());
   const spot_estimate e = estimate_spot(in->solve, in->write, in->restart, in->notice, in->per_hour);
-  if (o.format == output_format::json) {
-    print(checkpoint_json(o, *in, e));
-  } else {
-    checkpoint_table(*in, e);
-  }
+  fmt::print("{}", o.format == output_format::json ? io::checkpoint_json(*in, e).dump(2) + "\n" : io::checkpoint_table(*in, e));
   return exit_ok;
 }
 
@@ -490,21 +311,8 @@ int run_scaling(const scaling_cli& o) {
   auto nodes = io::read_nodes_file(o.nodes);
   if (!nodes) return fail(nodes.error());
   const scaling_decision d = decide_scaling(o.policy, o.queued, *nodes);
-  if (o.format == output_format::table) {
-    fmt::print("{} node(s), mean utilization {}, {} queued: {}\n", nodes->size(), percent(d.mean_utilization), o.queued, d.reason);
-    fmt::print("{}{}\n", to_string(d.action), d.add > 0 ? fmt::format(": add {}", d.add) : std::string());
-    if (!d.release.empty()) fmt::print("release now: {}\n", fmt::join(d.release, ", "));
-    if (!d.waiting.empty()) fmt::print("waiting for a checkpoint: {}\n", fmt::join(d.waiting, ", "));
-    return exit_ok;
-  }
-  print({{"action", to_string(d.action)},
-         {"add", d.add},
-         {"release", d.release},
-         {"waiting", d.waiting},
-         {"reason", d.reason},
-         {"nodes", nodes->size()},
-         {"queued", o.queued},
-         {"mean_utilization", std::round(d.mean_utilization * 1e4) / 1e4}});
+  const bool table = o.format == output_format::table;
+  fmt::print("{}", table ? io::scaling_table(d, nodes->size(), o.queued) : io::scaling_json(d, nodes->size(), o.queued).dump(2) + "\n");
   return exit_ok;
 }
 

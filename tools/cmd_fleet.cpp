@@ -5,23 +5,21 @@
 //   fleet generate  a fleet (nodes, topology) and a job mix after NVIDIA's segment guidance
 
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/io/audit_record.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet_pack_json.hpp>
 #include <gpurent/io/jobs_csv.hpp>
 #include <gpurent/io/topology_json.hpp>
 #include <gpurent/matching/gang_check.hpp>
@@ -37,7 +35,6 @@ runner setup_fleet_run(CLI::App& fleet);  // cmd_fleet_run.cpp
 namespace {
 
 using gpurent::tool::output_format;
-using ojson = nlohmann::ordered_json;
 
 struct pack_args {
   std::string nodes;
@@ -56,14 +53,6 @@ struct generate_args {
   std::string horizon = "7d", checkpoint_every = "30min";  // durations (--load)
   bool load_given = false;
 };
-
-double rounded(double x, double scale = 1000.0) { return std::round(x * scale) / scale; }
-
-// A GPU amount in milli-GPU as a JSON number: whole when it is.
-ojson gpus_of(std::int64_t milli) {
-  if (milli % 1000 == 0) return milli / 1000;
-  return rounded(static_cast<double>(milli) / 1000.0);
-}
 
 struct packed {
   gpurent::pack_result result;
@@ -104,51 +93,6 @@ packed run_pack_policy(const pack_args& a, gpurent::fleet_cluster& c, const std:
   return p;
 }
 
-std::string placements_csv(const gpurent::fleet_cluster& c, const std::vector<gpurent::fleet_job>& jobs, const gpurent::pack_result& r) {
-  std::string out = "job,member,node,gpus\n";
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t m = 0; m < r.placements[j].size(); ++m) {
-      const gpurent::placement& p = r.placements[j][m];
-      std::string gpus;
-      for (std::size_t g = 0; g < p.count; ++g) gpus += fmt::format("{}{}:{}", g == 0 ? "" : ";", p.gpus[g].gpu, p.gpus[g].milli);
-      gpurent::io::csv_row(out, {jobs[j].name, std::to_string(m), c.inv.spec(p.node).name, gpus});
-    }
-  return out;
-}
-
-ojson pack_object(const pack_args& a, const packed& p) {
-  const gpurent::pack_result& r = p.result;
-  ojson o;
-  o["policy"] = a.policy;
-  o["jobs"] = r.jobs;
-  o["placed"] = r.placed;
-  o["failed"] = r.failed();
-  o["gpus_total"] = r.gpus_total;
-  o["gpus_allocated"] = gpus_of(r.gpu_milli_allocated);
-  o["occupancy_pct_at_100"] = r.occupancy_pct_at_100 ? ojson(rounded(*r.occupancy_pct_at_100)) : ojson(nullptr);
-  o["occupancy_pct"] = rounded(r.occupancy_pct);
-  o["preferred_met"] = r.preferred_met;
-  o["preferred_total"] = r.preferred_total;
-  o["violations"] = p.check.violations;
-  o["ignore_topology"] = a.ignore_topology;
-  o["elapsed_s"] = rounded(p.elapsed, 10000.0);
-  return o;
-}
-
-void print_pack_table(const pack_args& a, const packed& p) {
-  const gpurent::pack_result& r = p.result;
-  fmt::print("policy {}{}  jobs {}  placed {}  failed {}\n", a.policy, a.ignore_topology ? " (topology ignored)" : "", r.jobs, r.placed, r.failed());
-  fmt::print("GPUs (nodes not down) {}  allocated {}\n", r.gpus_total, gpus_of(r.gpu_milli_allocated).dump());
-  if (r.occupancy_pct_at_100) {
-    fmt::print("occupancy at 100% arrival {:.2f}%\n", *r.occupancy_pct_at_100);
-  } else {
-    fmt::print("occupancy at 100% arrival: the demand never reaches 100%\n");
-  }
-  fmt::print("occupancy after the last job {:.2f}%\n", r.occupancy_pct);
-  fmt::print("preferred level met {} of {}\n", r.preferred_met, r.preferred_total);
-  fmt::print("violations {}  elapsed {:.3f} s\n", p.check.violations, p.elapsed);
-}
-
 int run_pack(const pack_args& a) {
   using namespace gpurent;
   auto in = read_inputs(a);
@@ -159,15 +103,12 @@ int run_pack(const pack_args& a) {
   const packed p = run_pack_policy(a, cluster, jobs, *audit ? &**audit : nullptr);
   for (const std::string& m : p.check.messages) fmt::print(stderr, "gpurent: rule violated: {}\n", m);
   if (!a.placements.empty()) {
-    if (auto w = tool::write_file(a.placements, placements_csv(cluster, jobs, p.result), "--placements"); !w) return tool::fail(w.error());
+    if (auto w = tool::write_file(a.placements, io::pack_placements_csv(cluster, jobs, p.result), "--placements"); !w) return tool::fail(w.error());
   }
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return tool::fail(c.error());
-  if (a.format == output_format::json) {
-    fmt::print("{}\n", pack_object(a, p).dump(2));
-  } else {
-    print_pack_table(a, p);
-  }
+  const io::pack_report rep{a.policy, a.ignore_topology, p.check.violations, p.elapsed};
+  fmt::print("{}", a.format == output_format::json ? io::pack_json(rep, p.result).dump(2) + "\n" : io::pack_table(rep, p.result));
   return tool::exit_ok;
 }
 
@@ -177,12 +118,10 @@ gpurent::expected<gpurent::generate_options> generate_options_of(const generate_
   generate_options o = a.o;
   if (!a.load_given) return o;
   if (!(o.load_pct > 0 && o.load_pct <= 10000)) return make_error(error_code::invalid_argument, "--load", "must be in (0, 10000] (percent)");
-  for (const auto& [text, out, option] :
-       {std::tuple{&a.horizon, &o.horizon, "--horizon"}, std::tuple{&a.checkpoint_every, &o.checkpoint_every, "--checkpoint-every"}}) {
-    auto d = parse_duration(*text);
-    if (!d) return make_error(error_code::invalid_argument, option, d.error().message);
-    *out = d->count();
-  }
+  GPURENT_TRY(horizon, tool::duration_option(a.horizon, "--horizon"));
+  GPURENT_TRY(every, tool::duration_option(a.checkpoint_every, "--checkpoint-every"));
+  o.horizon = horizon->count();
+  o.checkpoint_every = every->count();
   return o;
 }
 
@@ -200,30 +139,7 @@ int run_generate(const generate_args& a) {
        {std::pair{"nodes.csv", io::write_fleet_nodes_csv(f->cluster)}, std::pair{"topology.json", io::write_topology_json(f->cluster)},
         std::pair{"jobs.csv", io::write_fleet_jobs_csv(f->jobs, f->cluster)}})
     if (auto w = gpurent::tool::write_file((dir / name).string(), text, "--out"); !w) return tool::fail(w.error());
-  std::int64_t demand = 0;
-  for (const fleet_job& j : f->jobs) demand += j.gpu_milli_demand();
-  ojson o;
-  o["out"] = a.out;
-  o["nodes"] = f->cluster.inv.size();
-  std::size_t down = 0;
-  for (node_index n = 0; n < f->cluster.inv.size(); ++n) down += f->cluster.topology.condition(n) == node_condition::down ? 1U : 0U;
-  o["nodes_down"] = down;
-  o["gpus_up"] = f->cluster.gpus_up();
-  o["jobs"] = f->jobs.size();
-  o["gpus_demanded"] = gpus_of(demand);
-  if (opts->load_pct > 0) {
-    double work = 0;
-    std::size_t spot = 0;
-    for (const fleet_job& j : f->jobs) {
-      work += static_cast<double>(j.gpu_milli_demand()) / 1000.0 * static_cast<double>(j.duration);
-      spot += j.preemptible ? 1U : 0U;
-    }
-    o["jobs_spot"] = spot;
-    o["horizon_s"] = opts->horizon;
-    o["offered_load_pct"] = rounded(100.0 * work / (static_cast<double>(f->cluster.gpus_up()) * static_cast<double>(opts->horizon)));
-  }
-  o["seed"] = a.o.seed;
-  fmt::print("{}\n", o.dump(2));
+  fmt::print("{}\n", io::generate_json(a.out, *f, *opts).dump(2));
   return tool::exit_ok;
 }
 

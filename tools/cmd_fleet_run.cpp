@@ -16,14 +16,13 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/run_check.hpp>
 #include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/csv.hpp>
 #include <gpurent/io/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet_run_json.hpp>
 #include <gpurent/io/jobs_csv.hpp>
 #include <gpurent/io/node_events_csv.hpp>
 #include <gpurent/io/pod_jobs.hpp>
@@ -32,15 +31,13 @@
 #include <gpurent/io/usage_csv.hpp>
 #include <gpurent/matching/gang.hpp>
 #include <gpurent/matching/matcher.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/registry.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"
 
 namespace gpurent::tool::fleet_run_cmd {
-
-using ojson = nlohmann::ordered_json;
 
 struct run_args {
   std::string nodes, topology, jobs, pods;
@@ -100,13 +97,6 @@ struct run_settings {
   std::int64_t timeline_step = 60;
   instant epoch;
 };
-
-// A duration option's value; an error names the option.
-expected<seconds> duration_option(const std::string& text, const char* option) {
-  auto d = parse_duration(text);
-  if (!d) return unexpected(d.error().in_field(option));
-  return d;
-}
 
 expected<run_settings> settings_of(const run_args& a) {
   GPURENT_TRY(notice, duration_option(a.notice, "--notice"));
@@ -173,29 +163,6 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
   return r;
 }
 
-double rounded(double x, double scale = 1000.0) { return std::round(x * scale) / scale; }
-
-ojson class_object(const class_metrics& c, bool spot) {
-  ojson o;
-  o["arrived"] = c.arrived;
-  o["completed"] = c.completed;
-  o["never_started"] = c.never_started;
-  o["delay_s"] = ojson{{"mean", rounded(c.delay_s.mean)}, {"p50", c.delay_s.p50}, {"p95", c.delay_s.p95}, {"p99", c.delay_s.p99}};
-  if (spot) {
-    o["evictions"] = c.evictions;
-    o["lost_gpu_s"] = rounded(c.lost_gpu_s);
-  }
-  return o;
-}
-
-// Each job that never started: its name, class and why it could never fit.
-ojson never_started_array(const loaded& l, const run_result& r) {
-  ojson out = ojson::array();
-  for (const run_never_started& n : r.never_started)
-    out.push_back(ojson{{"job", l.jobs[n.job].name}, {"class", l.jobs[n.job].preemptible ? "spot" : "hp"}, {"why", n.why}});
-  return out;
-}
-
 // The same on stderr, a line per job (the first 20; the JSON has them all).
 void report_never_started(const loaded& l, const run_result& r) {
   constexpr std::size_t shown = 20;
@@ -204,86 +171,6 @@ void report_never_started(const loaded& l, const run_result& r) {
   if (r.never_started.size() > shown)
     fmt::print(stderr, "gpurent: ... and {} more jobs never started (never_started_jobs in the JSON lists them all)\n",
                r.never_started.size() - shown);
-}
-
-ojson run_object(const run_args& a, const loaded& l, const run_result& r, const run_metrics& m, double elapsed, const gang_check_result* check) {
-  ojson o;
-  o["policy"] = a.policy;
-  o["victims"] = a.victims;
-  o["compress"] = a.pods.empty() ? ojson(nullptr) : ojson(a.compress);
-  o["gpus_total"] = m.gpus_total;
-  o["offered_load_pct"] = rounded(m.offered_load_pct);
-  o["allocation_pct"] = rounded(m.allocation_pct);
-  o["classes"] = ojson{{"hp", class_object(m.hp, false)}, {"spot", class_object(m.spot, true)}};
-  o["never_scheduled"] = l.never_scheduled;
-  o["never_started_jobs"] = never_started_array(l, r);
-  o["jobs"] = l.jobs.size();
-  o["preemptions"] = r.preemptions;
-  if (!a.node_events.empty()) o["failures"] = r.failures;
-  if (check != nullptr) o["violations"] = check->violations;
-  o["gpu_s"] = rounded(m.gpu_s);
-  o["end_s"] = r.end_time;
-  o["elapsed_s"] = rounded(elapsed, 10000.0);
-  return o;
-}
-
-void print_table(const run_args& a, const run_result& r, const run_metrics& m, double elapsed) {
-  fmt::print("policy {}  victims {}  GPUs {}  offered load {:.1f}%  allocation {:.1f}%\n", a.policy, a.victims, m.gpus_total, m.offered_load_pct,
-             m.allocation_pct);
-  fmt::print("{:<5} {:>8} {:>10} {:>14} {:>10} {:>8} {:>8} {:>8} {:>10} {:>14}\n", "class", "arrived", "completed", "never_started", "delay_mean",
-             "p50", "p95", "p99", "evictions", "lost_gpu_h");
-  for (const auto& [name, c] : {std::pair{"hp", &m.hp}, std::pair{"spot", &m.spot}})
-    fmt::print("{:<5} {:>8} {:>10} {:>14} {:>10.1f} {:>8} {:>8} {:>8} {:>10} {:>14.1f}\n", name, c->arrived, c->completed, c->never_started,
-               c->delay_s.mean, c->delay_s.p50, c->delay_s.p95, c->delay_s.p99, c->evictions, c->lost_gpu_s / 3600.0);
-  fmt::print("preemptions {}  GPU-hours {:.1f}  ends at {} s  elapsed {:.3f} s\n", r.preemptions, m.gpu_s / 3600.0, r.end_time, elapsed);
-}
-
-std::string placements_csv(const loaded& l, const run_result& r) {
-  std::vector<std::uint32_t> order(r.segments.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return r.segments[x].start < r.segments[y].start; });
-  std::string out = "job,run,member,node,gpus,start,end,end_reason\n";
-  for (const std::uint32_t i : order) {
-    const run_segment& s = r.segments[i];
-    for (std::uint32_t m = 0; m < s.count; ++m) {
-      const placement& p = r.members[s.first + m];
-      std::string gpus;
-      for (std::size_t g = 0; g < p.count; ++g) gpus += fmt::format("{}{}:{}", g == 0 ? "" : ";", p.gpus[g].gpu, p.gpus[g].milli);
-      io::csv_row(out, {l.jobs[s.job].name, std::to_string(s.run), std::to_string(m), l.cluster.inv.spec(p.node).name, gpus, std::to_string(s.start),
-                        std::to_string(s.end),
-                        s.failed      ? "failed"
-                        : s.preempted ? "preempted"
-                                      : "done"});
-    }
-  }
-  return out;
-}
-
-// Milli-units as a decimal with three places ("12.345").
-std::string milli_text(std::int64_t m) { return fmt::format("{}{}.{:03}", m < 0 ? "-" : "", std::abs(m) / 1000, std::abs(m) % 1000); }
-
-std::string timeline_csv(const loaded& l, const run_result& r, std::int64_t step) {
-  const std::int64_t capacity = l.cluster.gpus_up() * 1000;
-  std::string out = "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
-  for (const timeline_sample& s : timeline_of(l.jobs, r, step)) {
-    const double pct = capacity > 0 ? 100.0 * static_cast<double>(s.gpu_milli) / static_cast<double>(capacity) : 0.0;
-    out +=
-        fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time, milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp, s.waiting_spot);
-  }
-  return out;
-}
-
-// One row per preemption decision: who preempted whom, and why those victims.
-std::string preemptions_csv(const loaded& l, const run_result& r) {
-  const auto name = [&](std::uint32_t j) -> const std::string& { return l.jobs[j].name; };
-  std::string out = "time,job,victims,explanation\n";
-  for (const run_preemption& p : r.preemption_log) {
-    const std::span<const victim> chosen(r.victims.data() + p.first, p.count), other(r.victims.data() + p.other_first, p.other_count);
-    std::string names;
-    for (const victim& v : chosen) names += (names.empty() ? "" : ";") + name(v.job);
-    io::csv_row(out, {std::to_string(p.time), name(p.job), names, explain_victims(chosen, other, name)});
-  }
-  return out;
 }
 
 // The output files asked for, every one made before any is written: an error (a usage
@@ -299,9 +186,9 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
                       fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s", r.end_time,
                                   s.timeline_step, rows, timeline_row_limit, timeline_min_step(r.end_time)));
   std::vector<output> outs;
-  if (!a.placements.empty()) outs.push_back({a.placements, placements_csv(l, r), "--placements"});
-  if (!a.preemptions.empty()) outs.push_back({a.preemptions, preemptions_csv(l, r), "--preemptions"});
-  if (!a.timeline.empty()) outs.push_back({a.timeline, timeline_csv(l, r, s.timeline_step), "--timeline"});
+  if (!a.placements.empty()) outs.push_back({a.placements, io::run_placements_csv(l.cluster, l.jobs, r), "--placements"});
+  if (!a.preemptions.empty()) outs.push_back({a.preemptions, io::run_preemptions_csv(l.jobs, r), "--preemptions"});
+  if (!a.timeline.empty()) outs.push_back({a.timeline, io::run_timeline_csv(l.cluster, l.jobs, r, s.timeline_step), "--timeline"});
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));
     outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});
@@ -357,11 +244,17 @@ int run_command(const run_args& a) {
   if (auto w = write_outputs(a, *s, *l, *r); !w) return fail(w.error());
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return fail(c.error());
+  const io::run_report rep{a.policy,
+                           a.victims,
+                           a.pods.empty() ? std::nullopt : std::optional(a.compress),
+                           l->never_scheduled,
+                           !a.node_events.empty(),
+                           check ? std::optional(check->violations) : std::nullopt,
+                           elapsed};
   if (a.format == output_format::json) {
-    fmt::print("{}\n", run_object(a, *l, *r, m, elapsed, check ? &*check : nullptr).dump(2));
+    fmt::print("{}\n", io::run_json(rep, l->jobs, *r, m).dump(2));
   } else {
-    print_table(a, *r, m, elapsed);
-    if (check) fmt::print("violations {}\n", check->violations);
+    fmt::print("{}", io::run_table(rep, *r, m));
   }
   return exit_ok;
 }

@@ -38,12 +38,9 @@ expected<idle_rules> rules_of(const idle_options& o) {
   auto t = io::parse_percent(o.threshold, true);
   if (!t) return unexpected(t.error().in_field("--threshold"));
   r.threshold = *t;
-  auto m = parse_duration(o.min_idle);
-  if (!m) return unexpected(m.error().in_field("--min-idle"));
+  GPURENT_TRY(m, tool::duration_option(o.min_idle, "--min-idle"));
+  GPURENT_TRY(g, tool::duration_option(o.max_gap, "--max-gap", {.positive = true}));
   r.min_idle = *m;
-  auto g = parse_duration(o.max_gap);
-  if (!g) return unexpected(g.error().in_field("--max-gap"));
-  if (*g <= seconds{0}) return make_error(error_code::invalid_argument, "--max-gap", "must be positive");
   r.max_gap = *g;
   return r;
 }

@@ -53,7 +53,10 @@ expected<void> audit_meter_run(const meter_options& o, io::audit_file& log, cons
     GPURENT_TRY(digest, io::file_sha256_hex(u));
     usage.push_back(io::ordered_json{{"file", u}, {"sha256", *digest}});
   }
-  const auto fmt_name = o.format == tool::output_format::csv ? "csv" : o.format == tool::output_format::table ? "table" : "json";
+  const auto fmt_name = o.format == tool::focus_format           ? "focus"
+                        : o.format == tool::output_format::csv   ? "csv"
+                        : o.format == tool::output_format::table ? "table"
+                                                                 : "json";
   log.record("meter", io::audit_meter(o.tariff_path, *tariff_text, std::move(usage), o.period, fmt_name, out));
   return log.commit();
 }
@@ -86,7 +89,7 @@ int run_meter(const meter_options& o) {
     if (!bytes) return tool::fail(bytes.error());
     if (auto w = tool::write_file(o.partial_out, *bytes, "--partial-out"); !w) return tool::fail(w.error());
   }
-  const std::string out = tool::format_invoice(*inv, o.format, o.detail);
+  const std::string out = tool::format_invoice(*inv, o.format, o.detail, &*t);
   if (*audit) {
     if (auto r = audit_meter_run(o, **audit, out); !r) return tool::fail(r.error());
   }
@@ -108,7 +111,7 @@ int run_merge(const meter_options& o) {
   }
   auto inv = all->finish();
   if (!inv) return tool::fail(inv.error());
-  return tool::print_invoice(*inv, o.format_merge, o.detail_merge);
+  return tool::print_invoice(*inv, o.format_merge, o.detail_merge, &*t);
 }
 
 void add_merge(CLI::App& cmd, meter_options& o) {
@@ -118,8 +121,7 @@ void add_merge(CLI::App& cmd, meter_options& o) {
   merge->add_option("--rounding-point", o.rounding_point, "the rounding point the partials were made with, if overridden");
   merge->add_option("partials", o.partials, "partial result files")->required();
   merge->add_flag("--detail", o.detail_merge, "add exact amounts, every rounding and waste to the output");
-  tool::add_format_option(*merge, o.format_merge,
-                          {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
+  tool::add_format_option(*merge, o.format_merge, tool::meter_formats());
 }
 
 tool::runner setup_meter(CLI::App& app) {
@@ -133,8 +135,7 @@ tool::runner setup_meter(CLI::App& app) {
   cmd->add_option("--jobs", o->jobs, "threads (default: this machine's cores); the output is the same for any number")->check(CLI::Range(1U, 4096U));
   cmd->add_option("--partial-out", o->partial_out, "also write the meter's partial result to this file (for `gpurent meter merge`)");
   cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
-  tool::add_format_option(*cmd, o->format,
-                          {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
+  tool::add_format_option(*cmd, o->format, tool::meter_formats());
   tool::add_audit_options(*cmd, o->audit);
   add_merge(*cmd, *o);
   return [o, cmd] { return cmd->get_subcommand("merge")->parsed() ? run_merge(*o) : run_meter(*o); };

@@ -12,6 +12,7 @@
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/io/usage_csv.hpp>
 #include <gpurent/io/workload_json.hpp>
+#include <gpurent/planning/budget.hpp>
 #include <gpurent/planning/format.hpp>
 #include <gpurent/planning/planner.hpp>
 
@@ -57,6 +58,14 @@ expected<void> audit_plan(const plan_options_cli& o, io::audit_file& log, const 
   return log.commit();
 }
 
+// A budget the cheapest plan does not fit: exit 3, the budget, the cheapest spend and what
+// would fit on stderr; with --format json, the same as JSON on stdout.
+int over_budget(const plan_options_cli& o, const budget_report& r) {
+  fmt::print(stderr, "gpurent: {}\n", budget_text(r));
+  if (o.format == tool::output_format::json) fmt::print("{}\n", budget_to_json(r).dump(2));
+  return tool::exit_not_here;
+}
+
 int run_plan(const plan_options_cli& o) {
   auto audit = tool::open_audit(o.audit);
   if (!audit) return tool::fail(audit.error());
@@ -76,6 +85,9 @@ int run_plan(const plan_options_cli& o) {
     if (e.where.empty() && !o.workload.empty()) e = io::json_located(std::move(e), text, o.workload);  // at the line of the job it names
     return tool::fail(e);
   }
+  auto over = check_budget(*w, *cat, *p);
+  if (!over) return tool::fail(over.error());
+  if (*over) return over_budget(o, **over);
   if (!o.emit_usage.empty()) {
     if (auto r = emit(o, *p); !r) return tool::fail(r.error());
   }

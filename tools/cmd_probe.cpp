@@ -7,12 +7,10 @@
 // GPU, no driver, or the tool was built without the probe.
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include <unistd.h>
@@ -24,6 +22,7 @@
 #include "tool.hpp"
 
 #if defined(GPURENT_HAS_PROBE)
+#include <gpurent/io/probe_json.hpp>
 #include <gpurent/io/prometheus_json.hpp>
 #include <gpurent/probe/format.hpp>
 #include <gpurent/probe/probe.hpp>
@@ -32,146 +31,6 @@
 
 namespace {
 using namespace gpurent;
-
-#if defined(GPURENT_HAS_PROBE)
-nlohmann::json optional_error(const std::optional<error>& e) { return e ? nlohmann::json(e->message) : nlohmann::json(nullptr); }
-
-// A reading's value as JSON, or null with the reason recorded under `why[name]`.
-template <class T, class F>
-nlohmann::json reading_json(const probe::nvml_reading<T>& r, const char* name, nlohmann::json& why, F&& to_json) {
-  if (r) return to_json(*r);
-  why[name] = r.error().message;
-  return nullptr;
-}
-
-nlohmann::json ecc_json(const probe::ecc_errors& e) { return {{"corrected", e.corrected}, {"uncorrected", e.uncorrected}}; }
-nlohmann::json rates_json(const probe::utilization_rates& u) {
-  return {{"gpu", io::percent_json<nlohmann::json>(u.gpu)}, {"memory", io::percent_json<nlohmann::json>(u.memory)}};
-}
-nlohmann::json memory_json(const probe::memory_use& m) {
-  return {{"total_mib", to_mib(m.total)}, {"used_mib", to_mib(m.used)}, {"free_mib", to_mib(m.free)}};
-}
-nlohmann::json id_json(std::uint32_t v) { return v; }
-nlohmann::json text_json(const std::string& v) { return v; }
-
-nlohmann::json mig_devices_json(const std::vector<probe::mig_device_telemetry>& devices) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const probe::mig_device_telemetry& m : devices) {
-    nlohmann::json why = nlohmann::json::object();
-    out.push_back({{"index", m.index},
-                   {"uuid", reading_json(m.uuid, "uuid", why, text_json)},
-                   {"gpu_instance_id", reading_json(m.gpu_instance_id, "gpu_instance_id", why, id_json)},
-                   {"compute_instance_id", reading_json(m.compute_instance_id, "compute_instance_id", why, id_json)},
-                   {"memory", reading_json(m.memory, "memory", why, memory_json)},
-                   {"utilization", reading_json(m.utilization, "utilization", why, rates_json)},
-                   {"not_available", why}});
-  }
-  return out;
-}
-
-// The live state: each reading, or null and why under "not_available".
-nlohmann::json telemetry_json(const probe::gpu_telemetry& t) {
-  nlohmann::json why = nlohmann::json::object();
-  const probe::gpu_health& h = t.health;
-  nlohmann::json j{
-      {"uuid", reading_json(t.uuid, "uuid", why, text_json)},
-      {"utilization", reading_json(t.utilization, "utilization", why, rates_json)},
-      {"memory", reading_json(t.memory, "memory", why, memory_json)},
-      {"power_w",
-       reading_json(t.power, "power_w", why, [](probe::milliwatts mw) { return nlohmann::json(static_cast<double>(mw.count()) / 1000.0); })},
-      {"temperature_c", reading_json(t.temperature_c, "temperature_c", why, [](std::int32_t c) { return nlohmann::json(c); })},
-      {"ecc",
-       {{"volatile", reading_json(h.ecc_volatile, "ecc.volatile", why, ecc_json)},
-        {"aggregate", reading_json(h.ecc_aggregate, "ecc.aggregate", why, ecc_json)}}},
-      {"retired_pages", reading_json(h.retired, "retired_pages", why,
-                                     [](const probe::retired_pages& r) {
-                                       return nlohmann::json{{"multiple_single_bit", r.multiple_single_bit}, {"double_bit", r.double_bit}};
-                                     })},
-      {"remapped_rows",
-       reading_json(
-           h.remapped, "remapped_rows", why,
-           [](const probe::remapped_rows& r) {
-             return nlohmann::json{{"correctable", r.correctable}, {"uncorrectable", r.uncorrectable}, {"pending", r.pending}, {"failed", r.failed}};
-           })},
-      {"mig_devices", mig_devices_json(t.mig_devices)}};
-  j["not_available"] = why;
-  return j;
-}
-
-// "now: GPU 87%, memory 12%, 2048 of 143771 MiB used, 412.345 W, 54 C, ECC 0/0": what a
-// person reads in the table; readings NVML did not give are left out.
-std::string telemetry_line(const probe::gpu_telemetry& t) {
-  std::string s = "now:";
-  const auto add = [&](const std::string& part) { s += (s.size() > 4 ? ", " : " ") + part; };
-  if (t.utilization) add("GPU " + format_percent(t.utilization->gpu) + "%, memory " + format_percent(t.utilization->memory) + "%");
-  if (t.memory) add(std::to_string(to_mib(t.memory->used)) + " of " + std::to_string(to_mib(t.memory->total)) + " MiB used");
-  for (const probe::dcgm_value& v : probe::dcgm_values(t)) {
-    if (v.field == "DCGM_FI_DEV_POWER_USAGE") add(v.value + " W");
-    if (v.field == "DCGM_FI_DEV_GPU_TEMP") add(v.value + " C");
-  }
-  if (t.health.ecc_volatile)
-    add(fmt::format("ECC {}/{} (corrected/uncorrected since boot)", t.health.ecc_volatile->corrected, t.health.ecc_volatile->uncorrected));
-  if (t.health.remapped && (t.health.remapped->pending || t.health.remapped->failed))
-    add("row remapping pending or failed: reset or service the GPU");
-  if (!t.mig_devices.empty()) add(std::to_string(t.mig_devices.size()) + " MIG devices");
-  return s;
-}
-
-nlohmann::json gpu_json(const probe::probed_gpu& g) {
-  const probe::device_reading& r = g.reading;
-  const probe::gpu_mapping& m = g.mapping;
-  using nlohmann::json;
-  json j;
-  j["pci_address"] = r.pci ? json(probe::to_string(*r.pci)) : json(nullptr);
-  j["pci_id"] = r.pci_id ? json(probe::to_string(*r.pci_id)) : json(nullptr);
-  j["name"] = r.name;
-  j["cuda_ordinal"] = g.cuda ? json(g.cuda->ordinal) : json(nullptr);
-  j["nvml_index"] = g.nvml ? json(g.nvml->index) : json(nullptr);
-  j["memory_mib"] = to_mib(r.total_memory);
-  j["sm_count"] = r.sm_count ? json(*r.sm_count) : json(nullptr);
-  j["compute_capability"] = r.capability ? json(std::to_string(r.capability->major) + "." + std::to_string(r.capability->minor)) : json(nullptr);
-  j["memory_clock_khz"] = g.cuda && g.cuda->memory_clock_khz > 0 ? json(g.cuda->memory_clock_khz) : json(nullptr);
-  j["memory_bus_width_bits"] = g.cuda && g.cuda->memory_bus_width_bits > 0 ? json(g.cuda->memory_bus_width_bits) : json(nullptr);
-  j["memory_bandwidth_mb_s"] = r.memory_bandwidth ? json(r.memory_bandwidth->count()) : json(nullptr);
-  j["cuda_mig_instance"] = r.cuda_mig_instance;
-  j["nvlink"] = r.nvlink ? json{{"links", r.nvlink->links}, {"active", r.nvlink->active}} : json(nullptr);
-  json mig;
-  mig["mode"] = std::string(probe::to_string(r.mig_current));
-  mig["pending"] = std::string(probe::to_string(r.mig_pending));
-  json instances = json::array();
-  for (const probe::nvml_gpu_instance& x : r.gpu_instances) {
-    json i{{"id", x.id}, {"profile_id", x.profile_id}, {"profile", nullptr}, {"start", x.start}, {"size", x.size}};
-    if (m.geometry != nullptr)
-      for (const mig_profile& p : m.geometry->profiles)
-        if (p.id == x.profile_id) i["profile"] = std::string(p.name);
-    instances.push_back(i);
-  }
-  mig["instances"] = instances;
-  json layout = nullptr;
-  if (m.layout && m.geometry != nullptr) {
-    layout = json::array();
-    for (const mig_instance& x : *m.layout) layout.push_back(mig_name(*m.geometry, x));
-  }
-  mig["layout"] = layout;
-  mig["layout_error"] = optional_error(m.layout_error);
-  mig["geometry"] = m.geometry != nullptr ? json(std::string(m.geometry->model)) : json(nullptr);
-  j["mig"] = mig;
-  j["model"] = m.model != nullptr ? json(std::string(m.model->name)) : json(nullptr);
-  j["matched_by"] = std::string(probe::to_string(m.matched_by));
-  j["memory_deviation_ppm"] = m.memory_deviation_ppm ? json(*m.memory_deviation_ppm) : json(nullptr);
-  if (m.model != nullptr) {
-    const gpu_model& c = *m.model;
-    j["catalog"] = {{"vram_mib", c.vram ? json(to_mib(c.vram->value)) : json(nullptr)},
-                    {"sm_count", c.sm_count ? json(c.sm_count->value) : json(nullptr)},
-                    {"memory_bandwidth_mb_s", c.memory_bandwidth ? json(c.memory_bandwidth->value.count()) : json(nullptr)}};
-  } else {
-    j["catalog"] = nullptr;
-  }
-  j["notes"] = m.notes;
-  j["telemetry"] = g.nvml ? telemetry_json(g.nvml->telemetry) : nlohmann::json(nullptr);
-  return j;
-}
-#endif
 
 struct probe_options {
   tool::output_format format{};
@@ -186,58 +45,13 @@ int run_probe(tool::output_format format) {
     fmt::print(stderr, "gpurent: {}\n", m.error().message);
     return tool::exit_not_here;
   }
-  if (format == tool::output_format::json) {
-    nlohmann::json j;
-    j["cuda"] = {
-        {"runtime", probe::cuda_version_string(m->cuda_version.runtime)},
-        {"driver", m->cuda_version.driver != 0 ? nlohmann::json(probe::cuda_version_string(m->cuda_version.driver)) : nlohmann::json(nullptr)},
-        {"error", optional_error(m->cuda_error)}};
-    j["nvml"] = {{"library", probe::nvml_default_library()}, {"error", optional_error(m->nvml_error)}};
-    j["gpus"] = nlohmann::json::array();
-    for (const probe::probed_gpu& g : m->gpus) j["gpus"].push_back(gpu_json(g));
-    fmt::print("{}\n", j.dump(2));
-  } else {
-    for (const probe::probed_gpu& g : m->gpus) {
-      fmt::print("{}\n", g);
-      if (g.nvml) fmt::print("  {}\n", telemetry_line(g.nvml->telemetry));
-    }
-    if (m->cuda_error) fmt::print("CUDA: {}\n", m->cuda_error->message);
-    if (m->nvml_error) fmt::print("NVML: {}\n", m->nvml_error->message);
-  }
+  const io::probe_context c{probe::cuda_version_string(m->cuda_version.runtime),
+                            m->cuda_version.driver != 0 ? std::optional(probe::cuda_version_string(m->cuda_version.driver)) : std::nullopt,
+                            m->cuda_error, probe::nvml_default_library(), m->nvml_error};
+  const bool json = format == tool::output_format::json;
+  fmt::print("{}", json ? io::probe_machine_json(c, m->gpus).dump(2) + "\n" : io::probe_machine_table(c, m->gpus));
   return tool::exit_ok;
 }
-
-// The watch's series, one per (field, GPU, MIG device), in the order they first appear.
-class watch_series {
- public:
-  void add(instant at, const probe::nvml_device& d, const probe::gpu_telemetry& t, const std::string& host) {
-    const auto labels = probe::dcgm_labels(d, t, host);
-    for (const probe::dcgm_value& v : probe::dcgm_values(t)) put(at, v, d.index, -1, labels);
-    for (const probe::mig_device_telemetry& m : t.mig_devices) {
-      if (!m.gpu_instance_id) continue;  // a MIG device is named by its GPU instance
-      auto mig_labels = labels;
-      mig_labels.emplace_back("GPU_I_ID", std::to_string(*m.gpu_instance_id));
-      for (const probe::dcgm_value& v : probe::dcgm_values(m)) put(at, v, d.index, static_cast<long>(*m.gpu_instance_id), mig_labels);
-    }
-  }
-  [[nodiscard]] const std::vector<io::metric_series>& series() const noexcept { return series_; }
-
- private:
-  void put(instant at, const probe::dcgm_value& v, std::uint32_t gpu, long gi, const io::metric_labels& labels) {
-    const auto key = std::make_tuple(std::string(v.field), gpu, gi);
-    auto it = index_.find(key);
-    if (it == index_.end()) {
-      io::metric_series s;
-      s.labels.emplace_back("__name__", std::string(v.field));
-      s.labels.insert(s.labels.end(), labels.begin(), labels.end());
-      series_.push_back(std::move(s));
-      it = index_.emplace(key, series_.size() - 1).first;
-    }
-    series_[it->second].values.emplace_back(at, v.value);
-  }
-  std::map<std::tuple<std::string, std::uint32_t, long>, std::size_t> index_;
-  std::vector<io::metric_series> series_;
-};
 
 std::string host_name() {
   char buf[256] = {};
@@ -258,7 +72,7 @@ int run_watch(seconds every, int samples, tool::output_format format) {
   if (!devs) return nothing(devs.error().message);
   if (devs->empty()) return nothing("NVML sees none");
   const std::string host = host_name();
-  watch_series series;
+  io::probe_watch_series series;
   const instant first = std::chrono::ceil<seconds>(std::chrono::system_clock::now());
   for (int k = 0; k < samples; ++k) {
     const instant at = first + k * every;
@@ -271,7 +85,7 @@ int run_watch(seconds every, int samples, tool::output_format format) {
       }
       series.add(at, d, *t, host);
       if (format == tool::output_format::table) {
-        fmt::print("{}  gpu {} {}  {}\n", format_instant(at), d.index, t->uuid ? *t->uuid : d.name, telemetry_line(*t));
+        fmt::print("{}  gpu {} {}  {}\n", format_instant(at), d.index, t->uuid ? *t->uuid : d.name, io::probe_telemetry_line(*t));
         std::fflush(stdout);
       }
     }
@@ -291,8 +105,8 @@ tool::runner setup_probe(CLI::App& app) {
     if (o->watch.empty() && o->samples != 0) return tool::fail(error{error_code::invalid_argument, "--samples", "needs --watch", {}});
     std::optional<seconds> every;
     if (!o->watch.empty()) {
-      auto d = parse_duration(o->watch);
-      if (!d || *d <= seconds{0}) return tool::fail(error{error_code::invalid_argument, "--watch", d ? "must be positive" : d.error().message, {}});
+      auto d = tool::duration_option(o->watch, "--watch", {.positive = true});
+      if (!d) return tool::fail(d.error());
       if (o->samples < 1) return tool::fail(error{error_code::invalid_argument, "--samples", "--watch needs --samples N, N >= 1", {}});
       every = *d;
     }

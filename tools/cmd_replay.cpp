@@ -5,21 +5,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <gpurent/io/audit_record.hpp>
+#include <gpurent/io/replay_json.hpp>
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/matching/reference/replay.hpp>
 #include <gpurent/matching/registry.hpp>
@@ -30,7 +27,6 @@
 namespace {
 
 using gpurent::tool::output_format;
-using ojson = nlohmann::ordered_json;
 
 struct replay_args {
   std::string nodes;
@@ -43,11 +39,6 @@ struct replay_args {
   output_format format = output_format::json;
   gpurent::tool::audit_cli audit;
 };
-
-double round_to(double x, int digits) {
-  const double k = std::pow(10.0, digits);
-  return std::round(x * k) / k;
-}
 
 // "42-51" or "42,43,50" (or a mix) to a list of seeds.
 gpurent::expected<std::vector<std::uint64_t>> parse_seeds(const std::string& text) {
@@ -81,44 +72,6 @@ gpurent::expected<std::vector<std::uint64_t>> parse_seeds(const std::string& tex
   return out;
 }
 
-ojson alloc_object(const std::array<double, gpurent::replay_points.size()>& v) {
-  ojson o = ojson::object();
-  for (std::size_t i = 0; i < gpurent::replay_points.size(); ++i) o[std::to_string(gpurent::replay_points[i])] = round_to(v[i], 3);
-  return o;
-}
-
-ojson run_object(const gpurent::replay_result& r, double elapsed) {
-  ojson o;
-  o["policy"] = std::string(r.policy);
-  o["seed"] = r.seed;
-  o["tune"] = r.tune;
-  o["nodes"] = r.nodes;
-  o["gpus_total"] = r.gpus_total;
-  o["pods_arrived"] = r.arrived;
-  o["pods_placed"] = r.placed;
-  o["pods_failed"] = r.failed;
-  o["alloc_pct"] = alloc_object(r.alloc_pct);
-  o["unallocated_pct_at_100"] = round_to(r.unallocated_pct_at(100), 3);
-  o["elapsed_s"] = round_to(elapsed, 4);
-  o["placements_per_s"] = elapsed > 0 ? std::llround(static_cast<double>(r.arrived) / elapsed) : 0;
-  return o;
-}
-
-std::string placements_csv(const gpurent::replay_workload& w, const gpurent::replay_result& r) {
-  std::string out = "seq,pod,node,gpus\n";
-  for (std::size_t i = 0; i < r.placements.size(); ++i) {
-    const gpurent::placement& p = r.placements[i];
-    std::string gpus;
-    for (std::size_t g = 0; g < p.count; ++g) {
-      if (g > 0) gpus += ';';
-      gpus += fmt::format("{}:{}", p.gpus[g].gpu, p.gpus[g].milli);
-    }
-    const std::string node = p.node == gpurent::no_node ? std::string() : w.cluster.spec(p.node).name;
-    fmt::format_to(std::back_inserter(out), "{},{},{},{}\n", i, w.task_names[r.arrivals[i]], node, gpus);
-  }
-  return out;
-}
-
 // The seeds to run: --seeds when given, else --seed.
 gpurent::expected<std::vector<std::uint64_t>> seeds_of(const replay_args& a) {
   if (a.seeds.empty()) return std::vector<std::uint64_t>{a.seed};
@@ -131,17 +84,6 @@ gpurent::expected<gpurent::replay_workload> read_workload(const replay_args& a) 
   return gpurent::make_replay_workload(*nodes, a.nodes, *pods, a.pods);
 }
 
-// One replay per seed with the named policy, and each one's wall-clock time.
-struct replay_runs {
-  std::vector<gpurent::replay_result> results;
-  std::vector<double> elapsed;
-  [[nodiscard]] double total_elapsed() const {
-    double t = 0;
-    for (double e : elapsed) t += e;
-    return t;
-  }
-};
-
 // With --audit: one "match" line per decision, naming the task (the replay's arrival order).
 struct replay_auditor {
   gpurent::io::audit_file& log;
@@ -151,17 +93,17 @@ struct replay_auditor {
   std::vector<std::uint32_t> arrivals;
   std::size_t next = 0;
   void operator()(const gpurent::match_decision& d) {
-    ojson r = {{"seed", seed}};
+    nlohmann::ordered_json r = {{"seed", seed}};
     r.update(gpurent::io::audit_match(d, policy, w.task_names[arrivals[next++]]));
     log.record("match", r);
   }
 };
 
-replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, const std::vector<std::uint64_t>& seeds, bool keep,
-                      gpurent::io::audit_file* audit) {
+gpurent::io::replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, const std::vector<std::uint64_t>& seeds, bool keep,
+                                   gpurent::io::audit_file* audit) {
   using namespace gpurent;
   const bool tty = isatty(fileno(stderr)) != 0;
-  replay_runs runs;
+  gpurent::io::replay_runs runs;
   for (const std::uint64_t seed : seeds) {
     replay_options o;
     o.seed = seed;
@@ -185,77 +127,6 @@ replay_runs run_seeds(const replay_args& a, const gpurent::replay_workload& w, c
   return runs;
 }
 
-void print_run(const gpurent::replay_result& r, double elapsed, output_format format) {
-  using gpurent::replay_points;
-  if (format == output_format::json) {
-    fmt::print("{}\n", run_object(r, elapsed).dump(2));
-    return;
-  }
-  fmt::print("policy {}  seed {}  tune {}  nodes {}  gpus {}\n", r.policy, r.seed, r.tune, r.nodes, r.gpus_total);
-  fmt::print("pods arrived {}  placed {}  failed {}  elapsed {:.3f} s\n", r.arrived, r.placed, r.failed, elapsed);
-  fmt::print("{:>9}  {:>8}  {:>13}\n", "arrived %", "alloc %", "unallocated %");
-  for (std::size_t i = 0; i < replay_points.size(); ++i) {
-    fmt::print("{:>9}  {:>8.2f}  {:>13.2f}\n", replay_points[i], r.alloc_pct[i], 100.0 - r.alloc_pct[i]);
-  }
-}
-
-using replay_stats = std::array<gpurent::replay_stat, gpurent::replay_points.size()>;
-
-// Mean and sd over the runs, per replay point.
-replay_stats stats_of(const replay_runs& runs) {
-  replay_stats stats{};
-  for (std::size_t i = 0; i < gpurent::replay_points.size(); ++i) {
-    std::vector<double> xs;
-    for (const auto& r : runs.results) xs.push_back(r.alloc_pct[i]);
-    stats[i] = gpurent::replay_stat_of(xs);
-  }
-  return stats;
-}
-
-ojson summary_object(const replay_args& a, const std::vector<std::uint64_t>& seeds, const replay_runs& runs, const replay_stats& stats) {
-  using gpurent::replay_points;
-  const gpurent::replay_result& first = runs.results.front();
-  ojson o;
-  o["policy"] = std::string(first.policy);
-  o["seeds"] = seeds;
-  o["tune"] = a.tune;
-  o["nodes"] = first.nodes;
-  o["gpus_total"] = first.gpus_total;
-  ojson mean = ojson::object();
-  ojson sd = ojson::object();
-  ojson um = ojson::object();
-  for (std::size_t i = 0; i < replay_points.size(); ++i) {
-    mean[std::to_string(replay_points[i])] = round_to(stats[i].mean, 3);
-    sd[std::to_string(replay_points[i])] = round_to(stats[i].sd, 3);
-    um[std::to_string(replay_points[i])] = round_to(100.0 - stats[i].mean, 3);
-  }
-  o["alloc_pct_mean"] = mean;
-  o["alloc_pct_sd"] = sd;
-  o["unallocated_pct_mean"] = um;
-  o["unallocated_pct_at_100"] = {{"mean", round_to(100.0 - stats[2].mean, 3)}, {"sd", round_to(stats[2].sd, 3)}};
-  o["elapsed_s"] = round_to(runs.total_elapsed(), 4);
-  ojson each = ojson::array();
-  for (std::size_t k = 0; k < runs.results.size(); ++k) each.push_back(run_object(runs.results[k], runs.elapsed[k]));
-  o["runs"] = each;
-  return o;
-}
-
-void print_summary(const replay_args& a, const std::vector<std::uint64_t>& seeds, const replay_runs& runs) {
-  using gpurent::replay_points;
-  const replay_stats stats = stats_of(runs);
-  if (a.format == output_format::json) {
-    fmt::print("{}\n", summary_object(a, seeds, runs, stats).dump(2));
-    return;
-  }
-  const gpurent::replay_result& first = runs.results.front();
-  fmt::print("policy {}  seeds {}  tune {}  nodes {}  gpus {}  elapsed {:.3f} s\n", first.policy, seeds.size(), a.tune, first.nodes, first.gpus_total,
-             runs.total_elapsed());
-  fmt::print("{:>9}  {:>13}  {:>8}  {:>18}\n", "arrived %", "alloc % mean", "sd", "unallocated % mean");
-  for (std::size_t i = 0; i < replay_points.size(); ++i) {
-    fmt::print("{:>9}  {:>13.2f}  {:>8.2f}  {:>18.2f}\n", replay_points[i], stats[i].mean, stats[i].sd, 100.0 - stats[i].mean);
-  }
-}
-
 int run_replay(const replay_args& a) {
   using namespace gpurent;
   if (!(a.tune > 0.0 && a.tune <= 100.0)) return tool::fail(error{error_code::invalid_argument, "--tune", "must be in (0, 100]", {}});
@@ -268,17 +139,20 @@ int run_replay(const replay_args& a) {
   if (!w) return tool::fail(w.error());
   auto audit = tool::open_audit(a.audit);
   if (!audit) return tool::fail(audit.error());
-  const replay_runs runs = run_seeds(a, *w, *seeds, !a.placements.empty(), *audit ? &**audit : nullptr);
+  const gpurent::io::replay_runs runs = run_seeds(a, *w, *seeds, !a.placements.empty(), *audit ? &**audit : nullptr);
   if (!a.placements.empty()) {
-    if (auto wr = tool::write_file(a.placements, placements_csv(*w, runs.results.front()), "--placements"); !wr) return tool::fail(wr.error());
+    if (auto wr = tool::write_file(a.placements, gpurent::io::replay_placements_csv(*w, runs.results.front()), "--placements"); !wr)
+      return tool::fail(wr.error());
   }
   if (*audit) {
     if (auto r = (*audit)->commit(); !r) return tool::fail(r.error());
   }
+  const bool json = a.format == output_format::json;
   if (runs.results.size() == 1) {
-    print_run(runs.results.front(), runs.elapsed.front(), a.format);
+    const double t = runs.elapsed.front();
+    fmt::print("{}", json ? io::replay_run_json(runs.results.front(), t).dump(2) + "\n" : io::replay_run_table(runs.results.front(), t));
   } else {
-    print_summary(a, *seeds, runs);
+    fmt::print("{}", json ? io::replay_summary_json(a.tune, *seeds, runs).dump(2) + "\n" : io::replay_summary_table(a.tune, seeds->size(), runs));
   }
   return tool::exit_ok;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include <gpurent/io/invoice_focus.hpp>
 #include <gpurent/io/invoice_json.hpp>
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/format.hpp>
@@ -31,10 +32,24 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
   return t;
 }
 
+// `--format focus`, meter's own: the FOCUS 1.0 CSV (io/invoice_focus.hpp). tool.hpp's
+// output_format has no name for it; the option stores the enum's integer, so a value past
+// its last names it.
+inline constexpr output_format focus_format = static_cast<output_format>(3);
+
+// The --format choices of `gpurent meter` and `meter merge`.
+inline std::initializer_list<std::pair<std::string, output_format>> meter_formats() {
+  static const std::initializer_list<std::pair<std::string, output_format>> f{
+      {"json", output_format::json}, {"csv", output_format::csv}, {"table", output_format::table}, {"focus", focus_format}};
+  return f;
+}
+
 // The invoice on stdout as --format asks (built whole first); the status to exit with.
-// The invoice's bytes as `gpurent meter` prints them in `format`.
-[[nodiscard]] inline std::string format_invoice(const invoice& inv, output_format format, bool detail) {
+// The invoice's bytes as `gpurent meter` prints them in `format` (focus reads the tariff's
+// prices when given).
+[[nodiscard]] inline std::string format_invoice(const invoice& inv, output_format format, bool detail, const tariff* t = nullptr) {
   const io::invoice_format_options fo{detail};
+  if (format == focus_format) return io::write_invoice_focus(inv, t);
   switch (format) {
     case output_format::csv: return io::write_invoice_csv(inv, fo);
     case output_format::table: return fmt::format("{}", inv);  // every line's exact amount and rounding, always
@@ -49,6 +64,8 @@ inline int print_bytes(const std::string& out) {
   return exit_ok;
 }
 
-inline int print_invoice(const invoice& inv, output_format format, bool detail) { return print_bytes(format_invoice(inv, format, detail)); }
+inline int print_invoice(const invoice& inv, output_format format, bool detail, const tariff* t = nullptr) {
+  return print_bytes(format_invoice(inv, format, detail, t));
+}
 
 }  // namespace gpurent::tool

@@ -6,6 +6,8 @@
 # scripts/check-sizes fails on a 301-line class and a 451-line header, passes on 300 and 450,
 # holds an allow-listed one to its size (grown: fails; gone: fails) and passes on this checkout.
 # One deliberately bad tree (a class and a header too big, a layer-order violation) fails both.
+# scripts/check-include-cost passes on this checkout and on an umbrella within its budget, and
+# fails, naming it, on one whose preprocessed text outgrew its budget or that has none.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 scratch="$(mktemp -d)"; trap 'rm -rf "$scratch"' EXIT
@@ -32,6 +34,21 @@ printf '#pragma once\n' >"$scratch/bad/include/gpurent/core/a.hpp"
 expect 1 "check-layers fails when docs/architecture.md misses a header or names a gone one" "$root/scripts/check-layers" "$scratch/bad"
 grep -q "does not name gpurent/planning/planner.hpp" "$scratch/err" && grep -q "names gpurent/planning/plan.hpp, which is not a header" "$scratch/err" ||
   { echo "FAIL: check-layers does not name the map's missing and stale headers" >&2; status=1; }
+
+expect 0 "check-include-cost passes on this checkout" "$root/scripts/check-include-cost" "$root"
+mkdir -p "$scratch/inc/include/gpurent/core"
+printf '#pragma once\nint money_a;\nint money_b;\n' >"$scratch/inc/include/gpurent/core/core.hpp"
+printf '# budget\ngpurent/core/core.hpp 3 40\n' >"$scratch/inc/budget"
+expect 0 "check-include-cost passes an umbrella within its budget" "$root/scripts/check-include-cost" "$scratch/inc" --budget "$scratch/inc/budget"
+printf 'int money_c;\n' >>"$scratch/inc/include/gpurent/core/core.hpp"
+expect 1 "check-include-cost fails an umbrella over its budget" "$root/scripts/check-include-cost" "$scratch/inc" --budget "$scratch/inc/budget"
+grep -q "^gpurent/core/core.hpp: 4 lines, 47 bytes preprocessed: over its budget of 3 lines, 40 bytes$" "$scratch/err" ||
+  { echo "FAIL: check-include-cost does not name gpurent/core/core.hpp and its figures" >&2; status=1; }
+mkdir -p "$scratch/inc/include/gpurent/spec"
+printf '#pragma once\n' >"$scratch/inc/include/gpurent/spec/spec.hpp"
+printf 'gpurent/core/core.hpp 4 60\n' >"$scratch/inc/budget"
+expect 1 "check-include-cost fails an umbrella without a budget" "$root/scripts/check-include-cost" "$scratch/inc" --budget "$scratch/inc/budget"
+grep -q "^gpurent/spec/spec.hpp: has no budget in" "$scratch/err" || { echo "FAIL: check-include-cost does not name the umbrella without a budget" >&2; status=1; }
 
 if command -v ctags >/dev/null; then
   fn() {  # fn DIR LINES: a tools/f.cpp whose one function spans LINES lines

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Victim selection (matching/preempt.hpp) and the checkpoint model (fleet/run_checkpoint.hpp),
+// Victim selection (matching/preempt/victims.hpp) and the checkpoint model (fleet/run_checkpoint.hpp),
 // on hand-computed scenarios: kube's order tie by tie, gpurent's lost work, minimality.
 #include <doctest/doctest.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <gpurent/fleet/run_checkpoint.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 
 namespace test_fleet_run_victims {
 using namespace gpurent;

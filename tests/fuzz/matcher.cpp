@@ -193,6 +193,7 @@ void run(bytes_reader& in) {
       default: {  // place then release at once: the state returns exactly
         if (inv.size() < max_nodes && (op & 0x80U) != 0) {
           add_random_node(inv, in);
+          flat = *cluster_topology::make({}, inv.size());  // the gang placer follows the topology it holds
           break;
         }
         const placement_request r = random_request(in);

@@ -36,6 +36,21 @@ plan example
 plan tiers --workload "$in/workload-tiers.json" --offers "$in/offers-tiers.json"
 plan packing --workload "$in/workload-packing.json" --offers "$offers_example"
 plan hybrid --workload "$root/examples/plan/hybrid-workload.json" --offers "$root/examples/plan/hybrid-offers.json"
+# The FOCUS 1.0 invoice (docs/focus.md) of three of them: reserved, tiered and hybrid rates.
+for name in example tiers hybrid; do
+  period=$(sed -n 's/^  "period": "\(.*\)",$/\1/p' "$out/$name.plan.json")
+  "$tool" meter --tariff "$out/$name.tariff.json" --usage "$out/$name.usage.csv" --period "$period" --format focus >"$out/$name.meter.focus.csv"
+done
+
+# A plan over its budget (docs/planning.md, "Budgets and caps"): exit 3, the message on
+# stderr (with the exit status) and the report as JSON on stdout.
+over_budget() {  # over_budget NAME [plan args...]
+  local name="$1"; shift
+  local status=0
+  "$tool" plan "$@" --format json >"$out/$name.budget.json" 2>"$out/$name.budget.err" || status=$?
+  printf 'exit %s\n' "$status" >>"$out/$name.budget.err"
+}
+over_budget budget --workload "$root/examples/plan/budget-workload.json" --offers "$root/examples/plan/hybrid-offers.json"
 
 # replay NAME NODES PODS POLICY
 replay() {
@@ -62,6 +77,19 @@ for f in "$in"/bad/tariff-*.json; do
 done
 for f in "$in"/bad/usage-*.csv; do b="$(basename "$f" .csv)"; bad "bad-$b" meter --tariff tariff-ok.json --usage "$b.csv" --period 2026-11; done
 bad bad-meter-period meter --tariff tariff-ok.json --usage usage-order.csv --period 2026-1
+
+# offers import (docs/offers-import.md): gpuhunt CSVs (CRLF, a byte-order mark, quoted fields, a
+# terms file) and a SkyPilot vms.csv, run inside inputs/import so that the offers' sources name
+# the files as typed; the report on stderr is kept too. Then bad rows (exit 2) and an output
+# that cannot be written (exit 4).
+import_case() {  # import_case NAME ARGS...
+  local name="$1"; shift
+  (cd "$in/import" && "$tool" offers import "$@" --seen 2026-12-06T00:00:00Z >"$out/$name.json" 2>"$out/$name.err")
+}
+import_case import-gpuhunt --from gpuhunt aws.csv lambdalabs.csv --terms terms.json
+import_case import-skypilot --from skypilot vms.csv --provider aws
+for b in import-price import-row; do bad "bad-$b" offers import --from gpuhunt "$b.csv" --seen 2026-12-06T00:00:00Z; done
+bad bad-import-out offers import --from gpuhunt import-ok.csv --seen 2026-12-06T00:00:00Z --out no-such-dir/offers.json
 
 trace="$root/../shared/data/alibaba-gpu-v2023"
 if [ -f "$trace/openb_pod_list_default.csv" ]; then

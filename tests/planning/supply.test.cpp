@@ -76,9 +76,11 @@ TEST_CASE("capacity_ledger: a claim fits only when every resource it touches has
 }
 
 TEST_CASE("two concurrent 4-day trainings on an offer of 8 servers: one waits or goes elsewhere, never 16 of 8") {
+  // No hardware failures here (failures_per_gpu_hour 0): 64 GPUs for 96 h would otherwise be a
+  // long run (planning/failures.hpp) with no room in a 4-day deadline; failures.test.cpp.
   auto cat = read_offers_json(R"({"offers": [
-    {"id": "big", "gpu": "H100-SXM5-80GB", "gpu_count": 8, "unit": "server", "multi_node": true, "max_units": 8, "price": "20.00"},
-    {"id": "dear", "gpu": "H100-SXM5-80GB", "gpu_count": 8, "unit": "server", "multi_node": true, "max_units": 8, "price": "30.00"}]})");
+    {"id": "big", "gpu": "H100-SXM5-80GB", "gpu_count": 8, "unit": "server", "multi_node": true, "max_units": 8, "price": "20.00", "failures_per_gpu_hour": "0"},
+    {"id": "dear", "gpu": "H100-SXM5-80GB", "gpu_count": 8, "unit": "server", "multi_node": true, "max_units": 8, "price": "30.00", "failures_per_gpu_hour": "0"}]})");
   REQUIRE(cat);
   auto w = read_workload_json(R"({"jobs": [
     {"name": "a", "kind": "training", "gpu_hours": "6144", "memory_gib": 2000, "max_gpus": 64, "deadline": "4d"},

@@ -48,9 +48,7 @@ struct fmt::formatter<gpurent::exact_money<C, O>> : gpurent::detail::string_view
 
 template <>
 struct fmt::formatter<gpurent::money_value> : gpurent::detail::string_view_formatter {
-  auto format(const gpurent::money_value& m, format_context& ctx) const {
-    return put(m.to_string() + " " + std::string(m.currency_value().code), ctx);
-  }
+  auto format(const gpurent::money_value& m, format_context& ctx) const { return put(gpurent::money_text(m), ctx); }
 };
 
 // "2.490000000 USD/1h"

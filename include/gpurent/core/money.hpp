@@ -210,6 +210,10 @@ class money_value {
   int128 minor_;
 };
 
+// "123.45 USD": an amount as every text output prints it (the one money text formatter:
+// fmt's formatter, invoices, plans, tariffs and advisors all call it).
+[[nodiscard]] inline std::string money_text(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
+
 // The largest remainder method's last step, the one every allocation in gpurent uses:
 // `parts` hold each exact share rounded toward zero and `remainders` what that rounding
 // left out (any ordered type: an integer over a common denominator, a ratio). The units

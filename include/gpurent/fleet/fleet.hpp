@@ -16,5 +16,5 @@
 #include <gpurent/fleet/run_pods.hpp>
 #include <gpurent/fleet/run_timeline.hpp>
 #include <gpurent/fleet/run_usage.hpp>
-#include <gpurent/matching/gang.hpp>     // the Placers a run takes
+#include <gpurent/matching/gang.hpp>  // the Placers a run takes
 #include <gpurent/matching/matcher.hpp>

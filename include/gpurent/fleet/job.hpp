@@ -11,8 +11,8 @@
 #include <vector>
 
 #include <gpurent/fleet/cluster.hpp>
-#include <gpurent/matching/gang_policy.hpp>
 #include <gpurent/matching/fragmentation.hpp>
+#include <gpurent/matching/gang_policy.hpp>
 #include <gpurent/matching/gang_request.hpp>
 
 namespace gpurent {

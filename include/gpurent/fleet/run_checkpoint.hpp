@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include <gpurent/core/time.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 
 namespace gpurent {
 

@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Usage CSV files into meters, streamed in blocks of whole lines (never a whole file in
-// memory), optionally only one shard of the ids (--shard K/N), on one or more threads.
-//
-// With N threads the records are split by id hash into N meters, disjoint shards whose
-// merge is the one meter of a single thread: each batch of N blocks is parsed in parallel
-// (every row checked, as one thread would), each row handed to the shard of its id; then each
-// shard's thread adds its rows block by block in file order, so a repeated id meets its first
-// occurrence in the same order as on one thread. Every error carries its position (file,
-// line); the run reports the earliest, which is the error one thread stops at: every row
-// before it was parsed and every shard added all of its rows before it. (An overflow of a
-// line's 128-bit totals, which no real usage reaches, is found at the merge instead.)
+// memory), optionally only one shard of the ids (--shard K/N): on one thread, on N threads
+// (metering/scale/threads.hpp's runner, over usage_file_blocks) or on N ranks
+// (metering/scale/rounds.hpp's protocol, over usage_ranges). This header only reads the
+// files; how the records are split, exchanged and merged is the metering layer's.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,15 +17,19 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/io/csv_split.hpp>
 #include <gpurent/io/line_blocks.hpp>
+#include <gpurent/io/meter_partial.hpp>
 #include <gpurent/io/usage_csv.hpp>
 #include <gpurent/metering/meter.hpp>
+#include <gpurent/metering/scale/ranks.hpp>
+#include <gpurent/metering/scale/rounds.hpp>
+#include <gpurent/metering/scale/stream.hpp>
+#include <gpurent/metering/scale/threads.hpp>
 #include <gpurent/metering/shard.hpp>
 
 namespace gpurent::io {
@@ -48,16 +44,6 @@ struct meter_run_options {
 [[nodiscard]] inline unsigned machine_cores() noexcept { return std::max(1U, std::thread::hardware_concurrency()); }
 
 namespace detail {
-// Where an error was found: file index, line (0: opening the file).
-struct placed_error {
-  std::size_t file = 0;
-  std::size_t line = 0;
-  error err;
-};
-inline void keep_earliest(std::optional<placed_error>& best, placed_error e) {
-  if (!best || std::tie(e.file, e.line) < std::tie(best->file, best->line)) best = std::move(e);
-}
-
 // The records of all `files` are about this many (to reserve the meters' tables once).
 [[nodiscard]] inline std::size_t estimated_records(std::span<const std::string> files) {
   std::uintmax_t bytes = 0;
@@ -87,132 +73,68 @@ struct opened_usage {
   return u;
 }
 
-// One thread: every file in turn, block by block, each row of the shard into the meter.
-[[nodiscard]] inline expected<void> meter_serially(meter& m, std::span<const std::string> files, const meter_run_options& o) {
-  for (const std::string& path : files) {
-    GPURENT_TRY(u, open_usage(path, o.block_bytes));
-    m.set_source(path);
-    usage_row_parser parser(*u->header, path);
-    row_rate rates;
-    const auto add = [&](const usage_row& row) -> expected<void> {
-      GPURENT_TRY(ri, rates.of(m, row, path));
-      if (!o.shard.holds(row.id)) return {};
-      return m.add(row.id, row.account, *ri, row.quantity, row.start, row.end, row.line);
-    };
-    const auto ahead = [&](std::string_view id) { m.prefetch(id); };
-    GPURENT_TRY(parser.rows(std::string_view(u->first).substr(u->rest), 1, add, ahead));
-    std::string block;
-    while (true) {
-      GPURENT_TRY(more, u->blocks.take(block));
-      if (!*more) break;
-      GPURENT_TRY(parser.rows(block, u->blocks.lines_before(), add, ahead));
-    }
-  }
-  return {};
+// A parsed row with its rate, as the runners take it; a row matching no rate is an error.
+template <class Sink>
+[[nodiscard, gnu::always_inline]] inline expected<void> rated_row(row_rate& rates, const meter& m, const usage_row& row, std::string_view path,
+                                                                  Sink& sink) {
+  GPURENT_TRY(ri, rates.of(m, row, path));
+  return sink(meter_row{row.id, row.account, *ri, row.quantity, row.start, row.end, row.line});
 }
+}  // namespace detail
 
-// A parsed row on its way to its shard; the views point into its block, or into the
-// block's copies of the fields that quoting changed (batch_block::unquoted).
-struct shard_row {
-  std::string_view id, account;
-  std::size_t rate;
-  nano_quantity quantity;
-  instant start, end;
-  std::size_t line;
-};
-
-// One block of a batch: its text, rows by shard, and the first error parsing it.
-struct batch_block {
-  std::string text;
-  std::size_t skip = 0;  // the header, in a file's first block
-  std::size_t file = 0;
-  std::size_t lines_before = 0;
-  std::vector<std::vector<shard_row>> rows;  // by shard
-  std::optional<placed_error> err;
-  // The id and account of quoted fields: the parser unquotes them into scratch space that
-  // the next quoted line overwrites, so a row kept past its line needs its own copy (a deque
-  // never moves what it holds).
-  std::deque<std::string> unquoted;
-  // `field` as a view that lives as long as the block's rows.
-  [[nodiscard]] std::string_view kept(std::string_view field) {
-    const std::less<const char*> before;
-    const char* begin = text.data();
-    if (!before(field.data(), begin) && !before(begin + text.size(), field.data() + field.size())) return field;
-    return unquoted.emplace_back(field);
-  }
-};
-
-// The parallel run's state: the files, where reading is, the shards.
-class parallel_run {
+// Usage files as one stream of blocks (a usage_block_source): each file's header read from its
+// first block, then its blocks of whole lines.
+class usage_file_blocks {
  public:
-  parallel_run(std::span<const std::string> files, const meter_run_options& o, std::vector<meter>& shards)
-      : files_(files), o_(o), shards_(shards), batch_(shards.size()), shard_errors_(shards.size()) {}
+  usage_file_blocks(std::span<const std::string> files, std::size_t block_bytes) : files_(files), block_bytes_(block_bytes) {}
+  [[nodiscard]] const std::string& file_name(std::size_t k) const noexcept { return files_[k]; }
 
-  [[nodiscard]] expected<void> run() {
+  // The stream's next block; false at its end, or with `err` set when a file cannot be opened
+  // or read.
+  [[nodiscard]] bool next(usage_block& b, std::optional<placed_error>& err) {
     while (true) {
-      const std::size_t n = fill_batch();
-      if (n == 0) break;
-      in_parallel(n, [&](std::size_t b) { parse_block(batch_[b]); });
-      in_parallel(shards_.size(), [&](std::size_t k) { add_shard(k, n); });
-      for (std::size_t b = 0; b < n; ++b)
-        if (batch_[b].err) keep_earliest(first_error_, std::move(*batch_[b].err));
-      for (auto& e : shard_errors_)
-        if (e) keep_earliest(first_error_, std::move(*e));
-      if (first_error_ || stop_) break;
-    }
-    if (first_error_) return unexpected(std::move(first_error_->err));
-    return {};
-  }
-
- private:
-  template <class F>
-  static void in_parallel(std::size_t n, F&& f) {
-    std::vector<std::jthread> threads;
-    threads.reserve(n);
-    for (std::size_t i = 1; i < n; ++i) threads.emplace_back([&f, i] { f(i); });
-    if (n > 0) f(0);
-  }
-
-  // Up to one block per thread, in file order; false from a file that cannot be read stops
-  // the run after this batch.
-  [[nodiscard]] std::size_t fill_batch() {
-    std::size_t n = 0;
-    while (n < batch_.size() && !stop_) {
-      if (!current_ && !open_next()) break;
-      batch_block& b = batch_[n];
+      if (!current_ && !open_next(err)) return false;
       b.file = file_;
-      b.err.reset();
       if (fresh_) {
         b.text.swap(current_->first);
         b.skip = current_->rest;
         b.lines_before = 1;
         fresh_ = false;
-        ++n;
-        continue;
+        return true;
       }
       auto more = current_->blocks.take(b.text);
       if (!more) {
-        keep_earliest(first_error_, {file_, 0, more.error()});
-        stop_ = true;
-        break;
+        err = placed_error{file_, 0, more.error()};
+        return false;
       }
-      if (!*more) {
-        current_.reset();
-        ++file_;
-        continue;
+      if (*more) {
+        b.skip = 0;
+        b.lines_before = current_->blocks.lines_before();
+        return true;
       }
-      b.skip = 0;
-      b.lines_before = current_->blocks.lines_before();
-      ++n;
+      current_.reset();
+      ++file_;
     }
-    return n;
   }
-  [[nodiscard]] bool open_next() {
+  // Calls sink(const meter_row&) for each record line of `b` in order (the rate of each row
+  // found in `m`'s tariff), ahead(id) for the id `lookahead` rows further on; stops at the
+  // first error. Safe on several threads at once, each on its own block.
+  template <class Sink, class Ahead = detail::no_lookahead>
+  [[nodiscard]] expected<void> rows(const usage_block& b, const meter& m, Sink&& sink, Ahead&& ahead = Ahead{}) const {
+    const std::string& path = files_[b.file];
+    usage_row_parser parser(*headers_[b.file], path);
+    row_rate rates;
+    return parser.rows(
+        std::string_view(b.text).substr(b.skip), b.lines_before, [&](const usage_row& row) { return detail::rated_row(rates, m, row, path, sink); },
+        ahead);
+  }
+
+ private:
+  [[nodiscard]] bool open_next(std::optional<placed_error>& err) {
     if (file_ >= files_.size()) return false;
-    auto u = open_usage(files_[file_], o_.block_bytes);
+    auto u = detail::open_usage(files_[file_], block_bytes_);
     if (!u) {
-      keep_earliest(first_error_, {file_, line_of(u.error(), files_[file_]), u.error()});
-      stop_ = true;
+      err = placed_error{file_, error_line(u.error(), files_[file_]), u.error()};
       return false;
     }
     headers_.push_back(std::move(u->header));
@@ -222,69 +144,108 @@ class parallel_run {
     return true;
   }
 
-  void parse_block(batch_block& b) {
-    const std::string& path = files_[b.file];
-    b.rows.resize(shards_.size());
-    for (auto& r : b.rows) r.clear();
-    b.unquoted.clear();
-    usage_row_parser parser(*headers_[b.file], path);
-    row_rate rates;
-    const meter& m = shards_.front();
-    const std::uint32_t count = o_.shard.count;
-    const auto r = parser.rows(std::string_view(b.text).substr(b.skip), b.lines_before, [&](const usage_row& row) -> expected<void> {
-      GPURENT_TRY(ri, rates.of(m, row, path));
-      const std::uint64_t h = fnv1a64(row.id);
-      if (count > 1 && h % count != o_.shard.index) return {};
-      b.rows[(h / count) % shards_.size()].push_back({b.kept(row.id), b.kept(row.account), *ri, row.quantity, row.start, row.end, row.line});
-      return {};
-    });
-    if (!r) b.err = placed_error{b.file, line_of(r.error(), path), r.error()};
-  }
-  // The line an error in `path` names ("path:line"; 0 when it names none).
-  [[nodiscard]] static std::size_t line_of(const error& e, std::string_view path) {
-    std::size_t line = 0;
-    if (!e.where.starts_with(path) || e.where.size() <= path.size() + 1 || e.where[path.size()] != ':') return 0;
-    for (std::size_t i = path.size() + 1; i < e.where.size() && e.where[i] >= '0' && e.where[i] <= '9'; ++i)
-      line = line * 10 + static_cast<std::size_t>(e.where[i] - '0');
-    return line;
-  }
-
-  void add_shard(std::size_t k, std::size_t n) {
-    meter& m = shards_[k];
-    std::optional<placed_error>& err = shard_errors_[k];
-    std::size_t source = files_.size();
-    for (std::size_t b = 0; b < n && !err; ++b) {
-      const batch_block& blk = batch_[b];
-      if (blk.file != source) {
-        source = blk.file;
-        m.set_source(files_[source]);
-      }
-      const std::vector<shard_row>& rows = blk.rows[k];
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        // The id's slot fetched rows ahead, as the serial path's parser does.
-        if (i + usage_row_parser::lookahead < rows.size()) m.prefetch(rows[i + usage_row_parser::lookahead].id);
-        const shard_row& r = rows[i];
-        auto added = m.add(r.id, r.account, r.rate, r.quantity, r.start, r.end, r.line);
-        if (!added) {
-          err = placed_error{blk.file, r.line, std::move(added.error())};
-          break;
-        }
-      }
-    }
-  }
-
   std::span<const std::string> files_;
-  meter_run_options o_;
-  std::vector<meter>& shards_;
-  std::vector<batch_block> batch_;
-  std::vector<std::unique_ptr<usage_header>> headers_;
-  std::optional<opened_usage> current_;
+  std::size_t block_bytes_;
+  std::vector<std::unique_ptr<detail::usage_header>> headers_;  // by file
+  std::optional<detail::opened_usage> current_;
   bool fresh_ = false;
   std::size_t file_ = 0;
-  bool stop_ = false;
-  std::vector<std::optional<placed_error>> shard_errors_;
-  std::optional<placed_error> first_error_;
 };
+
+// Usage files read by byte ranges (a usage_range_source): what each MPI rank reads of them.
+class usage_ranges {
+ public:
+  // `m` finds each row's rate.
+  usage_ranges(std::span<const std::string> files, const meter& m) : files_(files), m_(&m) {}
+  [[nodiscard]] std::span<const std::string> file_names() const noexcept { return files_; }
+  [[nodiscard]] std::int64_t file_size(std::size_t k) const {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(files_[k], ec);
+    return ec ? -1 : static_cast<std::int64_t>(n);
+  }
+  [[nodiscard]] std::size_t estimated_records() const { return detail::estimated_records(files_); }
+  // The lines that start in range r of file k.
+  [[nodiscard]] expected<std::uint64_t> count_lines(std::size_t k, byte_range r) const {
+    if (r.begin >= r.end) return std::uint64_t{0};
+    GPURENT_TRY(blocks, line_blocks::open(files_[k], default_block_bytes, r.begin, r.end));
+    std::uint64_t lines = 0;
+    std::string block;
+    while (true) {
+      GPURENT_TRY(more, blocks->take(block));
+      if (!*more) break;
+      lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
+      if (block.back() != '\n') ++lines;
+    }
+    return lines;
+  }
+  // Range r of file k, to read in blocks of `block` bytes; its header is read (a missing file
+  // fails on every rank); false when the range is empty.
+  [[nodiscard]] expected<bool> open(std::size_t k, byte_range r, std::size_t block) {
+    const std::string& path = files_[k];
+    GPURENT_TRY(head, detail::open_usage(path, std::size_t{1} << 16));
+    if (r.begin >= r.end) return false;
+    header_ = std::move(head->header);
+    GPURENT_TRY(b, line_blocks::open(path, block, r.begin, r.end));
+    blocks_.emplace(std::move(*b));
+    parser_.emplace(*header_, path);
+    k_ = k;
+    begin_ = r.begin;
+    first_ = true;
+    return true;
+  }
+  // The open range's next block: sink(const meter_row&) for each record line after the
+  // range's first `lines_before` lines; false, reading nothing, at the range's end.
+  template <class Sink>
+  [[nodiscard]] expected<bool> rows(std::uint64_t lines_before, Sink&& sink) {
+    GPURENT_TRY(more, blocks_->take(block_));
+    if (!*more) {
+      blocks_.reset();
+      return false;
+    }
+    std::string_view piece = block_;
+    std::size_t before = lines_before + blocks_->lines_before();
+    if (std::exchange(first_, false) && begin_ == 0) {  // the header is not a record
+      const std::size_t nl = piece.find('\n');
+      piece = nl == std::string_view::npos ? std::string_view() : piece.substr(nl + 1);
+      before = 1;
+    }
+    const std::string& path = files_[k_];
+    GPURENT_TRY(parser_->rows(piece, before, [&](const usage_row& row) { return detail::rated_row(rates_, *m_, row, path, sink); }));
+    return true;
+  }
+
+ private:
+  std::span<const std::string> files_;
+  const meter* m_;
+  std::size_t k_ = 0;
+  std::uint64_t begin_ = 0;
+  std::unique_ptr<detail::usage_header> header_;
+  std::optional<line_blocks> blocks_;
+  std::optional<usage_row_parser> parser_;
+  row_rate rates_;
+  std::string block_;
+  bool first_ = true;
+};
+
+namespace detail {
+// One thread: the stream block by block, each row of the shard into the meter.
+[[nodiscard]] inline expected<void> meter_serially(meter& m, std::span<const std::string> files, const meter_run_options& o) {
+  usage_file_blocks source(files, o.block_bytes);
+  usage_block b;
+  std::optional<placed_error> err;
+  std::size_t file = SIZE_MAX;
+  const auto add = [&](const meter_row& row) -> expected<void> {
+    if (!o.shard.holds(row.id)) return {};
+    return m.add(row.id, row.account, row.rate, row.quantity, row.start, row.end, row.line);
+  };
+  const auto ahead = [&](std::string_view id) { m.prefetch(id); };
+  while (source.next(b, err)) {
+    if (b.file != file) m.set_source(source.file_name(file = b.file));
+    GPURENT_TRY(source.rows(b, m, add, ahead));
+  }
+  if (err) return unexpected(std::move(err->err));
+  return {};
+}
 }  // namespace detail
 
 // Meters usage `files` (in order, as one stream) into copies of `blank`: one meter per job,
@@ -300,9 +261,18 @@ class parallel_run {
     GPURENT_TRY(detail::meter_serially(shards.front(), files, o));
     return shards;
   }
-  detail::parallel_run run(files, o, shards);
-  GPURENT_TRY(run.run());
+  usage_file_blocks source(files, o.block_bytes);
+  GPURENT_TRY(meter_on_threads(source, o.shard, shards));
   return shards;
+}
+
+// Meters usage `files` on the ranks of transport `t` (every rank calls it with a fresh meter
+// `m` of the run's tariff and period): metering/scale/rounds.hpp's protocol over the files'
+// byte ranges, rank_partials to rank 0. See meter_in_rounds for what each rank gets back.
+template <rank_transport T>
+[[nodiscard]] round_outcome meter_usage_ranks(T& t, meter& m, std::span<const std::string> files, std::size_t round_bytes) {
+  usage_ranges source(files, m);
+  return meter_in_rounds(t, source, rank_partials{}, m, {.round_bytes = round_bytes, .block_bytes = default_block_bytes});
 }
 
 }  // namespace gpurent::io

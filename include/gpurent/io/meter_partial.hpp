@@ -26,6 +26,7 @@
 #include <gpurent/io/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/scale/wire.hpp>
 #include <gpurent/metering/shard.hpp>
 
 namespace gpurent::io {
@@ -46,29 +47,14 @@ inline constexpr std::uint32_t partial_totals_only = 1;
 }
 
 namespace detail {
-inline constexpr std::int64_t two32 = std::int64_t{1} << 32;
-// Little-endian fixed-size integers, whatever the machine's byte order.
-inline void put_u64(std::string& out, std::uint64_t v) {
-  std::array<char, 8> b{};
-  for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<char>(static_cast<unsigned char>(v >> (8 * i)));
-  out.append(b.data(), b.size());
-}
-inline void put_u32(std::string& out, std::uint32_t v) {
-  std::array<char, 4> b{};
-  for (std::size_t i = 0; i < 4; ++i) b[i] = static_cast<char>(static_cast<unsigned char>(v >> (8 * i)));
-  out.append(b.data(), b.size());
-}
-inline void put_i64(std::string& out, std::int64_t v) { put_u64(out, static_cast<std::uint64_t>(v)); }
-inline void put_i128(std::string& out, ::gpurent::detail::i128 v) {
-  const auto lo = static_cast<std::uint64_t>(v);
-  const auto hi = static_cast<std::uint64_t>((v - ::gpurent::detail::i128(lo)) / two32 / two32);
-  put_u64(out, lo);
-  put_u64(out, hi);
-}
-inline void put_text(std::string& out, std::string_view s) {
-  put_u32(out, static_cast<std::uint32_t>(s.size()));
-  out.append(s);
-}
+// The format's integers and text (metering/scale/wire.hpp: little-endian whatever the machine).
+using ::gpurent::detail::put_i128;
+using ::gpurent::detail::put_i64;
+using ::gpurent::detail::put_text;
+using ::gpurent::detail::put_u32;
+using ::gpurent::detail::put_u64;
+using partial_cursor = ::gpurent::detail::wire_reader;
+
 inline void put_totals(std::string& out, const line_totals& t) {
   put_i64(out, t.records);
   put_i64(out, t.billed_seconds);
@@ -79,56 +65,16 @@ inline void put_totals(std::string& out, const line_totals& t) {
   put_i128(out, t.used_usage.raw());
   put_i128(out, t.rounded_minor);
 }
-
-// Bounds-checked little-endian reads; false past the end.
-struct partial_cursor {
-  std::string_view bytes;
-  std::size_t at = 0;
-  [[nodiscard]] bool u64(std::uint64_t& v) {
-    if (bytes.size() - at < 8) return false;
-    v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
-    at += 8;
-    return true;
-  }
-  [[nodiscard]] bool u32(std::uint32_t& v) {
-    std::uint64_t w = 0;
-    if (bytes.size() - at < 4) return false;
-    for (int i = 3; i >= 0; --i) w = (w << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
-    at += 4;
-    v = static_cast<std::uint32_t>(w);
-    return true;
-  }
-  [[nodiscard]] bool i64(std::int64_t& v) {
-    std::uint64_t w = 0;
-    if (!u64(w)) return false;
-    v = static_cast<std::int64_t>(w);
-    return true;
-  }
-  [[nodiscard]] bool i128(::gpurent::detail::i128& v) {
-    std::uint64_t lo = 0, hi = 0;
-    if (!u64(lo) || !u64(hi)) return false;
-    v = ::gpurent::detail::i128(static_cast<std::int64_t>(hi)) * two32 * two32 + ::gpurent::detail::i128(lo);
-    return true;
-  }
-  [[nodiscard]] bool text(std::string_view& s) {
-    std::uint32_t n = 0;
-    if (!u32(n) || bytes.size() - at < n) return false;
-    s = bytes.substr(at, n);
-    at += n;
-    return true;
-  }
-  [[nodiscard]] bool totals(line_totals& t) {
-    ::gpurent::detail::i128 a = 0, w = 0, u = 0, uu = 0;
-    const bool ok =
-        i64(t.records) && i64(t.billed_seconds) && i64(t.used_seconds) && i128(a) && i128(w) && i128(u) && i128(uu) && i128(t.rounded_minor);
-    t.amount = cost_numerator(a);
-    t.waste = cost_numerator(w);
-    t.usage = nano_usage(u);
-    t.used_usage = nano_usage(uu);
-    return ok;
-  }
-};
+[[nodiscard]] inline bool read_totals(partial_cursor& c, line_totals& t) {
+  ::gpurent::detail::i128 a = 0, w = 0, u = 0, uu = 0;
+  const bool ok = c.i64(t.records) && c.i64(t.billed_seconds) && c.i64(t.used_seconds) && c.i128(a) && c.i128(w) && c.i128(u) && c.i128(uu) &&
+                  c.i128(t.rounded_minor);
+  t.amount = cost_numerator(a);
+  t.waste = cost_numerator(w);
+  t.usage = nano_usage(u);
+  t.used_usage = nano_usage(uu);
+  return ok;
+}
 
 // The sorted, distinct names `names` holds, and each one's index.
 struct name_table {
@@ -320,7 +266,7 @@ struct partial_header {
   for (std::uint64_t i = 0; i < h.lines; ++i) {
     std::uint32_t a = 0, r = 0;
     line_totals t;
-    if (!c.u32(a) || !c.u32(r) || !c.totals(t) || a >= accounts.size() || r >= rates) return false;
+    if (!c.u32(a) || !c.u32(r) || !read_totals(c, t) || a >= accounts.size() || r >= rates) return false;
     if (i > 0 && !(last < std::pair{a, r})) return false;
     last = {a, r};
     out.emplace(std::pair{accounts[a], std::size_t{r}}, t);
@@ -407,5 +353,17 @@ struct partial_header {
   if (!m.add_records_out_of_period(h->out_of_period) || !m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many records");
   return m;
 }
+
+// How a rank's meter crosses to rank 0 after the exchange of gpurent-mpi's rounds (the
+// partial_codec of metering/scale/rounds.hpp): a totals-only partial, or a full one when the
+// invoice needs the records (record-point rounding of a tiered line).
+struct rank_partials {
+  [[nodiscard]] expected<std::string> write(const meter& m) const {
+    return m.finish_needs_records() ? write_partial(std::span<const meter>(&m, 1)) : write_totals_partial(m);
+  }
+  [[nodiscard]] expected<meter> read(const meter& blank, std::string_view bytes, std::string_view name) const {
+    return blank.finish_needs_records() ? read_partial(blank, bytes, name) : read_totals_partial(blank, bytes, name);
+  }
+};
 
 }  // namespace gpurent::io

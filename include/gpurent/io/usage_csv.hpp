@@ -194,8 +194,8 @@ class usage_row_parser {
     }
     return {};
   }
-  // How far ahead() runs: enough rows to hide a cache miss behind their parsing.
-  static constexpr std::size_t lookahead = 8;
+  // How far ahead() runs: as far as the meter prefetches.
+  static constexpr std::size_t lookahead = meter::prefetch_distance;
 
  private:
   static constexpr std::size_t ring = 2 * lookahead;

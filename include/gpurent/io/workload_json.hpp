@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Reads a workload document (docs/planning.md):
-//   {"period": "2026-11", "timezone": "UTC", "account": "acme", "jobs": [{...}, ...]}
+//   {"period": "2026-11", "timezone": "UTC", "account": "acme", "budget": "25000.00", "jobs": [{...}, ...]}
 // then validates it (planning/workload.hpp). Errors name the JSON path ("jobs[2].gpu_share")
 // and the file.
 
@@ -96,6 +96,24 @@ using io::json_object;
   return cr.finish();
 }
 
+// "max_hourly_cost": {"on_demand": decimal, "spot": decimal}: the most the job's whole
+// allocation may cost per hour, by mode (planning/caps.hpp).
+[[nodiscard]] inline expected<void> read_caps(json_object& r, job& x) {
+  const json* c = r.find("max_hourly_cost");
+  if (c == nullptr) return {};
+  json_object cr(*c, r.field("max_hourly_cost"));
+  GPURENT_TRY(cr.check());
+  for (const auto& [key, out] : {std::pair{"on_demand", &x.max_hourly_cost.on_demand}, {"spot", &x.max_hourly_cost.spot}}) {
+    if (!cr.has(key)) continue;
+    decimal<9> cap{};
+    GPURENT_TRY(cr.dec(key, cap));
+    *out = cap;
+  }
+  GPURENT_TRY(cr.finish());
+  if (!x.max_hourly_cost.any()) return r.fail("max_hourly_cost", "give \"on_demand\", \"spot\" or both");
+  return {};
+}
+
 [[nodiscard]] inline expected<job> read_job(const json& j, const std::string& path) {
   json_object r(j, path);
   GPURENT_TRY(r.check());
@@ -118,6 +136,7 @@ using io::json_object;
     GPURENT_TRY(r.dec("max_spot_price", max));
     x.max_spot_price = max;
   }
+  GPURENT_TRY(read_caps(r, x));
   GPURENT_TRY(read_kind_fields(r, x));
   GPURENT_TRY(read_constraints(r, x));
   GPURENT_TRY(r.finish());
@@ -132,6 +151,11 @@ using io::json_object;
   GPURENT_TRY(r.string("period", w.period));
   GPURENT_TRY(r.string("timezone", w.timezone));
   GPURENT_TRY(r.string("account", w.account));
+  if (r.has("budget")) {
+    decimal<9> budget{};
+    GPURENT_TRY(r.dec("budget", budget));
+    w.budget = budget;
+  }
   GPURENT_TRY(list, r.array("jobs", true));
   for (std::size_t i = 0; i < (*list)->size(); ++i) {
     GPURENT_TRY(x, read_job((**list)[i], io::json_item("jobs", i)));

@@ -31,9 +31,7 @@ struct fmt::formatter<gpurent::placement> : fmt::formatter<std::string> {
   template <class Ctx>
   auto format(const gpurent::placement& p, Ctx& ctx) const {
     if (p.node == gpurent::no_node) return fmt::formatter<std::string>::format("unplaced", ctx);
-    std::string s = fmt::format("node {} gpus ", p.node);
-    for (std::size_t i = 0; i < p.count; ++i) s += fmt::format("{}{}:{}", i == 0 ? "" : ";", p.gpus[i].gpu, p.gpus[i].milli);
-    return fmt::formatter<std::string>::format(s, ctx);
+    return fmt::formatter<std::string>::format(fmt::format("node {} gpus {}", p.node, gpurent::gpu_list_text(p)), ctx);
   }
 };
 

@@ -14,14 +14,14 @@
 #include <span>
 
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/preempt.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {
 
 struct constraint_counts;  // why_not.hpp
 struct why_not;            // why_not.hpp
-struct gang_request;  // gang_request.hpp
+struct gang_request;       // gang_request.hpp
 
 // One decision, seen before it is applied: the inventory is still as the matcher saw it, so
 // explain() counts the rejections that led to it.

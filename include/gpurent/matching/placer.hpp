@@ -37,7 +37,7 @@ concept Placer = requires(P& p, const P& cp, const gang_request& g, gang_id id, 
   p.restore(g, id, ps);                                                  // put back exactly as placed
   p.hold(h);                                                             // room taken that is no job's
   p.unhold(h);                                                           // the end of hold
-  p.hold_blocks(id, ps);  // a released exclusive job still runs: its blocks stay its own
+  p.hold_blocks(id, ps);                                                 // a released exclusive job still runs: its blocks stay its own
   p.unhold_blocks(id, ps);
   p.set_condition(n, c);  // down and drained nodes take nothing new
   { p.explain(g) } -> std::same_as<why_not>;

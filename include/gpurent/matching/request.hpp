@@ -177,4 +177,12 @@ struct placement {
   friend constexpr bool operator==(const placement&, const placement&) = default;
 };
 
+// "0:1000;3:500": each GPU the placement holds and its milli-GPU share, as every output
+// prints a placement's GPUs (placement CSVs, fmt's formatter, audit lines).
+[[nodiscard]] inline std::string gpu_list_text(const placement& p) {
+  std::string s;
+  for (std::size_t g = 0; g < p.count; ++g) s += (g == 0 ? "" : ";") + std::to_string(p.gpus[g].gpu) + ":" + std::to_string(p.gpus[g].milli);
+  return s;
+}
+
 }  // namespace gpurent

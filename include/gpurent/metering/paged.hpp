@@ -5,7 +5,7 @@
 // peak is up to twice what it holds (and it needs a good reserve to avoid that); these grow by
 // fixed pages that never move, so the peak is what they hold plus one page, whatever the
 // estimate of the number of records.
-// key_index finds a record by its id (and an account by its name) in them.
+// key_index finds a record by its id (and an account by its name) in them, by table_hash.
 
 #include <algorithm>
 #include <bit>
@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <gpurent/core/bytes.hpp>
 
 namespace gpurent::detail {
 
@@ -193,5 +195,24 @@ class key_index {
   std::vector<std::uint32_t> slots_;
   std::size_t bits_ = 0;  // bits of a key index + 1 in a slot
 };
+
+// The tables' hash of an id or an account: eight bytes at a time, each word mixed in by a
+// multiply and a shift, murmur3's finaliser at the end. It lives only in this process's
+// tables (the shard hash is fnv1a64, shard.hpp: a byte at a time, 4 cycles a byte), and
+// reads the bytes as a little-endian word on every machine, so probes are the same
+// everywhere (key_index, above, turns it into a slot).
+[[nodiscard]] inline std::uint64_t table_mix_word(std::uint64_t h, std::uint64_t w) noexcept {
+  h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 31);
+}
+[[nodiscard]] inline std::uint64_t table_hash(std::string_view s) noexcept {
+  std::uint64_t h = s.size() * key_index::mix;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) h = table_mix_word(h, little_endian_word(s.data() + i, 8));
+  if (i < s.size()) h = table_mix_word(h, s.size() >= 8 ? little_endian_word(s.data() + s.size() - 8, 8) : short_word(s.data(), s.size()));
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  return h ^ (h >> 33);
+}
 
 }  // namespace gpurent::detail

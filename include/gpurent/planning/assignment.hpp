@@ -13,23 +13,65 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/integer.hpp>
 #include <gpurent/planning/candidates.hpp>
+#include <gpurent/planning/caps.hpp>
 #include <gpurent/planning/pricing.hpp>
 #include <gpurent/planning/supply.hpp>
 #include <gpurent/planning/timing.hpp>
 
 namespace gpurent {
 
-// Per job: the cheapest candidate, the cheapest on another offer, and how many there were.
+// Per job: the cheapest candidate within its caps, how many options there were, and the
+// offers it may not use, per reason (the cap's among them).
 struct choice {
   candidate best;
-  candidate second;
-  std::size_t feasible = 0;
+  std::size_t feasible = 0;     // options: candidates within the job's caps
+  rejection_counts rejected{};  // offers per offer_rejection (none: allowed)
+  candidate capped;             // the cheapest candidate over its max_hourly_cost, if any
+  // The options that can cost least at any start (by floor_of, planning/caps.hpp), cheapest
+  // first, and the least floor of the others (-1: there are none): what the review
+  // (planning/reasons.hpp) looks at before it enumerates everything again.
+  std::vector<candidate> shortlist;
+  plan_amount rest_floor = -1;
 };
+
+namespace detail::plan {
+
+// Keeps the `keep` options of least floor among those offered to it.
+class shortlister {
+ public:
+  explicit shortlister(std::size_t keep) : keep_(keep) {}
+  void offer(const plan_context& cx, const candidate& c) {
+    pool_.emplace_back(floor_of(cx, c), c);
+    if (pool_.size() >= 4 * keep_) trim();
+  }
+  void finish(choice& out) {
+    trim();
+    std::ranges::sort(pool_, [](const auto& a, const auto& b) { return better(a.second, b.second); });
+    for (auto& p : pool_) out.shortlist.push_back(std::move(p.second));
+    out.rest_floor = rest_;
+  }
+
+ private:
+  void trim() {
+    if (pool_.size() <= keep_) return;
+    const auto by_floor = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::ranges::nth_element(pool_, pool_.begin() + static_cast<std::ptrdiff_t>(keep_), by_floor);
+    for (std::size_t k = keep_; k < pool_.size(); ++k)
+      if (rest_ < 0 || pool_[k].first < rest_) rest_ = pool_[k].first;
+    pool_.resize(keep_);
+  }
+  std::size_t keep_;
+  std::vector<std::pair<plan_amount, candidate>> pool_;
+  plan_amount rest_ = -1;
+};
+
+}  // namespace detail::plan
 
 // A decided job: its choice (priced at its start) and the start.
 struct placed {
@@ -53,25 +95,61 @@ struct supply_report {
 
 namespace detail::plan {
 
-// Step 2 for job i: its candidates at its start, ignoring the supply.
-[[nodiscard]] inline expected<choice> choose(const plan_context& cx, std::size_t i) {
-  const job& j = cx.w.jobs[i];
-  choice c;
+// Every option of job j: the candidates on the offers it may use, within its caps.
+template <class F>
+void for_each_option(const plan_context& cx, const job& j, F&& f) {
   for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
     if (!allowed(j, cx.cat[oi])) continue;
     for_each_candidate(cx, j, oi, [&](const candidate& k) {
-      ++c.feasible;
-      if (better(k, c.best)) {
-        if (c.best.valid() && c.best.offer != k.offer) c.second = c.best;
-        c.best = k;
-      } else if (k.offer != c.best.offer && better(k, c.second)) {
-        c.second = k;
-      }
+      if (!over_cap_always(cx, j, k)) f(k);
     });
   }
-  if (!c.best.valid())
-    return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]",
-                      "no offer can run job \"" + j.name + "\" (check its GPUs, memory, deadline, constraints and the period end)");
+}
+
+// "no offer can run job ..." naming what stood in the way.
+[[nodiscard]] inline unexpected<error> no_option(const plan_context& cx, std::size_t i, const choice& c) {
+  const job& j = cx.w.jobs[i];
+  std::string msg = "no offer can run job \"" + j.name + "\"";
+  if (c.capped.valid()) {
+    const offer& o = cx.cat[c.capped.offer];
+    const money_value h = lowest_hourly_cost(cx, c.capped);
+    msg += " within its max_hourly_cost: the cheapest, " + std::to_string(c.capped.units) + " unit(s) of " + o.id + " (" +
+           std::string(to_string(o.mode)) + "), costs " + h.to_string() + "/h over the " +
+           exact_decimal_text(ratio<>(*cap_on(j, o)), cx.cat.currency_value().minor_units) + " cap";
+  } else {
+    msg += " (check its GPUs, memory, deadline, constraints and the period end)";
+  }
+  return make_error(error_code::not_found, "jobs[" + std::to_string(i) + "]", msg);
+}
+
+// Step 2 for job i: its options at its start, ignoring the supply; the offers it may not
+// use, per reason.
+[[nodiscard]] inline expected<choice> choose(const plan_context& cx, std::size_t i) {
+  const job& j = cx.w.jobs[i];
+  choice c;
+  shortlister shortlist(16);
+  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
+    const offer_rejection why = rejection_of(j, cx.cat[oi]);
+    if (why != offer_rejection::none) {
+      ++c.rejected[static_cast<std::size_t>(why)];
+      continue;
+    }
+    std::size_t all = 0, within = 0;
+    for_each_candidate(cx, j, oi, [&](const candidate& k) {
+      ++all;
+      if (over_cap_always(cx, j, k)) {
+        if (better(k, c.capped)) c.capped = k;
+        return;
+      }
+      ++within;
+      if (better(k, c.best)) c.best = k;
+      shortlist.offer(cx, k);
+    });
+    c.feasible += within;
+    ++c.rejected[static_cast<std::size_t>(all > 0 && within == 0 ? offer_rejection::cap : offer_rejection::none)];
+  }
+  if (!c.best.valid()) return no_option(cx, i, c);
+  shortlist.finish(c);
   return c;
 }
 
@@ -81,27 +159,19 @@ namespace detail::plan {
   return a.end() != b.end() ? a.end() < b.end() : a.c.offer < b.c.offer;
 }
 
-// Every candidate of job i placed in time: the cheapest, and the best on another offer.
-[[nodiscard]] inline placed search_in_time(const plan_context& cx, const plan_supply& supply, std::size_t i) {
+// Every option of job i placed in time: the cheapest.
+[[nodiscard]] inline placed search_in_time(const plan_context& cx, const plan_supply& supply, std::size_t i, const choice& own) {
   const job& j = cx.w.jobs[i];
   placed out;
-  std::optional<timed_candidate> best, second;
-  for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
-    if (!allowed(j, cx.cat[oi])) continue;
-    for_each_candidate(cx, j, oi, [&](const candidate& k) {
-      ++out.ch.feasible;
-      const auto t = place_in_time(cx, supply, j, k);
-      if (!t) return;
-      if (!best || cheaper(*t, *best)) {
-        if (best && best->c.offer != t->c.offer) second = best;
-        best = t;
-      } else if (t->c.offer != best->c.offer && (!second || cheaper(*t, *second))) {
-        second = t;
-      }
-    });
+  std::optional<timed_candidate> best;
+  for_each_option(cx, j, [&](const candidate& k) {
+    const auto t = place_in_time(cx, supply, j, k);
+    if (t && (!best || cheaper(*t, *best))) best = t;
+  });
+  if (best) {
+    out = placed{own, best->start};
+    out.ch.best = best->c;
   }
-  if (best) out = placed{choice{best->c, {}, out.ch.feasible}, best->start};
-  if (second) out.ch.second = second->c;
   return out;
 }
 
@@ -110,9 +180,9 @@ namespace detail::plan {
 [[nodiscard]] inline placed decide_one(const plan_context& cx, const plan_supply& supply, std::size_t i, const choice& own) {
   const job& j = cx.w.jobs[i];
   const instant start = cx.start_of(j);
-  const bool simple = j.start_slack.count() == 0 && !j.max_spot_price;
+  const bool simple = j.start_slack.count() == 0 && !j.max_spot_price && !j.max_hourly_cost.any();
   if (simple && supply.fits(own.best.offer, own.best.units, start, start + own.best.wall)) return placed{own, start};
-  return search_in_time(cx, supply, i);
+  return search_in_time(cx, supply, i, own);
 }
 
 // Branch and bound over the jobs' candidates, in workload order, each at its cheapest
@@ -161,11 +231,9 @@ struct exact_search {
     }
     auto& opts = s.options.emplace_back();
     bool changing = false;  // a price that changes over time: a later start may cost less
-    for (std::size_t oi = 0; oi < cx.cat.size(); ++oi) {
-      if (!allowed(cx.w.jobs[alone[k]], cx.cat[oi])) continue;
-      changing = changing || !cx.cat[oi].pricing.price.changes().empty();
-      for_each_candidate(cx, cx.w.jobs[alone[k]], oi, [&](const candidate& c) { opts.push_back(c); });
-    }
+    for (std::size_t oi = 0; oi < cx.cat.size(); ++oi)
+      if (allowed(cx.w.jobs[alone[k]], cx.cat[oi])) changing = changing || !cx.cat[oi].pricing.price.changes().empty();
+    for_each_option(cx, cx.w.jobs[alone[k]], [&](const candidate& c) { opts.push_back(c); });
     std::ranges::sort(opts, [](const candidate& a, const candidate& b) { return better(a, b); });
     s.bound[k] = changing ? plan_amount(0) : chosen[alone[k]].best.amount;
   }
@@ -176,8 +244,7 @@ struct exact_search {
   if (s.best.size() != alone.size()) return false;
   decided.resize(alone.size());
   for (std::size_t k = 0; k < alone.size(); ++k) {
-    if (have_greedy && s.best[k].c.offer != decided[k].ch.best.offer) decided[k].ch.second = decided[k].ch.best;  // the greedy choice came next
-    if (!have_greedy) decided[k].ch.feasible = s.options[k].size();
+    if (!have_greedy) decided[k].ch = chosen[alone[k]];
     decided[k].ch.best = s.best[k].c;
     decided[k].start = s.best[k].start;
   }

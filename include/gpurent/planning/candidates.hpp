@@ -21,6 +21,7 @@
 #include <gpurent/core/integer.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/checkpoint.hpp>
+#include <gpurent/planning/failures.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/pricing.hpp>
 #include <gpurent/planning/throughput.hpp>
@@ -58,14 +59,22 @@ inline constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
 // Why job j may not use offer o at all, by the first rule that says no: its mode (spot,
 // reserved), GPU model, residency (region, zone, jurisdiction: an offer that does not state
-// one is outside every list of them), provider, isolation.
-enum class offer_rejection : std::uint8_t { none, mode, gpu, residency, provider, isolation };
+// one is outside every list of them), provider, isolation; and, counted by the planner
+// (choose, planning/assignment.hpp), cap: every way to run the job on the offer costs more
+// per hour than the job's max_hourly_cost (planning/caps.hpp).
+enum class offer_rejection : std::uint8_t { none, mode, gpu, residency, provider, isolation, cap };
+inline constexpr std::size_t offer_rejection_count = 7;
+using rejection_counts = std::array<std::size_t, offer_rejection_count>;
 
 template <>
 struct enum_names<offer_rejection> {
-  static constexpr enum_entry<offer_rejection> entries[] = {{offer_rejection::none, "none"},         {offer_rejection::mode, "mode"},
-                                                            {offer_rejection::gpu, "gpu"},           {offer_rejection::residency, "residency"},
-                                                            {offer_rejection::provider, "provider"}, {offer_rejection::isolation, "isolation"}};
+  static constexpr enum_entry<offer_rejection> entries[] = {{offer_rejection::none, "none"},
+                                                            {offer_rejection::mode, "mode"},
+                                                            {offer_rejection::gpu, "gpu"},
+                                                            {offer_rejection::residency, "residency"},
+                                                            {offer_rejection::provider, "provider"},
+                                                            {offer_rejection::isolation, "isolation"},
+                                                            {offer_rejection::cap, "cap"}};
 };
 
 namespace detail::plan {
@@ -114,9 +123,10 @@ struct candidate {
   bool sequential = false;
   std::int64_t machines = 0;  // experiments: parallel machines
   std::optional<spot_estimate> spot;
-  std::optional<training_speed> speed;  // training where storage or network changed the speed
-  std::optional<seconds> checkpoint;    // training on spot: the write time used
-  std::optional<seconds> restart;       // training on spot: the restart time used
+  std::optional<training_speed> speed;       // training where storage or network changed the speed
+  std::optional<seconds> checkpoint;         // training on spot or with failures: the write time used
+  std::optional<seconds> restart;            // training on spot: the restart time used
+  std::optional<failure_estimate> failures;  // a long training run: what hardware failures cost it
   [[nodiscard]] bool valid() const noexcept { return offer != detail::plan::npos; }
   [[nodiscard]] std::int64_t records() const noexcept { return n_a + n_b; }
   // The k-th record's length (the n_a longer ones first) and start.
@@ -189,26 +199,38 @@ inline void split_sequential(candidate& c, seconds wall, std::int64_t m) {
 }
 
 // Training on `units` units of o (n GPUs): on demand, or on spot with checkpoints (their
-// write and restart times from the job, or from its size and the offer's storage). False
-// when the run cannot be: spot without a checkpoint time, an unusable spot estimate, or
-// disks too small for the data and checkpoints.
+// write and restart times from the job, or from its size and the offer's storage); a long
+// run on several GPUs with the failure model (planning/failures.hpp). False when the run
+// cannot be: spot without a checkpoint time, an unusable estimate, or disks too small for
+// the data and checkpoints.
 [[nodiscard]] inline bool training_run(const job& j, const offer& o, std::int64_t units, std::int64_t n, candidate& c) {
   if (!disk_holds(j, o, units)) return false;
   c.units = units;
   c.gpus = static_cast<std::int32_t>(n);
   c.qty = unit_quantity(units);
   const seconds solve = training_solve(j, o, units, n, c);
+  const std::optional<seconds> write = checkpoint_write(j, o, units);
+  const seconds restart = restart_time(j, o, units);
+  failure_outcome f = estimate_failures(o, n, solve, write, restart);
+  if (!f.feasible) return false;
+  if (f.estimate) {
+    c.checkpoint = write;
+    c.restart = restart;
+  }
   if (o.mode != offer_mode::spot) {
-    c.wall = solve;
+    c.failures = f.estimate;
+    c.wall = f.estimate ? f.estimate->wall : solve;
     c.n_b = 1;
-    c.len_b = solve;
+    c.len_b = c.wall;
     return true;
   }
-  c.checkpoint = checkpoint_write(j, o, units);
-  if (!c.checkpoint) return false;
-  c.restart = restart_time(j, o, units);
-  const spot_estimate e = estimate_spot(solve, *c.checkpoint, *c.restart, o.notice, o.interruptions_per_hour * static_cast<double>(units));
+  if (!write) return false;
+  c.checkpoint = write;
+  c.restart = restart;
+  const spot_estimate e =
+      estimate_spot_with_failures(solve, *write, restart, o.notice, o.interruptions_per_hour * static_cast<double>(units), f.estimate);
   if (!e.feasible || e.interruptions > 1000) return false;
+  c.failures = f.estimate;
   c.wall = e.wall;
   split_sequential(c, e.wall, e.interruptions + 1);
   c.spot = e;
@@ -358,21 +380,23 @@ void experiment_candidates(const plan_context& cx, const job& j, std::size_t oi,
 
 }  // namespace detail::plan
 
-// Per reason (offer_rejection as index), how many offers of the catalog job j may not use:
-// the planner's explanation (an audit line records it).
-[[nodiscard]] inline std::array<std::size_t, 6> offer_rejections(const job& j, const offer_catalog& cat) {
-  std::array<std::size_t, 6> n{};
+// Per reason (offer_rejection as index), how many offers of the catalog job j may not use by
+// the rules above, which need no pricing (the cap is counted by the planner: job_plan's
+// `rejected`): the planner's explanation (an audit line records it).
+[[nodiscard]] inline rejection_counts offer_rejections(const job& j, const offer_catalog& cat) {
+  rejection_counts n{};
   for (std::size_t i = 0; i < cat.size(); ++i) ++n[static_cast<std::size_t>(detail::plan::rejection_of(j, cat[i]))];
   return n;
 }
 
-// Every feasible candidate of job j on offer oi, priced, passed to `consider`.
-template <class F>
+// Every feasible candidate of job j on offer oi, priced at the job's start (`Priced`; else
+// its amount is left 0, for a caller that prices only the ones it keeps), passed to `consider`.
+template <bool Priced = true, class F>
 void for_each_candidate(const plan_context& cx, const job& j, std::size_t oi, F&& consider) {
   const instant start = cx.start_of(j);
   const auto finish = [&](candidate& c) {
     c.offer = oi;
-    c.amount = detail::plan::amount_of(cx, c, start);
+    if constexpr (Priced) c.amount = detail::plan::amount_of(cx, c, start);
     consider(c);
   };
   switch (j.kind) {

@@ -91,6 +91,8 @@ class capacity_ledger {
   // The earliest start in [earliest, latest] at which `length` fits, trying `earliest` and
   // every instant the claimed resources' use changes; nothing when none does.
   [[nodiscard]] std::optional<instant> earliest_fit(std::span<const claim> claims, instant earliest, instant latest, seconds length) const {
+    if (latest < earliest) return std::nullopt;
+    if (fits(claims, earliest, earliest + length)) return earliest;  // the common case, without collecting every change
     std::vector<instant> tries{earliest};
     for (const claim& c : claims) use_[c.resource].for_each_change_after(earliest, [&](instant t) { tries.push_back(t); });
     std::ranges::sort(tries);

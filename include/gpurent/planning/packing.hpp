@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Step 2 of the planner: services whose replicas fit on one GPU may share one rented GPU or
+// Step 3 of the planner: services whose replicas fit on one GPU may share one rented GPU or
 // server (of an on-demand or reserved, untiered offer) for the span of their union. Exact
 // over all partitions (subset dynamic programming, 3^n) up to `exact_limit` jobs;
 // first-fit-decreasing on the cheapest bin offers beyond; and a lower bound no plan of them
@@ -18,6 +18,7 @@
 #include <gpurent/core/integer.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/candidates.hpp>
+#include <gpurent/planning/caps.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/pricing.hpp>
 #include <gpurent/planning/workload.hpp>
@@ -58,7 +59,7 @@ struct packing_result {
   std::vector<bin> bins;         // rented units holding two or more of them
   bool exact = true;             // subset DP over all partitions (else first-fit-decreasing)
   plan_amount cost = 0;          // of the items as packed (shared units and the rest alone)
-  plan_amount lower_bound = 0;   // no plan of them is cheaper
+  plan_amount lower_bound = 0;   // no plan of them is cheaper (lower_bound below)
 };
 
 namespace detail::plan {
@@ -277,25 +278,62 @@ inline void pack_heuristic(const packer& pk, const packing_options& opt, packing
   out.cost = best_total;
 }
 
-// A rented unit costs at least its price for the span it holds, and the jobs on it use at
-// most all of its compute and all of its memory over that span. So each job pays at least
-// its compute share (or, separately, its memory share) of the cheapest GPU time that could
-// hold it, without increments or minimums, or its own best standalone; both sums are
-// bounds, the larger is reported. Shares are floored to the plan's grain (pricing.hpp).
+// The share of one unit of o that job j takes in any shared unit, per dimension, in
+// millionths (down): compute (time-sliced: its need; MIG: its smallest profile's compute
+// slices over the GPU's) and memory (its memory over the GPU's; MIG: the profile's memory
+// slices over the GPU's), each the lesser of the two ways where both are open to it (a
+// latency-sensitive or isolated job is MIG only). Nothing when o cannot hold it.
+struct unit_share {
+  std::int64_t compute = 0;
+  std::int64_t memory = 0;
+};
+[[nodiscard]] inline std::optional<unit_share> share_of(const job& j, const offer& o) {
+  constexpr std::int64_t ppm = 1'000'000;
+  const std::int64_t g = o.unit == offer_unit::server ? o.gpu_count : 1, n = j.replicas;
+  const std::int64_t need = service_need(j, o), vram = j.memory_gib * 1024;
+  std::optional<unit_share> s;
+  const mig_geometry* geo = find_mig_geometry(o.gpu);
+  if (const auto p = smallest_mig_profile(geo, need, vram)) {
+    const mig_profile& pr = geo->profiles[*p];
+    s = unit_share{std::int64_t{pr.compute_slices} * ppm * n / (std::int64_t{geo->compute_slices} * g),
+                   std::int64_t{pr.memory_slices} * ppm * n / (std::int64_t{geo->memory_slices} * g)};
+  }
+  if (!j.latency_sensitive && j.isolation < isolation_level::gpu) {
+    const unit_share t{need * 1000 * n / g, vram * ppm * n / (o.vram_mib * g)};
+    s = s ? unit_share{std::min(s->compute, t.compute), std::min(s->memory, t.memory)} : t;
+  }
+  return s;
+}
+
+// The least one unit of oi costs over [start, start + length): its own billing (increment
+// and minimum) when its price is constant; else at its lowest price in force then, flat.
+[[nodiscard]] inline plan_amount least_unit_cost(const packer& pk, std::size_t oi, const interval& span) {
+  const offer& o = pk.cx.cat[oi];
+  if (o.pricing.price.changes().empty()) return pk.unit_amount(oi, span);
+  return pk.cx.pricer.flat_at(oi, nano_price(lowest_price_in(o, span).nano), span.length());
+}
+
+// A rented unit costs at least its price for the span it holds, billed by its own rule, and
+// the jobs on it use at most all of its compute and all of its memory (per GPU: MIG compute
+// and memory slices, or milli-GPUs and MiB) over that span. So each job pays at least its
+// compute share (or, separately, its memory share) of the cheapest unit that could hold it,
+// billed for the job's own span (increment and minimum included: a unit's billed time only
+// grows with its span), or its own best standalone; both sums are bounds, the larger is
+// reported. Shares are floored to the plan's grain (pricing.hpp).
 [[nodiscard]] inline plan_amount lower_bound(const packer& pk) {
   plan_amount lower_compute = 0, lower_memory = 0;
+  const int128 den = int128(1'000'000) * plan_pricer::milli_grain;
   for (const pack_item& it : pk.items) {
     const job& j = pk.cx.w.jobs[it.job];
     plan_amount lc = it.standalone, lv = it.standalone;
     for (std::size_t oi : pk.bin_offers) {
       const offer& o = pk.cx.cat[oi];
       if (!allowed(j, o)) continue;
-      const std::int64_t need = service_need(j, o) * j.replicas;
-      // The unit's price for the job's span at its base price, shared per 10^-6 of its GPUs.
-      const plan_amount whole = pk.cx.pricer.flat(oi, it.span.length());
-      const int128 den = int128(o.unit_milli_gpu()) * 1000 * plan_pricer::milli_grain;
-      lc = std::min(lc, plan_amount(whole * (need * 1000) / den * plan_pricer::milli_grain));
-      lv = std::min(lv, plan_amount(whole * (j.memory_gib * 1024 * 1'000'000 * j.replicas / o.vram_mib) / den * plan_pricer::milli_grain));
+      const auto share = share_of(j, o);
+      if (!share) continue;
+      const plan_amount whole = least_unit_cost(pk, oi, it.span);
+      lc = std::min(lc, plan_amount(whole * share->compute / den * plan_pricer::milli_grain));
+      lv = std::min(lv, plan_amount(whole * share->memory / den * plan_pricer::milli_grain));
     }
     lower_compute += lc;
     lower_memory += lv;

@@ -8,11 +8,14 @@
 // A pipeline of named steps, each in its own header:
 //   1. candidates (planning/candidates.hpp): every feasible way to run a job on an offer,
 //      priced by metering's rating functions (planning/pricing.hpp);
-//   2. choice: the cheapest candidate per job, the runner-up, the naive baseline
-//      (planning/naive.hpp);
+//   2. choice: the cheapest candidate per job within its caps (planning/assignment.hpp,
+//      planning/caps.hpp); the naive baseline, a plan of its own (planning/naive.hpp);
 //   3. packing (planning/packing.hpp): exact subset search, first-fit-decreasing, lower bound;
-//   4. assignment: each job's records, cost and rationale (planning/rationale.hpp);
+//   4. assignment: shared units, then each job alone against the supply (planning/
+//      assignment.hpp), reviewed against every other decision (planning/reasons.hpp); each
+//      job's records, cost, price (planning/provenance.hpp) and rationale;
 //   5. rating: the plan's usage through the meter, as `gpurent meter` rates it.
+// A workload's budget is checked against the plan by planning/budget.hpp.
 //
 // Costs are exact: estimated durations (spot wall time) become whole seconds, rounded up;
 // every amount is then an exact integer (planning/pricing.hpp) and is rounded once.
@@ -40,86 +43,17 @@
 #include <gpurent/planning/naive.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/packing.hpp>
+#include <gpurent/planning/plan_result.hpp>
 #include <gpurent/planning/pricing.hpp>
+#include <gpurent/planning/provenance.hpp>
 #include <gpurent/planning/rationale.hpp>
+#include <gpurent/planning/reasons.hpp>
 #include <gpurent/planning/supply.hpp>
 #include <gpurent/planning/timing.hpp>
 #include <gpurent/planning/workload.hpp>
 #include <gpurent/sharing/rental.hpp>
 
 namespace gpurent {
-
-// One job's plan; its amounts are in the plan's currency (there is no default one).
-struct job_plan {
-  explicit job_plan(const currency& c) : expected_cost(c, 0), naive_cost(c, 0) {}
-  std::string name;
-  job_kind kind = job_kind::training;
-  std::string offer;  // the offer's id
-  offer_mode mode = offer_mode::on_demand;
-  job_sharing sharing;                    // what is rented and how the job holds it
-  std::int64_t count = 0;                 // units rented (servers, GPUs, slices, fractions, shared units)
-  std::int32_t gpus = 0;                  // whole GPUs a training run or experiment machine uses
-  seconds wall{0};                        // expected time from start to finish
-  instant start{};                        // when it starts (its requested start unless delayed)
-  instant end{};                          // start + wall
-  delay_cause delay = delay_cause::none;  // why it starts later than asked, by `delayed`
-  seconds delayed{0};
-  money_value expected_cost;
-  money_value naive_cost;  // exclusive whole GPUs billed hourly, on demand
-  std::string naive_offer;
-  rationale why;
-  granularity_waste waste;  // record seconds: used vs billed
-  std::optional<spot_estimate> spot;
-  std::vector<std::string> shares_with;  // packed: the other jobs on the same rented unit
-};
-
-struct packing_report {
-  std::size_t items = 0;      // jobs that could share a GPU
-  std::size_t bins = 0;       // rented units holding two or more of them
-  bool exact = true;          // subset DP over all partitions (else first-fit-decreasing)
-  money_value cost;           // of the packable jobs as planned
-  money_value lower_bound;    // no plan of them is cheaper
-  double gap = 0;             // (cost - lower_bound) / lower_bound
-  std::size_t dissolved = 0;  // shared units the supply could not hold (their jobs run alone)
-};
-
-// An owned pool over the period: its fixed cost whatever the use, the marginal cost of the
-// hours the plan uses (metered: its lines of the plan's invoice), how much of it is used,
-// and what a delivered GPU-hour costs all told.
-struct owned_pool_report {
-  std::string offer;
-  std::int32_t units = 0;
-  money_value fixed_cost;                        // units x the offer's fixed cost per unit and period
-  money_value marginal_cost;                     // the pool's lines of the plan's invoice
-  ratio<> utilization;                           // used unit-seconds / (units x the period's seconds)
-  ratio<> gpu_hours;                             // delivered
-  std::optional<money_value> cost_per_gpu_hour;  // (fixed + marginal) / gpu_hours; none when unused
-};
-
-struct plan_result {
-  currency ccy;
-  std::string period;
-  std::string timezone;
-  interval window;
-  std::vector<job_plan> jobs;       // in workload order
-  std::vector<usage_record> usage;  // what the plan produces (meter.md's usage)
-  std::optional<tariff> prices;     // the rates the usage is priced with (the offers used)
-  money_value total_cost;           // sum of the jobs' expected costs
-  money_value naive_cost;           // every job naive, rounded once
-  money_value billed_total;         // the usage rated by the meter (per-line rounding)
-  std::optional<invoice> billed;    // the meter's invoice of the usage
-  packing_report packing;
-  supply_report supply;                  // how contested supply was shared out
-  std::vector<owned_pool_report> owned;  // one per owned offer, in catalog order
-  money_value owned_fixed_cost;          // of every owned pool, paid whatever the use
-};
-
-struct plan_options {
-  std::size_t exact_packing_limit = 12;  // jobs; beyond: first-fit-decreasing
-  std::size_t heuristic_bin_offers = 8;  // cheapest bin offers tried by the heuristic
-  bool pack = true;
-  std::size_t exact_supply_limit = 10;  // contested plans of up to this many jobs alone: exact search
-};
 
 namespace detail::plan {
 
@@ -152,12 +86,9 @@ inline void emit_alone(const plan_context& cx, const job& j, const candidate& c,
   p.expected_cost = cx.pricer.round(cx.pricer.line(c.offer, mine));
 }
 
-// Why job j alone runs on candidate c (`second`: the best on another offer, if any).
-[[nodiscard]] rationale explain(const plan_context& cx, const job& j, const candidate& c, const candidate& second, std::size_t feasible);
-
-// Step 4 for a job alone, once decided (planning/assignment.hpp): its units reserved, its
-// plan, records, cost and rationale.
-inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_t i, const placed& d, plan_result& out) {
+// Step 4 for a job alone, once decided (planning/assignment.hpp) and reviewed
+// (planning/reasons.hpp): its units reserved, its plan, records, cost, price and rationale.
+inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_t i, const placed& d, const job_review& review, plan_result& out) {
   const job& j = cx.w.jobs[i];
   const candidate& c = d.ch.best;
   const offer& o = cx.cat[c.offer];
@@ -175,15 +106,17 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
   p.start = d.start;
   p.end = d.start + c.wall;
   p.delayed = d.start - asked;
-  p.why = explain(cx, j, c, d.ch.second, d.ch.feasible);
+  p.why = explain(cx, j, c, d.ch.feasible, review);
   if (p.delay != delay_cause::none) p.why.delay = rationale::delayed{p.delay, p.delayed};
+  p.rejected = d.ch.rejected;
+  p.price = price_record_of(o, p.start, p.end);
   emit_alone(cx, j, c, d.start, p, out);
 }
 
 // Step 4 for a shared unit: one record for the unit, its rounded cost split over its jobs
 // by compute x time (largest remainders, so the shares add up exactly).
-[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::size_t bi, std::size_t number,
-                                               plan_result& out) {
+[[nodiscard]] inline expected<void> assign_bin(const plan_context& cx, const packing_result& pr, std::span<const choice> chosen, std::size_t bi,
+                                               std::size_t number, plan_result& out) {
   const bin& b = pr.bins[bi];
   const offer& o = cx.cat[b.offer];
   const job& first = cx.w.jobs[pr.items[b.items.front()].job];
@@ -213,10 +146,18 @@ inline void commit_alone(const plan_context& cx, plan_supply& supply, std::size_
     p.end = p.start + j.duration;
     p.expected_cost = money_value(cx.cat.currency_value(), (*parts)[t]);
     p.waste = billing_waste(o.pricing.time, b.span.length());
+    p.price = price_record_of(o, b.span.begin(), b.span.end());
+    p.rejected = chosen[pr.items[b.items[t]].job].rejected;
     for (std::size_t u = 0; u < b.items.size(); ++u)
       if (u != t) p.shares_with.push_back(cx.w.jobs[pr.items[b.items[u]].job].name);
-    p.why = rationale{
-        packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)}, 0, {}, {}, {}};
+    p.why = rationale{packed_rationale{p.shares_with, o.unit, o.id, profile, b.span.length(), cost, b.items.size(), cx.pricer.round(alone)},
+                      0,
+                      {},
+                      {},
+                      {},
+                      {},
+                      {},
+                      {}};
   }
   return {};
 }
@@ -271,18 +212,21 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   }
 }
 
-// Steps 3 and 4: pack, then assign every job (packed or alone) and the totals.
-[[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const plan_options& opt,
-                                           plan_result& out) {
-  std::vector<candidate> best;
-  for (const choice& c : chosen) best.push_back(c.best);
-  packing_result pr = opt.pack ? pack(cx, best, packing_options{opt.exact_packing_limit, opt.heuristic_bin_offers}) : packing_result{};
-  out.packing = packing_report{pr.items.size(), pr.bins.size(), pr.exact, cx.pricer.round(pr.cost), cx.pricer.round(pr.lower_bound), 0.0, 0};
-  // The gap on the plan's grain (pricing.hpp), where every amount is an integer.
+// Step 3's report: an exact packing's cost is the optimum (its own lower bound, no gap); a
+// heuristic one is compared with packing.hpp's lower bound, on the plan's grain, where every
+// amount is an integer.
+[[nodiscard]] inline packing_report packing_of(const plan_context& cx, const packing_result& pr) {
+  packing_report r{pr.items.size(), pr.bins.size(), pr.exact, cx.pricer.round(pr.cost), cx.pricer.round(pr.exact ? pr.cost : pr.lower_bound), 0.0, 0};
   const plan_amount cost = pr.cost / plan_pricer::milli_grain, lower = pr.lower_bound / plan_pricer::milli_grain;
-  if (lower > 0) out.packing.gap = static_cast<double>((cost - lower).convert_to<long double>() / lower.convert_to<long double>());
-  // Shared units first, each holding one unit of its offer for its span; one the supply
-  // cannot hold is dissolved and its jobs run alone.
+  if (!pr.exact && lower > 0) r.gap = static_cast<double>((cost - lower).convert_to<long double>() / lower.convert_to<long double>());
+  return r;
+}
+
+// Shared units first, each holding one unit of its offer for its span; one the supply
+// cannot hold is dissolved and its jobs run alone. Returns the jobs packed, and names what
+// each unit holds (for the reasons of the jobs alone).
+[[nodiscard]] inline expected<std::vector<bool>> assign_bins(const plan_context& cx, plan_supply& supply, const packing_result& pr,
+                                                             std::span<const choice> chosen, std::vector<holding>& held, plan_result& out) {
   std::vector<bool> packed(cx.w.jobs.size(), false);
   for (std::size_t bi = 0; bi < pr.bins.size(); ++bi) {
     const bin& b = pr.bins[bi];
@@ -291,19 +235,60 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
       continue;
     }
     supply.reserve(b.offer, 1, b.span.begin(), b.span.end());
-    GPURENT_TRY(assign_bin(cx, pr, bi, bi + 1 - out.packing.dissolved, out));
-    for (std::size_t k : b.items) packed[pr.items[k].job] = true;
+    GPURENT_TRY(assign_bin(cx, pr, chosen, bi, bi + 1 - out.packing.dissolved, out));
+    holding h{{}, b.offer, 1, b.span};
+    for (std::size_t k : b.items) {
+      packed[pr.items[k].job] = true;
+      h.name += (h.name.empty() ? "" : "+") + cx.w.jobs[pr.items[k].job].name;
+    }
+    held.push_back(std::move(h));
   }
   out.packing.bins -= out.packing.dissolved;
+  return packed;
+}
+
+// Steps 3 and 4: pack, then decide, review and commit every job (packed or alone); the totals.
+// `naive_held` gets, per job, whether its naive option does not fit beside the others.
+[[nodiscard]] inline expected<void> assign(const plan_context& cx, plan_supply& supply, std::span<const choice> chosen, const naive_plan& naive,
+                                           const plan_options& opt, std::vector<bool>& naive_held, plan_result& out) {
+  std::vector<candidate> best;
+  for (const choice& c : chosen) best.push_back(c.best);
+  const packing_result pr = opt.pack ? pack(cx, best, packing_options{opt.exact_packing_limit, opt.heuristic_bin_offers}) : packing_result{};
+  out.packing = packing_of(cx, pr);
+  std::vector<holding> held;
+  GPURENT_TRY(packed, assign_bins(cx, supply, pr, chosen, held, out));
   std::vector<std::size_t> alone;
   for (std::size_t i = 0; i < cx.w.jobs.size(); ++i)
-    if (!packed[i]) alone.push_back(i);
+    if (!(*packed)[i]) alone.push_back(i);
   GPURENT_TRY(decided, decide_alone(cx, supply, chosen, alone, opt.exact_supply_limit));
   out.supply = decided->report;
-  for (std::size_t k = 0; k < alone.size(); ++k) commit_alone(cx, supply, alone[k], decided->jobs[k], out);
+  const std::vector<job_review> reviews = review_alone(cx, supply, std::move(held), alone, decided->jobs, naive);
+  naive_held.assign(cx.w.jobs.size(), false);
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    commit_alone(cx, supply, alone[k], decided->jobs[k], reviews[k], out);
+    naive_held[alone[k]] = reviews[k].naive_held;
+  }
   out.total_cost = money_value(out.ccy, 0);
   for (const job_plan& p : out.jobs) out.total_cost += p.expected_cost;
   return {};
+}
+
+// The naive baseline in the plan: per job its cost and offer, the total, and a note on a job
+// that costs more than there (its naive option held by others, or its share of a shared unit).
+inline void report_naive(const plan_context& cx, const naive_plan& naive, const std::vector<bool>& naive_held, plan_result& out) {
+  if (!naive.feasible()) {
+    out.naive = baseline_report{std::nullopt, cx.w.jobs[*naive.stuck].name, naive.no_option};
+    return;
+  }
+  out.naive = baseline_report{cx.pricer.round(naive.total), {}, false};
+  for (std::size_t i = 0; i < out.jobs.size(); ++i) {
+    job_plan& p = out.jobs[i];
+    const naive_job& n = naive.jobs[i];
+    p.naive_cost = cx.pricer.round(n.amount);
+    p.naive_offer = cx.cat[n.c.offer].id;
+    if (p.expected_cost.minor_units() > p.naive_cost->minor_units())
+      p.why.above_naive = dearer_than_naive{p.naive_offer, *p.naive_cost, naive_held[i]};
+  }
 }
 
 }  // namespace detail::plan
@@ -325,13 +310,14 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
                   {},
                   {},
                   zero,
-                  zero,
+                  {},
                   zero,
                   {},
                   packing_report{0, 0, true, zero, zero, 0.0, 0},
                   {},
                   {},
-                  zero};
+                  zero,
+                  w.budget};
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);
@@ -342,21 +328,18 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   const char* const too_large = "its amounts or durations are too large to plan exactly (beyond 128-bit integers)";
   try {
     std::vector<choice> chosen;
-    plan_amount naive_total = 0;
     for (std::size_t i = 0; i < w.jobs.size(); ++i) {
       at = "jobs[" + std::to_string(i) + "]";
       GPURENT_TRY(c, choose(cx, i));
       chosen.push_back(std::move(*c));
-      const naive_choice n = naive_cost(cx, w.jobs[i]);
       out.jobs[i].name = w.jobs[i].name;
       out.jobs[i].kind = w.jobs[i].kind;
-      out.jobs[i].naive_cost = n.offer == npos ? money_value(cat.currency_value(), 0) : pricer.round(n.amount);
-      if (n.offer != npos) out.jobs[i].naive_offer = cat[n.offer].id;
-      naive_total += n.amount;
     }
     at.clear();
-    out.naive_cost = pricer.round(naive_total);
-    GPURENT_TRY(assign(cx, supply, chosen, opt, out));
+    const naive_plan naive = naive_baseline(cx);
+    std::vector<bool> naive_held;
+    GPURENT_TRY(assign(cx, supply, chosen, naive, opt, naive_held, out));
+    report_naive(cx, naive, naive_held, out);
     GPURENT_TRY(rate_through_meter(cx, out));
     report_owned(cx, out);
   } catch (const exception& e) {
@@ -368,43 +351,5 @@ inline void report_owned(const plan_context& cx, plan_result& out) {
   }
   return out;
 }
-
-// ---- Why: the rationale of a job alone -------------------------------------------------
-
-namespace detail::plan {
-
-inline rationale explain(const plan_context& cx, const job& j, const candidate& c, const candidate& second, std::size_t feasible) {
-  const offer& o = cx.cat[c.offer];
-  rationale r;
-  r.feasible = feasible;
-  if (second.valid()) r.next = runner_up{cx.cat[second.offer].id, cx.cat[second.offer].mode, cx.pricer.round(second.amount)};
-  if (o.mode == offer_mode::spot && j.max_spot_price) r.max_spot_price = *j.max_spot_price;
-  switch (j.kind) {
-    case job_kind::training: {
-      training_rationale t{c.gpus, o.gpu, c.wall, o.unit == offer_unit::server ? c.units : 1, o.unit == offer_unit::server ? o.gpu_count : 1, {}, {}};
-      if (c.spot) t.spot = training_rationale::spot_plan{o.notice, *c.checkpoint, *c.spot};
-      t.speed = c.speed;
-      r.choice = std::move(t);
-      break;
-    }
-    case job_kind::service: {
-      service_rationale s{j.replicas, j.duration, o.sharing(), o.gpu, {}};
-      if (o.mode == offer_mode::reserved) s.reservation_minimum = o.pricing.time.minimum();
-      r.choice = std::move(s);
-      break;
-    }
-    case job_kind::experiments: {
-      const std::int64_t per = j.runs / c.machines;
-      const seconds one = c.len_b.count() > 0 ? c.len_b / std::max<std::int64_t>(1, per) : c.len_a;
-      experiments_rationale x{j.runs, c.machines, c.wall, o.pricing.time.increment(), one, billing_waste(o.pricing.time, one), {}};
-      if (o.mode == offer_mode::spot) x.uninterrupted_run = scaled_seconds(int128(j.run_duration.count()) * 1000, j.reference_gflops, o.gflops, 1);
-      r.choice = std::move(x);
-      break;
-    }
-  }
-  return r;
-}
-
-}  // namespace detail::plan
 
 }  // namespace gpurent

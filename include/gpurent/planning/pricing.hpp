@@ -73,26 +73,24 @@ class plan_pricer {
     const priced_record one{q, start, length};
     return line(oi, std::span<const priced_record>(&one, 1));
   }
-  // One record of `q` units for `length` on offer `oi`, at the rate's base price billed by
-  // the started hour (the naive baseline: what renting without thinking costs).
-  [[nodiscard]] plan_amount hourly(std::size_t oi, const unit_quantity& q, seconds length) const {
-    rate r = (*cat_)[oi].pricing;
-    r.time = billing_rule::fixed(3600);
-    auto flat_price = price_schedule::make(r.price.base(), {});
-    GPURENT_ASSERT(flat_price.has_value() && r.kind == price_kind::unit);
-    r.price = std::move(*flat_price);
+  // One record of `q` units on offer `oi` from `start`, held for whole hours (`length`
+  // rounded up to a multiple of 3600 s), at the offer's own prices and terms and not clipped
+  // to the period: what a renter who never stops a machine before its hour is up pays (the
+  // naive baseline, planning/naive.hpp).
+  [[nodiscard]] plan_amount whole_hours(std::size_t oi, const unit_quantity& q, instant start, seconds length) const {
+    const rate& r = (*cat_)[oi].pricing;
+    const seconds held((length.count() + 3599) / 3600 * 3600);
     line_totals t;
     rated_usage u;
     const nano_quantity nano(q.raw().convert_to<std::int64_t>() * 1'000'000);
-    const instant start = window_.begin();  // a run of its own: not clipped to the period
-    if (rate_usage(r, *interval::make(start, start + length), start, start + length, nano, u) != rating_status::rated || !t.add(u)) overflow();
+    if (rate_usage(r, *interval::make(start, start + held), start, start + held, nano, u) != rating_status::rated || !t.add(u)) overflow();
     return amount_of(r, oi, t);
   }
-  // One unit of offer `oi` for `length` at the rate's base price: no increments, minimums,
-  // price changes or tiers (what lower bounds use).
-  [[nodiscard]] plan_amount flat(std::size_t oi, seconds length) const {
-    const rate& r = (*cat_)[oi].pricing;
-    return plan_amount(int128(r.price.base().raw()) * detail::nano_one * length.count() * factor_[oi]);
+  // One unit of offer `oi` for `length` at the rate's base price (or at `nano` per `per`): no
+  // increments, minimums, price changes or tiers (what lower bounds use).
+  [[nodiscard]] plan_amount flat(std::size_t oi, seconds length) const { return flat_at(oi, (*cat_)[oi].pricing.price.base(), length); }
+  [[nodiscard]] plan_amount flat_at(std::size_t oi, nano_price p, seconds length) const {
+    return plan_amount(int128(p.raw()) * detail::nano_one * length.count() * factor_[oi]);
   }
   // The seconds the meter bills for a record of `actual` seconds starting in the period.
   [[nodiscard]] seconds billed(std::size_t oi, seconds actual) const { return (*cat_)[oi].pricing.time.billed(actual); }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <gpurent/core/time.hpp>
@@ -32,6 +33,22 @@ class plan_supply {
   }
   // Undoes a reservation (a search trying alternatives).
   void release(std::size_t oi, std::int64_t units, instant from, instant to) { reserve(oi, -units, from, to); }
+  // The first limit that `units` of oi over [from, to) would exceed: the offer's own units
+  // (quota false) or quota `index` of the catalog; none when they fit.
+  struct full_limit {
+    bool quota = false;
+    std::size_t index = 0;
+  };
+  [[nodiscard]] std::optional<full_limit> first_full(std::size_t oi, std::int64_t units, instant from, instant to) const {
+    const capacity_ledger::claim own{offer_resource_[oi], units};
+    if (!ledger_.fits(std::span(&own, 1), from, to)) return full_limit{false, oi};
+    const offer& o = (*cat_)[oi];
+    for (std::size_t q = 0; q < cat_->quotas().size(); ++q) {
+      const capacity_ledger::claim c{quota_resource_[q], units * o.unit_milli_gpu()};
+      if (cat_->quotas()[q].covers(o) && !ledger_.fits(std::span(&c, 1), from, to)) return full_limit{true, q};
+    }
+    return std::nullopt;
+  }
   // The earliest start in [earliest, latest] at which `units` of oi are free for `length`.
   [[nodiscard]] std::optional<instant> earliest_fit(std::size_t oi, std::int64_t units, instant earliest, instant latest, seconds length) const {
     if (latest < earliest) return std::nullopt;

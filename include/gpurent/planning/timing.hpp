@@ -4,7 +4,8 @@
 // are free and its price rules hold there; otherwise later, as long as it still ends by its
 // deadline and the end of the period (a service only within its `start_slack`). Within its
 // slack a job may also wait for a cheaper price window. A spot offer is used only while its
-// price per GPU-hour stays at or under the job's `max_spot_price`.
+// price per GPU-hour stays at or under the job's `max_spot_price`, and any offer only while
+// the allocation's hourly cost stays within the job's `max_hourly_cost` for its mode.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/planning/candidates.hpp>
+#include <gpurent/planning/caps.hpp>
 #include <gpurent/planning/offer.hpp>
 #include <gpurent/planning/supply.hpp>
 #include <gpurent/planning/workload.hpp>
@@ -53,13 +55,15 @@ namespace detail::plan {
   return int128(o.pricing.price.price_at(t).raw()) * 3600 * 1000 <= max.raw() * o.pricing.per.count() * milli;
 }
 
-// The spot price rule over [t, t + wall): a spot offer only while its price is under the
-// job's maximum (every other offer, and a job without a maximum, passes).
-[[nodiscard]] inline bool price_rule_holds(const job& j, const offer& o, instant t, seconds wall) {
+// The price rules over the run of c from t: a spot offer only while its price is under the
+// job's maximum (every other offer, and a job without a maximum, passes), and the job's
+// max_hourly_cost for the offer's mode at every price in force (planning/caps.hpp).
+[[nodiscard]] inline bool price_rule_holds(const job& j, const offer& o, const candidate& c, instant t) {
+  if (!cap_holds(j, o, c, t)) return false;
   if (o.mode != offer_mode::spot || !j.max_spot_price || o.tiered()) return true;
   if (!under_max(o, *j.max_spot_price, t)) return false;
   return std::ranges::all_of(o.pricing.price.changes(),
-                             [&](const price_change& c) { return c.from <= t || c.from >= t + wall || under_max(o, *j.max_spot_price, c.from); });
+                             [&](const price_change& p) { return p.from <= t || p.from >= t + c.wall || under_max(o, *j.max_spot_price, p.from); });
 }
 
 // Starts worth trying for c: the job's start, and each instant the offer's price changes
@@ -69,7 +73,8 @@ namespace detail::plan {
   std::vector<instant> out{start};
   const offer& o = cx.cat[c.offer];
   if (o.tiered()) return out;
-  const instant voluntary = std::min(latest, o.mode == offer_mode::spot && j.max_spot_price ? latest : start + j.start_slack);
+  const bool rule_waits = (o.mode == offer_mode::spot && j.max_spot_price) || cap_on(j, o);  // a window under a price rule
+  const instant voluntary = std::min(latest, rule_waits ? latest : start + j.start_slack);
   for (const price_change& p : o.pricing.price.changes())
     if (p.from > start && p.from <= voluntary) out.push_back(p.from);
   return out;
@@ -88,7 +93,7 @@ namespace detail::plan {
   // skipped, and the later price changes among the starts tried cover what follows it.
   for (instant from : detail::plan::starts_to_try(cx, j, c, latest)) {
     const auto t = supply.earliest_fit(c.offer, c.units, from, latest, c.wall);
-    if (!t || !detail::plan::price_rule_holds(j, o, *t, c.wall)) continue;
+    if (!t || !detail::plan::price_rule_holds(j, o, c, *t)) continue;
     timed_candidate tc{c, *t};
     if (*t != cx.start_of(j)) tc.c.amount = detail::plan::amount_of(cx, c, *t);
     if (!best || tc.c.amount < best->c.amount || (tc.c.amount == best->c.amount && tc.start < best->start)) best = tc;

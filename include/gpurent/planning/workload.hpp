@@ -42,6 +42,21 @@ struct job_constraints {
   bool reserved = true;      // may use reservations
 };
 
+// The most a job's whole allocation (every unit it holds at once) may cost per hour, by
+// capacity mode: `on_demand` bounds on-demand and reserved offers, `spot` spot offers; owned
+// pools are not rented and are not capped. Absent: no cap.
+struct hourly_caps {
+  std::optional<decimal<9>> on_demand;
+  std::optional<decimal<9>> spot;
+  [[nodiscard]] bool any() const noexcept { return on_demand.has_value() || spot.has_value(); }
+  // The cap that applies to an offer of mode m, if any.
+  [[nodiscard]] const std::optional<decimal<9>>& for_mode(offer_mode m) const noexcept {
+    static const std::optional<decimal<9>> none;
+    if (m == offer_mode::spot) return spot;
+    return m == offer_mode::on_demand || m == offer_mode::reserved ? on_demand : none;
+  }
+};
+
 // What a training job moves, where it says (planning/throughput.hpp): its checkpoint, its
 // data and its gradients. Estimates, so doubles; what they feed into a cost is rounded up
 // to whole seconds.
@@ -70,6 +85,7 @@ struct job {
   std::optional<seconds> deadline;           // from the job's start
   seconds start_slack{0};                    // the job may start this much later when that is cheaper (a cheaper price window)
   std::optional<decimal<9>> max_spot_price;  // per GPU-hour: spot offers only while their price is at or under it
+  hourly_caps max_hourly_cost;               // per hour of the whole allocation, by mode
   job_model model;                           // training: checkpoint, data and gradient sizes
   // service
   seconds duration{0};
@@ -99,6 +115,10 @@ struct workload {
   std::string timezone = "UTC";
   std::string account = "renter";
   std::vector<job> jobs;
+  // The period's total the plan may cost, in the offers' currency (planning/budget.hpp):
+  // rentals and owned pools' marginal cost; an owned pool's fixed cost is paid whatever the
+  // plan and is not part of it. Absent: no budget.
+  std::optional<decimal<9>> budget;
 };
 
 namespace detail {
@@ -118,6 +138,7 @@ namespace detail {
   if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
   if (!detail::plain_name(w.account)) return make_error(error_code::invalid_argument, "account", "must be 1-64 of [A-Za-z0-9._-]");
   const interval period = month_period(*zone, *ym);
+  if (w.budget && w.budget->sign() < 0) return make_error(error_code::invalid_argument, "budget", "must not be negative");
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     job& j = w.jobs[i];
     const std::string at = "jobs[" + std::to_string(i) + "]";
@@ -144,6 +165,8 @@ namespace detail {
     if (j.deadline && j.deadline->count() <= 0) return bad("deadline", "must be positive");
     if (j.start_slack.count() < 0) return bad("start_slack", "must not be negative");
     if (j.max_spot_price && j.max_spot_price->sign() <= 0) return bad("max_spot_price", "must be positive");
+    if (j.max_hourly_cost.on_demand && j.max_hourly_cost.on_demand->sign() <= 0) return bad("max_hourly_cost.on_demand", "must be positive");
+    if (j.max_hourly_cost.spot && j.max_hourly_cost.spot->sign() <= 0) return bad("max_hourly_cost.spot", "must be positive");
     switch (j.kind) {
       case job_kind::training:
         if (j.gpu_hours.sign() <= 0) return bad("gpu_hours", "must be positive");

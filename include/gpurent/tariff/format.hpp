@@ -126,8 +126,7 @@ struct fmt::formatter<gpurent::tariff> : gpurent::detail::string_view_formatter 
     namespace tf = gpurent::detail::tariff_format;
     std::string s = "tariff in " + std::string(t.currency_value().code) + ", zone " + t.zone_name() + ", rounding " + tf::rounding(t.rounding());
     for (const gpurent::rate& r : t.rates()) s += "\n  " + tf::rate_text(r);
-    for (const gpurent::credit_grant& c : t.credits())
-      s += "\n  credit " + c.account + ": " + c.amount.to_string() + " " + std::string(t.currency_value().code);
+    for (const gpurent::credit_grant& c : t.credits()) s += "\n  credit " + c.account + ": " + gpurent::money_text(c.amount);
     return put(s, ctx);
   }
 };

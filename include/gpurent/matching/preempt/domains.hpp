@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The candidate domains of a preemption search that come from the topology: the domains of
+// a level, each with the running jobs that have a member there, and the nodes of base blocks
+// (what opens again when an exclusive victim's blocks are let go). A Placer without a
+// topology (the node matcher) has no such domains.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/preempt/running.hpp>
+#include <gpurent/spec/cluster_topology.hpp>
+
+namespace gpurent {
+
+template <Placer Pl>
+class candidate_domains {
+ public:
+  explicit candidate_domains(const Pl& placer) : pl_(&placer) {}
+
+  // Calls f(d, jobs) for each domain d of `level` with the running jobs that have a member
+  // there (each once); false, calling nothing, when there is no such level (no_level, or a
+  // Placer without a topology).
+  template <class F>
+  bool for_each(level_index level, const running_jobs& running, F&& f) {
+    if constexpr (requires(const Pl& p) { p.topology(); }) {
+      if (level == no_level) return false;
+      const auto& domains = nodes_by_domain(level);
+      for (domain_index d = 0; d < domains.size(); ++d) {
+        next_stamp();
+        in_domain_.clear();
+        for (const node_index n : domains[d])
+          for (const std::uint32_t v : running.on(n)) {
+            if (seen_.size() <= v) seen_.resize(v + 1, 0);
+            if (seen_[v] == stamp_) continue;
+            seen_[v] = stamp_;
+            in_domain_.push_back(v);
+          }
+        f(static_cast<std::uint32_t>(d), std::span<const std::uint32_t>(in_domain_));
+      }
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  // Calls freed(n) for every node of the base blocks `members` use (each block once).
+  template <class Freed>
+  void block_nodes(std::span<const placement> members, Freed&& freed) {
+    if constexpr (requires(const Pl& p) { p.topology(); }) {
+      const cluster_topology& topo = pl_->topology();
+      const auto& blocks = nodes_by_domain(topo.block_level());
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        const domain_index b = topo.block_of(members[i].node);
+        const bool first = std::none_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(i),
+                                        [&](const placement& p) { return topo.block_of(p.node) == b; });
+        if (b != outside_topology && first)
+          for (const node_index n : blocks[b]) freed(n);
+      }
+    }
+  }
+
+ private:
+  // The nodes of each domain of level l, listed once per level (the topology never changes).
+  [[nodiscard]] const std::vector<std::vector<node_index>>& nodes_by_domain(level_index l) {
+    const cluster_topology& topo = pl_->topology();
+    if (by_level_.size() <= l) by_level_.resize(l + 1);
+    auto& domains = by_level_[l];
+    if (domains.empty() && topo.domain_count(l) > 0) {
+      domains.resize(topo.domain_count(l));
+      for (node_index n = 0; n < topo.node_count(); ++n)
+        if (const domain_index d = topo.domain_of(n, l); d != outside_topology) domains[d].push_back(n);
+    }
+    return domains;
+  }
+  void next_stamp() {
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0U);
+      stamp_ = 1;
+    }
+  }
+
+  const Pl* pl_;
+  std::vector<std::vector<std::vector<node_index>>> by_level_;
+  std::vector<std::uint32_t> seen_;  // per job: stamp_ when listed
+  std::vector<std::uint32_t> in_domain_;
+  std::uint32_t stamp_ = 0;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Preemption on a Placer (placer.hpp): for a job that does not fit, the running jobs whose
+// removal makes it fit, chosen by a VictimPolicy (victims.hpp) over candidate domains, and
+// the holds that keep the victims' room while they run out their notice window.
+//
+// Candidate domains (kube-scheduler's candidate node, generalized):
+//  - a one-member job without topology rules: each node with running jobs, fit tested by the
+//    placement constraints on that node alone (after a limited retry, only the nodes freed
+//    since the job last failed, in node order, as a full scan meets them);
+//  - a job required inside one domain of a topology level: each domain of that level, with
+//    the jobs that have a member there (each small set searched exactly);
+//  - any other job: the whole cluster, with every running job.
+// A fit test releases the flagged candidates through the Placer, asks it, and restores them
+// exactly. After the caller stops the victims, place() puts the preemptor in their room (by
+// the Placer's policy, as any placement) and hold_for() keeps what the victims still hold: their resources beyond the preemptor's
+// until the notice ends, their tenancy (isolation) and exclusive blocks until each stops.
+// expire() gives held room back at its instant. Nothing allocates once grown.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/preempt/domains.hpp>
+#include <gpurent/matching/preempt/running.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
+
+namespace gpurent {
+
+// A victim the caller stopped: its members, the instant it stops running (its notice end
+// or its completion), and whether it holds its blocks exclusively.
+struct stopped_victim {
+  gang_id job = no_gang;
+  std::span<const placement> members;
+  std::int64_t stops = 0;
+  bool exclusive = false;
+};
+
+template <Placer Pl, VictimPolicy VP>
+class preemptor {
+ public:
+  preemptor(Pl& placer, const running_jobs& running) : pl_(&placer), running_(&running), domains_(placer) {}
+
+  // Chooses victims for job g (id j), or false. candidate(v) is running job v as a victim
+  // now (nullopt: not eligible); members(v) its placements; gang(v) its request. `freed`,
+  // when not null: only these nodes are candidate domains (a limited retry of a one-member
+  // job).
+  template <class Candidate, class Members, class GangOf>
+  [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
+                            GangOf&& gang) {
+    sel_.reset();
+    const auto trial = [&](victim_mask m, auto&& test) {
+      for (std::size_t i = 0; i < cand_.size(); ++i)
+        if (m[i] != 0) pl_->release(cand_[i].job, members(cand_[i].job));
+      const bool ok = test();
+      for (std::size_t i = cand_.size(); i-- > 0;)
+        if (m[i] != 0) pl_->restore(gang(cand_[i].job), cand_[i].job, members(cand_[i].job));
+      return ok;
+    };
+    const auto consider = [&](std::uint32_t domain, std::span<const std::uint32_t> ids, auto&& test) {
+      collect(ids, candidate);
+      sel_.consider(domain, cand_, [&](victim_mask m) { return trial(m, test); });
+    };
+    if (node_local(g)) {
+      const auto on_node = [&](node_index n) {
+        if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return default_constraints::admits(pl_->inv(), n, g.member); });
+      };
+      if (freed != nullptr) {
+        sorted_.assign(freed->begin(), freed->end());
+        std::sort(sorted_.begin(), sorted_.end());  // domains in node order, as a full scan meets them
+        for (const node_index n : sorted_) on_node(n);
+      } else {
+        for (node_index n = 0; n < running_->node_count(); ++n) on_node(n);
+      }
+    } else if (!domains_.for_each(g.required, *running_,
+                                  [&](std::uint32_t d, std::span<const std::uint32_t> ids) { consider(d, ids, [&] { return pl_->fits(g, j); }); })) {
+      consider(0, running_->all(), [&] { return pl_->fits(g, j); });
+    }
+    return sel_.found();
+  }
+
+  [[nodiscard]] const victim_selector<VP>& selection() const noexcept { return sel_; }
+
+  // Places job g (id j) once the chosen victims are released, by the Placer's own policy
+  // (fleet run's --policy), as any other placement: the trial showed that it fits.
+  [[nodiscard]] bool place(const gang_request& g, gang_id j, std::vector<placement>& out) { return pl_->place(g, j, out).has_value(); }
+
+  // What the stopped victims still hold at `now`: beyond the preemptor's `placed`, their
+  // resources until `until` (the notice's end); their tenancy and exclusive blocks until
+  // each stops.
+  void hold_for(std::int64_t now, std::int64_t until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
+    hold_leftovers(now, until, placed, victims);
+    for (const stopped_victim& v : victims) {
+      if (v.stops <= now) continue;
+      for (const placement& p : v.members) {
+        placement h;
+        h.node = p.node;
+        h.tenant = p.tenant;
+        h.isolation = p.isolation;
+        hold_room(h, v.stops);
+      }
+    }
+    for (const stopped_victim& v : victims)
+      if (v.stops > now && v.exclusive) hold_blocks(v, v.stops);
+  }
+
+  // Gives back every hold that ends at or before t: freed_room(h) for held room,
+  // freed_node(n) for each node of a block that is open again.
+  template <class FreedRoom, class FreedNode>
+  void expire(std::int64_t t, FreedRoom&& freed_room, FreedNode&& freed_node) {
+    while (!ends_.empty() && ends_.top().time <= t) {
+      const hold_end e = ends_.top();
+      ends_.pop();
+      if (!e.blocks) {
+        pl_->unhold(room_[e.index]);
+        freed_room(room_[e.index]);
+        continue;
+      }
+      const block_hold& b = blocks_[e.index];
+      const std::span<const placement> members(block_members_.data() + b.first, b.count);
+      pl_->unhold_blocks(b.job, members);
+      domains_.block_nodes(members, freed_node);
+    }
+  }
+
+  // The earliest instant a hold ends (never_ends: none).
+  static constexpr std::int64_t never_ends = std::numeric_limits<std::int64_t>::max();
+  [[nodiscard]] std::int64_t next_expiry() const noexcept { return ends_.empty() ? never_ends : ends_.top().time; }
+
+  // A job preempted node by node: one member, no topology rules.
+  [[nodiscard]] static bool node_local(const gang_request& g) noexcept { return g.size() == 1 && !g.topology_bound() && !g.picks_segment(); }
+
+ private:
+  struct hold_end {
+    std::int64_t time;
+    std::uint64_t seq;  // holds ending together end in the order they were taken
+    std::uint32_t index;
+    bool blocks;
+    friend bool operator>(const hold_end& a, const hold_end& b) noexcept { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
+  };
+  struct block_hold {
+    gang_id job;
+    std::uint32_t first, count;
+  };
+  struct held_room {
+    std::int64_t cpu = 0, memory = 0;
+    std::array<std::int32_t, max_gpus_per_node> milli{};
+  };
+
+  template <class Candidate>
+  void collect(std::span<const std::uint32_t> ids, Candidate& candidate) {
+    cand_.clear();
+    for (const std::uint32_t v : ids)
+      if (const std::optional<victim> c = candidate(v)) cand_.push_back(*c);
+  }
+
+  void hold_room(const placement& h, std::int64_t until) {
+    pl_->hold(h);
+    room_.push_back(h);
+    ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(room_.size() - 1), false});
+  }
+
+  void hold_blocks(const stopped_victim& v, std::int64_t until) {
+    pl_->hold_blocks(v.job, v.members);
+    blocks_.push_back(block_hold{v.job, static_cast<std::uint32_t>(block_members_.size()), static_cast<std::uint32_t>(v.members.size())});
+    block_members_.insert(block_members_.end(), v.members.begin(), v.members.end());
+    ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(blocks_.size() - 1), true});
+  }
+
+  // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held as one
+  // placement until `until`, so that nothing else lands on a victim still running.
+  void hold_leftovers(std::int64_t now, std::int64_t until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
+    if (until <= now) return;
+    leftover_.clear();
+    for (const stopped_victim& v : victims)
+      for (const placement& p : v.members) take_back(p, 1);
+    for (const placement& p : placed) take_back(p, -1);
+    for (const auto& [n, acc] : leftover_) {
+      placement h;
+      h.node = n;
+      h.cpu_milli = std::max<std::int64_t>(0, acc.cpu);
+      h.memory_mib = std::max<std::int64_t>(0, acc.memory);
+      for (std::size_t g = 0; g < max_gpus_per_node; ++g)
+        if (acc.milli[g] > 0) h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
+      if (h.count == 0 && h.cpu_milli == 0 && h.memory_mib == 0) continue;
+      hold_room(h, until);
+    }
+  }
+
+  // Adds (sign 1) or subtracts (-1) p into its node's leftover.
+  void take_back(const placement& p, int sign) {
+    auto it = std::find_if(leftover_.begin(), leftover_.end(), [&](const auto& x) { return x.first == p.node; });
+    if (it == leftover_.end()) {
+      if (sign < 0) return;  // the preemptor on a node no victim held
+      leftover_.emplace_back(p.node, held_room{});
+      it = leftover_.end() - 1;
+    }
+    it->second.cpu += sign * p.cpu_milli;
+    it->second.memory += sign * p.memory_mib;
+    for (std::size_t g = 0; g < p.count; ++g) it->second.milli[p.gpus[g].gpu] += sign * p.gpus[g].milli;
+  }
+
+  Pl* pl_;
+  const running_jobs* running_;
+  candidate_domains<Pl> domains_;
+  victim_selector<VP> sel_;
+  std::vector<victim> cand_;
+  std::vector<node_index> sorted_;
+  std::vector<std::pair<node_index, held_room>> leftover_;
+  std::vector<placement> room_;
+  std::vector<block_hold> blocks_;
+  std::vector<placement> block_members_;
+  std::priority_queue<hold_end, std::vector<hold_end>, std::greater<>> ends_;
+  std::uint64_t seq_ = 0;
+};
+
+}  // namespace gpurent

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Which jobs run where: per node the ids of the running jobs with a member there (once per
+// node), and the list of all running jobs. What a preemption search draws its candidate
+// domains from, and what a node failure stops. Nothing allocates once grown.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/matching/inventory.hpp>
+
+namespace gpurent {
+
+class running_jobs {
+ public:
+  running_jobs() = default;
+  explicit running_jobs(std::size_t nodes) : on_node_(nodes) {}
+
+  // Job j starts with these members.
+  void add(std::uint32_t j, std::span<const placement> members) {
+    GPURENT_ASSERT(j >= at_.size() || at_[j] == none);  // one run per job at a time
+    for (const placement& p : members) {
+      auto& v = on_node_[p.node];
+      if (std::find(v.begin(), v.end(), j) == v.end()) v.push_back(j);
+    }
+    if (at_.size() <= j) at_.resize(j + 1, none);
+    at_[j] = static_cast<std::uint32_t>(all_.size());
+    all_.push_back(j);
+  }
+
+  // Job j (running with these members) stops.
+  void remove(std::uint32_t j, std::span<const placement> members) noexcept {
+    GPURENT_ASSERT(running(j));
+    for (const placement& p : members) {
+      auto& v = on_node_[p.node];
+      if (const auto it = std::find(v.begin(), v.end(), j); it != v.end()) v.erase(it);  // once per node
+    }
+    const std::uint32_t last = all_.back();
+    all_[at_[j]] = last;
+    at_[last] = at_[j];
+    all_.pop_back();
+    at_[j] = none;
+  }
+
+  [[nodiscard]] bool running(std::uint32_t j) const noexcept { return j < at_.size() && at_[j] != none; }
+  [[nodiscard]] std::span<const std::uint32_t> on(node_index n) const noexcept { return on_node_[n]; }
+  [[nodiscard]] std::span<const std::uint32_t> all() const noexcept { return all_; }
+  [[nodiscard]] std::size_t node_count() const noexcept { return on_node_.size(); }
+
+ private:
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
+  std::vector<std::vector<std::uint32_t>> on_node_;
+  std::vector<std::uint32_t> all_;
+  std::vector<std::uint32_t> at_;  // per job: its position in all_, none when not running
+};
+
+}  // namespace gpurent

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Invoice building: a meter's lines rounded at the tariff's rounding point (line, record or
+// invoice), summed per account, the account's prepaid credit drawn down. Every amount is the
+// exact line amount of metering/rating.hpp until the one rounding the tariff names.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/decimal.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/money.hpp>
+#include <gpurent/metering/dedup.hpp>
+#include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/line_ledger.hpp>
+#include <gpurent/metering/rating.hpp>
+#include <gpurent/tariff/commitment.hpp>
+#include <gpurent/tariff/rate.hpp>
+
+namespace gpurent {
+
+// A line's key in a carry book: (account, resource, mode).
+using line_key = std::tuple<std::string, std::string, std::string>;
+// Sub-minor-unit remainders carried from one invoice to the next (rounding_rule::carry).
+using carry_book = std::map<line_key, ratio<>>;
+
+namespace detail {
+
+class invoice_builder {
+ public:
+  // The invoice of `lines` (and, for record-point rounding of tiered lines, of `book`'s
+  // records) for the period named `period_name`; `carry` as finish() takes it.
+  invoice_builder(const line_ledger& lines, const record_book& book, const std::string& period_name, const carry_book& carry)
+      : t_(&lines.tariff_value()), lines_(&lines), book_(&book), period_name_(&period_name), carry_(&carry) {}
+
+  [[nodiscard]] expected<invoice> build() const {
+    try {
+      return build_accounts();
+    } catch (const exception& e) {
+      return unexpected(e.err());
+    } catch (const std::overflow_error&) {
+      return overflow_error("the invoice");
+    }
+  }
+
+ private:
+  // One in-period record of a tiered line, for record-point rounding.
+  struct placed {
+    std::int64_t start;
+    std::string_view id;
+    meter_record e;
+  };
+  // A line with records, on its way to the invoice.
+  struct pending {
+    std::uint32_t account;
+    std::uint32_t rate;
+    std::size_t key;  // into the ledger
+  };
+  using tiered_records = std::unordered_map<std::size_t, std::vector<placed>>;
+
+  // " in the invoice of account \"acme\"": where an error of the invoice arose.
+  [[nodiscard]] std::string in_account(std::uint32_t a) const { return " in the invoice of account \"" + lines_->account(a) + "\""; }
+
+  [[nodiscard]] expected<invoice> build_accounts() const {
+    invoice inv{.ccy = t_->currency_value(),
+                .period = *period_name_,
+                .timezone = t_->zone_name(),
+                .span = lines_->period(),
+                .rounding = t_->rounding(),
+                .accounts = {},
+                .records_out_of_period = lines_->out_of_period(),
+                .duplicates_ignored = lines_->duplicates()};
+    const std::vector<pending> ls = sorted_lines();
+    const tiered_records ordered = t_->rounding().point == rounding_point::record ? order_tiered_records() : tiered_records{};
+    for (std::size_t i = 0; i < ls.size();) {
+      std::size_t end = i;
+      while (end < ls.size() && ls[end].account == ls[i].account) ++end;
+      try {  // an overflow names the account whose lines overflowed
+        GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), ordered));
+        inv.accounts.push_back(std::move(*acc));
+      } catch (const exception& e) {
+        return make_error(e.err().code, "account", e.err().message + in_account(ls[i].account));
+      } catch (const std::overflow_error& e) {
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
+      } catch (const std::range_error& e) {
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
+      }
+      i = end;
+    }
+    return inv;
+  }
+
+  // The lines with records, by account, resource and mode (byte order).
+  [[nodiscard]] std::vector<pending> sorted_lines() const {
+    std::vector<pending> ls;
+    for (std::size_t k = 0; k < lines_->size(); ++k) {
+      if (lines_->at(k).records > 0) ls.push_back({lines_->account_of(k), lines_->rate_of(k), k});
+    }
+    std::ranges::sort(ls, [&](const pending& a, const pending& b) {
+      const rate& ra = t_->rate_at(a.rate);
+      const rate& rb = t_->rate_at(b.rate);
+      return std::tie(lines_->account(a.account), ra.resource, ra.mode) < std::tie(lines_->account(b.account), rb.resource, rb.mode);
+    });
+    return ls;
+  }
+
+  // Record-point rounding of tiered lines needs their records in (start, id) order.
+  [[nodiscard]] tiered_records order_tiered_records() const {
+    tiered_records ordered;
+    const record_store& records = book_->records();
+    for (std::size_t k = 0; k < records.size(); ++k) {
+      const meter_record e = records.at(k);
+      if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
+      ordered[lines_->key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
+    }
+    for (auto& [k, v] : ordered) {
+      std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
+    }
+    return ordered;
+  }
+
+  // One account: its lines rounded at the tariff's rounding point, their total, its credit.
+  [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const tiered_records& ordered) const {
+    const money_value zero(t_->currency_value(), 0);
+    invoice_account acc{
+        .account = lines_->account(ls.front().account), .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
+    for (const pending& p : ls) {
+      GPURENT_TRY(l, finish_line(p, acc.account, ordered));
+      acc.exact_total += l->exact;
+      acc.lines.push_back(std::move(*l));
+    }
+    if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
+    settle(acc);
+    return acc;
+  }
+
+  // One line: its exact amount and waste (the rating of metering/rating.hpp), rounded at the
+  // line or record point (the invoice point rounds the account's total in allocate_invoice).
+  [[nodiscard]] expected<invoice_line> finish_line(const pending& p, const std::string& account, const tiered_records& ordered) const {
+    const rate& r = t_->rate_at(p.rate);
+    const line_totals& tot = lines_->at(p.key);
+    auto exact = line_exact(r, tot);
+    if (!exact) return overflow_error("the amount of line " + r.resource + "/" + r.mode);
+    auto waste = line_waste(r, tot, *exact);
+    if (!waste) return overflow_error("the waste of line " + r.resource);
+    invoice_line l{.resource = r.resource,
+                   .mode = r.mode,
+                   .records = tot.records,
+                   .billed_seconds = tot.billed_seconds,
+                   .used_seconds = tot.used_seconds,
+                   .exact = *exact,
+                   .amount = money_value(t_->currency_value(), 0),
+                   .waste = *waste};
+    if (t_->rounding().point == rounding_point::line) round_line(l, account);
+    if (t_->rounding().point == rounding_point::record) {
+      auto it = ordered.find(p.key);
+      GPURENT_TRY(minor, record_point_amount(r, it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second), tot));
+      l.amount = money_value(t_->currency_value(), *minor);
+    }
+    return l;
+  }
+
+  // Line point (meter.md): the exact amount, plus the previous invoice's carry when the tariff
+  // carries remainders, rounded once.
+  void round_line(invoice_line& l, const std::string& account) const {
+    ratio<> base = l.exact;
+    if (t_->rounding().carry) {
+      auto it = carry_->find(line_key{account, l.resource, l.mode});
+      if (it != carry_->end()) l.carry_in = it->second;
+      base += l.carry_in;
+    }
+    l.forgiven = forgiven_below_minor(*t_, base);
+    l.amount = money_value(t_->currency_value(), round_minor(*t_, base));
+  }
+
+  // Record point: the sum of the line's records, each rounded alone (unit prices: summed as
+  // they came; tiered lines: see round_tiered_records).
+  [[nodiscard]] expected<int128> record_point_amount(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
+    if (r.kind == price_kind::unit) return detail::to_int128(tot.rounded_minor);
+    return round_tiered_records(r, recs, tot);
+  }
+
+  // Each record's share of a tiered line (graduated: laid after the records before it;
+  // volume: at the line's step, the step's flat fee with the first record), rounded alone.
+  [[nodiscard]] expected<int128> round_tiered_records(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
+    nano_usage before;
+    cost_numerator before_cost, total_cost;
+    if (!tiered_cost(r, tot.usage, total_cost)) return overflow_error("a tiered line");
+    const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
+    const nano_price vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : nano_price{};
+    int128 sum = 0;
+    bool first = true;
+    for (const placed& p : recs) {
+      rated_usage u;
+      if (rate_usage(r, lines_->period(), instant{seconds{p.e.start}}, instant{seconds{p.e.end}}, p.e.quantity, u) != rating_status::rated) continue;
+      cost_numerator part;
+      if (volume) {
+        cost_numerator all;
+        if (!mul_into(vprice, u.usage, part) || (first && !mul_into(vprice, tot.usage, all))) return overflow_error("a tiered record");
+        if (first) part = part + (total_cost - all);
+      } else {
+        cost_numerator upto;
+        if (!tiered_cost(r, before + u.usage, upto)) return overflow_error("a tiered record");
+        part = upto - before_cost;
+        before_cost = upto;
+      }
+      before = before + u.usage;
+      first = false;
+      sum += round_minor(*t_, usage_cost(part));
+    }
+    return sum;
+  }
+
+  // Invoice point: the account's exact total rounded once, allocated over its lines by the
+  // largest remainder of each line's exact amount (ties: the earlier line).
+  void allocate_invoice(invoice_account& acc) const {
+    const currency& c = t_->currency_value();
+    const int128 minor_one = detail::pow10<int128>(c.minor_units);
+    const int128 total = round_minor(*t_, acc.exact_total);
+    std::vector<int128> parts(acc.lines.size());
+    std::vector<ratio<>> remainders(acc.lines.size());
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) {
+      parts[i] = acc.lines[i].exact.round_to_digits(c.minor_units, rounding_mode::down);
+      remainders[i] = acc.lines[i].exact - ratio<>(parts[i], minor_one);
+    }
+    distribute_remainder(total, parts, remainders);
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) {
+      acc.lines[i].amount = money_value(c, parts[i]);
+      acc.lines[i].forgiven = parts[i] == 0 && total == 0 && !(acc.lines[i].exact == ratio<>{});
+    }
+  }
+
+  // The account's total (the sum of its rounded lines), each line's rounding, and its
+  // prepaid credit drawn down by the total (tariff/commitment.hpp's credit_balance).
+  void settle(invoice_account& acc) const {
+    const currency& c = t_->currency_value();
+    const int128 minor_one = detail::pow10<int128>(c.minor_units);
+    int128 total = 0;
+    for (auto& l : acc.lines) {
+      total += l.amount.minor_units();
+      l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
+    }
+    acc.total = money_value(c, total);
+    credit_balance credit(t_->credit_for(acc.account));
+    const credit_balance::draw_result d = credit.draw(acc.total);
+    acc.credit_applied = d.applied;
+    acc.due = d.due;
+    acc.credit_remaining = credit.remaining();
+  }
+
+  const tariff* t_;
+  const line_ledger* lines_;
+  const record_book* book_;
+  const std::string* period_name_;
+  const carry_book* carry_;
+};
+
+}  // namespace detail
+}  // namespace gpurent

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// The preemption search on a Placer (matching/preempt/): candidate domains, trial release
+// and restore, placing the preemptor in the victims' room, and the holds of the notice
+// window. fleet run's tests cover it inside the loop; these drive it alone.
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/preempt/preemptor.hpp>
+
+using namespace gpurent;
+
+namespace preemptor_test {
+
+node_spec node(std::string name, std::uint8_t gpus) {
+  node_spec s;
+  s.name = std::move(name);
+  s.cpu_milli = 64000;
+  s.memory_mib = 262144;
+  s.gpu_count = gpus;
+  return s;
+}
+
+gang_request job(std::int32_t gpus) {
+  gang_request g;
+  g.member.num_gpu = gpus;
+  g.member.gpu_milli = milli_gpu(1000);
+  g.member.cpu_milli = 1000;
+  return g;
+}
+
+// Two 4-GPU nodes, each running one low-priority 4-GPU job (ids 0 on n0, 1 on n1); the
+// victim of job v costs cost[v].
+struct scene {
+  inventory inv;
+  running_jobs running{2};
+  std::vector<gang_request> gangs{job(4), job(4)};
+  std::vector<std::vector<placement>> members{2};
+  std::vector<std::int64_t> cost{50, 10};
+  scene() {
+    inv.add_model({"H100", gib(80), {}});
+    inv.add_node(node("n0", 4));
+    inv.add_node(node("n1", 4));
+  }
+  template <class Pl>
+  void start(Pl& pl) {
+    for (std::uint32_t v = 0; v < 2; ++v) {
+      REQUIRE(pl.place(gangs[v], v, members[v]));
+      running.add(v, members[v]);
+    }
+  }
+  [[nodiscard]] std::optional<victim> candidate(std::uint32_t v) const {
+    victim c;
+    c.job = v;
+    c.gpu_milli = 4000;
+    c.lost_s = cost[v];
+    return c;
+  }
+};
+
+TEST_CASE("preemptor: the cheaper victim's node, trials leave the inventory as it was") {
+  scene s;
+  matcher<policy_best_fit> m(s.inv);
+  s.start(m);
+  REQUIRE(s.members[0][0].node == 0);
+  REQUIRE(s.members[1][0].node == 1);
+  static_assert(Placer<matcher<policy_best_fit>>);
+  preemptor<matcher<policy_best_fit>, victim_policy_gpurent> pre(m, s.running);
+  const gang_request big = job(4);
+  std::vector<placement> out;
+  REQUIRE_FALSE(m.place(big, 9, out));
+  const auto candidate = [&](std::uint32_t v) { return s.candidate(v); };
+  const auto members = [&](std::uint32_t v) { return std::span<const placement>(s.members[v]); };
+  const auto gang = [&](std::uint32_t v) -> const gang_request& { return s.gangs[v]; };
+  REQUIRE(pre.choose(big, 9, nullptr, candidate, members, gang));
+  CHECK(s.inv.gpu_allocated_milli() == 8000);  // every trial restored
+  CHECK(pre.selection().domain() == 1);        // job 1 loses less
+  REQUIRE(pre.selection().victims().size() == 1);
+  CHECK(pre.selection().victims()[0].job == 1);
+  REQUIRE(pre.selection().runner_up().size() == 1);
+  CHECK(pre.selection().runner_up()[0].job == 0);
+
+  // Limited to node 0: the only domain offered.
+  const std::vector<node_index> only_zero{0};
+  const std::span<const node_index> limited(only_zero);
+  REQUIRE(pre.choose(big, 9, &limited, candidate, members, gang));
+  CHECK(pre.selection().domain() == 0);
+
+  // The caller stops job 1; the preemptor goes to its node; the victim runs out a notice of
+  // 30 s, holding its tenancy till it stops at 130, the preemptor starting at 130.
+  REQUIRE(pre.choose(big, 9, nullptr, candidate, members, gang));
+  m.release(1, s.members[1]);
+  s.running.remove(1, s.members[1]);
+  REQUIRE(pre.place(big, 9, out));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].node == 1);
+  const std::vector<stopped_victim> stopped{{1, s.members[1], 130, false}};
+  pre.hold_for(100, 130, out, stopped);
+  CHECK(pre.next_expiry() == 130);
+  std::vector<node_index> freed;
+  pre.expire(
+      129, [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
+  CHECK(freed.empty());
+  pre.expire(
+      130, [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
+  CHECK(freed == std::vector<node_index>{1});  // the tenancy hold ends on node 1
+  CHECK(pre.next_expiry() == pre.never_ends);
+  CHECK(s.inv.gpu_allocated_milli() == 8000);  // job 0 and the preemptor
+}
+
+TEST_CASE("preemptor: leftovers beyond the preemptor are held until the notice ends") {
+  scene s;
+  matcher<policy_best_fit> m(s.inv);
+  s.start(m);
+  preemptor<matcher<policy_best_fit>, victim_policy_kube> pre(m, s.running);
+  const gang_request small = job(2);  // needs 2 GPUs; the victim held 4
+  const auto candidate = [&](std::uint32_t v) { return s.candidate(v); };
+  const auto members = [&](std::uint32_t v) { return std::span<const placement>(s.members[v]); };
+  const auto gang = [&](std::uint32_t v) -> const gang_request& { return s.gangs[v]; };
+  REQUIRE(pre.choose(small, 9, nullptr, candidate, members, gang));
+  const std::uint32_t v = pre.selection().victims()[0].job;
+  m.release(v, s.members[v]);
+  s.running.remove(v, s.members[v]);
+  std::vector<placement> out;
+  REQUIRE(pre.place(small, 9, out));
+  CHECK(s.inv.gpu_allocated_milli() == 6000);
+  const std::vector<stopped_victim> stopped{{v, s.members[v], 200, false}};
+  pre.hold_for(100, 130, out, stopped);
+  CHECK(s.inv.gpu_allocated_milli() == 8000);  // the victim's other 2 GPUs, held
+  std::vector<placement> room;
+  pre.expire(
+      130, [&](const placement& h) { room.push_back(h); }, [](node_index) {});
+  REQUIRE(room.size() == 1);
+  CHECK(room[0].gpu_milli_total() == 2000);
+  CHECK(s.inv.gpu_allocated_milli() == 6000);
+  pre.expire(
+      200, [&](const placement& h) { room.push_back(h); }, [](node_index) {});
+  CHECK(room.size() == 2);  // the tenancy hold, no resources
+  CHECK(s.inv.gpu_allocated_milli() == 6000);
+}
+
+TEST_CASE("preemptor: a gang required inside one block searches each block's jobs") {
+  inventory inv;
+  inv.add_model({"H100", gib(80), {}});
+  for (int i = 0; i < 4; ++i) inv.add_node(node("n" + std::to_string(i), 4));
+  auto topo = cluster_topology::make({"block"}, 4);
+  REQUIRE(topo);
+  for (node_index n = 0; n < 4; ++n) {
+    const std::array<std::string_view, 1> path{n < 2 ? "b0" : "b1"};
+    REQUIRE(topo->assign(n, path));
+  }
+  gang_placer<gang_policy_best_fit> gp(inv, *topo);
+  running_jobs running(4);
+  std::vector<gang_request> gangs(4, job(4));
+  std::vector<std::vector<placement>> members(4);
+  for (std::uint32_t v = 0; v < 4; ++v) {
+    REQUIRE(gp.place(gangs[v], v, members[v]));
+    running.add(v, members[v]);
+  }
+  gang_request pair = job(4);
+  pair.workers = 2;
+  pair.required = 0;  // both members inside one block
+  preemptor<gang_placer<gang_policy_best_fit>, victim_policy_gpurent> pre(gp, running);
+  const auto candidate = [&](std::uint32_t v) -> std::optional<victim> {
+    victim c;
+    c.job = v;
+    c.gpu_milli = 4000;
+    c.lost_s = v == 1 ? 1000 : 10;  // block b0 holds an expensive victim
+    return c;
+  };
+  const auto mem = [&](std::uint32_t v) { return std::span<const placement>(members[v]); };
+  const auto gang = [&](std::uint32_t v) -> const gang_request& { return gangs[v]; };
+  REQUIRE(pre.choose(pair, 9, nullptr, candidate, mem, gang));
+  CHECK(inv.gpu_allocated_milli() == 16000);
+  CHECK(pre.selection().domain() == 1);  // block b1: jobs 2 and 3, cheaper together
+  REQUIRE(pre.selection().victims().size() == 2);
+}
+
+}  // namespace preemptor_test

@@ -56,13 +56,11 @@ namespace detail {
   return {};
 }
 
-// Member p of request r (of a gang with topology rules or not) on its node's spec.
-[[nodiscard]] inline std::string member_admissible(const fleet_cluster& c, const placement_request& r, bool topology_bound, const placement& p) {
-  if (p.node >= c.inv.size()) return "is on a node that does not exist";
-  const node_spec& s = c.inv.spec(p.node);
-  if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant || p.isolation != r.isolation)
-    return "holds other CPU, memory, tenant or isolation than asked";
-  if (auto bad = gpus_admissible(s, r, p); !bad.empty()) return bad;
+// Request r (of a gang with topology rules or not) on node n's spec, whatever runs there:
+// "" or why the node can never take it.
+[[nodiscard]] inline std::string spec_admissible(const fleet_cluster& c, const placement_request& r, bool topology_bound, node_index n) {
+  const node_spec& s = c.inv.spec(n);
+  if (r.num_gpu > s.gpu_count) return "is on " + s.name + ", which has fewer GPUs than asked";
   if (r.num_gpu > 0) {
     if (s.gpu_count == 0 || (r.allowed_models >> s.model & 1U) == 0) return "is on " + s.name + ", whose GPU model the request does not allow";
     const gpu_model_info& m = c.inv.model(s.model);
@@ -74,8 +72,17 @@ namespace detail {
   if (s.spot && !r.accepts.contains(accept_mode::spot)) return "is on spot node " + s.name + " without accepting spot";
   if (r.isolation == isolation_level::network && r.segment != no_segment && s.segment != r.segment)
     return "is on " + s.name + ", outside its network segment";
-  if (topology_bound && !c.topology.in_topology(p.node)) return "has topology rules but is on " + s.name + ", outside the topology";
+  if (topology_bound && !c.topology.in_topology(n)) return "has topology rules but is on " + s.name + ", outside the topology";
   return {};
+}
+
+// Member p of request r (of a gang with topology rules or not) on its node's spec.
+[[nodiscard]] inline std::string member_admissible(const fleet_cluster& c, const placement_request& r, bool topology_bound, const placement& p) {
+  if (p.node >= c.inv.size()) return "is on a node that does not exist";
+  if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant || p.isolation != r.isolation)
+    return "holds other CPU, memory, tenant or isolation than asked";
+  if (auto bad = gpus_admissible(c.inv.spec(p.node), r, p); !bad.empty()) return bad;
+  return spec_admissible(c, r, topology_bound, p.node);
 }
 
 // Each node's condition changes, in order, from the cluster's first conditions.

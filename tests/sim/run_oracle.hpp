@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The run oracle: everything a `run_fleet` result must satisfy (work_oracle.hpp: what each
-// job did; room_oracle.hpp: where things ran), that the placer holds nothing once the run is
-// over, and the usage truth the billing must reproduce, computed from the segments alone.
+// job did; room_oracle.hpp: where things ran; wait_oracle.hpp: that what waited could not
+// start), that the placer holds nothing once the run is over, and the usage truth the
+// billing must reproduce, computed from the segments alone.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "billing.hpp"
 #include "room_oracle.hpp"
 #include "run_view.hpp"
+#include "wait_oracle.hpp"
 #include "work_oracle.hpp"
 
 namespace gpurent::sim {
@@ -26,8 +28,10 @@ namespace gpurent::sim {
   if (auto bad = check_work(v, by_job); !bad.empty()) return bad;
   if (auto bad = check_preemptions(v, by_job); !bad.empty()) return bad;
   if (auto bad = check_admissible(v); !bad.empty()) return bad;
-  if (auto bad = check_conditions(v, placed_at(v, by_job)); !bad.empty()) return bad;
+  const auto placed = placed_at(v, by_job);
+  if (auto bad = check_conditions(v, placed); !bad.empty()) return bad;
   if (auto bad = check_room(v); !bad.empty()) return bad;
+  if (auto bad = check_waits(v, by_job, placed); !bad.empty()) return bad;
   return check_gang_rules(v);
 }
 

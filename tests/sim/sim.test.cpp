@@ -3,8 +3,9 @@
 // run) and a short run keeps every invariant; and its oracle is no rubber stamp: a run of
 // the real loop passes it, and the same run broken on purpose (a member moved onto a full
 // GPU, a start before the arrival, a victim that may not be preempted, a segment outliving
-// its node, a job that stops short of its work, a placement on a drained node, a usage record
-// lost before billing) fails it, each with its own sentence.
+// its node, a job that stops short of its work, a placement on a drained node, a job kept
+// waiting while a node had room, a usage record lost before billing) fails it, each with its
+// own sentence.
 
 #include <doctest/doctest.h>
 
@@ -147,6 +148,26 @@ TEST_CASE("simulation oracle: a usage record lost before billing is caught") {
   const std::string bad = short_one.run(*usage, truth, rng2, d);
   INFO(bad);
   CHECK((bad.find("the segments ran") != std::string::npos || bad.find("lacks a line") != std::string::npos));
+}
+
+// The node matcher's run without victims, for the wait check (it checks runs of one-member jobs).
+TEST_CASE("simulation oracle: a job kept waiting while a node had room is caught") {
+  const scenario s = make_scenario(6, 400);
+  const std::vector<fleet_job> jobs = one_member_jobs(s.jobs);
+  fleet_cluster c = s.cluster;
+  const shape_distribution shapes = shapes_of(jobs);
+  matcher<policy_gpurent> m(c.inv, policy_context{&shapes, s.seed});
+  run_result r = run_fleet<victim_policy_kube, false>(m, jobs, s.options());
+  const run_view v{&s.cluster, jobs, s.events, s.checkpoints, s.min_runtime, false, &r};
+  CHECK(oracle_check_run(v).empty());
+  const auto it = std::find_if(r.segments.begin(), r.segments.end(), [&](const run_segment& x) {
+    return x.run == 0 && x.start == jobs[x.job].arrival && x.end > x.start && !x.preempted && !x.failed;
+  });
+  REQUIRE(it != r.segments.end());
+  it->start += 1;  // placed a second after it arrived, though the room it got was free then
+  it->end += 1;
+  const auto by_job = segments_by_job(v);
+  CHECK(check_waits(v, by_job, placed_at(v, by_job)).find("has room for it") != std::string::npos);
 }
 
 }  // namespace test_sim

@@ -3,9 +3,10 @@
 // run) and a short run keeps every invariant; and its oracle is no rubber stamp: a run of
 // the real loop passes it, and the same run broken on purpose (a member moved onto a full
 // GPU, a start before the arrival, a victim that may not be preempted, a segment outliving
-// its node, a job that stops short of its work, a placement on a drained node, a job kept
-// waiting while a node had room, a usage record lost before billing) fails it, each with its
-// own sentence.
+// its node, a job that stops short of its work, a placement on a drained node, two members
+// of a one-per-node gang on one node, a gang short of a member, a loss the checkpoint model
+// does not give, room held after the run, a job kept waiting while a node had room, a usage
+// record lost before billing) fails it, each with its own sentence.
 
 #include <doctest/doctest.h>
 
@@ -148,6 +149,44 @@ TEST_CASE("simulation oracle: a usage record lost before billing is caught") {
   const std::string bad = short_one.run(*usage, truth, rng2, d);
   INFO(bad);
   CHECK((bad.find("the segments ran") != std::string::npos || bad.find("lacks a line") != std::string::npos));
+}
+
+// A segment of a gang of at least two members at most one per node that ran.
+std::vector<run_segment>::iterator spread_gang(sample_run& run) {
+  return std::find_if(run.r.segments.begin(), run.r.segments.end(),
+                      [&](const run_segment& x) { return x.count >= 2 && x.end > x.start && run.jobs[x.job].gang.per_node == 1; });
+}
+
+TEST_CASE("simulation oracle: two members of a one-per-node gang on one node are caught") {
+  sample_run run = sample();
+  const auto it = spread_gang(run);
+  REQUIRE(it != run.r.segments.end());
+  run.r.members[it->first + 1].node = run.r.members[it->first].node;
+  CHECK(check_gang_rules(run.view()).find("a gang rule") != std::string::npos);
+}
+
+TEST_CASE("simulation oracle: a gang segment short of a member is caught") {
+  sample_run run = sample();
+  const auto it = spread_gang(run);
+  REQUIRE(it != run.r.segments.end());
+  --it->count;
+  CHECK(run.check().find(" members of ") != std::string::npos);
+}
+
+TEST_CASE("simulation oracle: a loss the checkpoint model does not give is caught") {
+  sample_run run = sample();
+  const auto it = std::find_if(run.r.segments.begin(), run.r.segments.end(), [](const run_segment& x) { return x.preempted; });
+  REQUIRE(it != run.r.segments.end());
+  run.r.lost_milli_s[it->job] += 1;
+  CHECK(run.check().find("the model says") != std::string::npos);
+}
+
+TEST_CASE("simulation oracle: room still held once the run is over is caught") {
+  const sample_run& run = sample();
+  fleet_cluster c = run.s.cluster;
+  CHECK(check_released(c.inv).empty());
+  c.inv.place(run.r.members.front());
+  CHECK(check_released(c.inv).find("still holds something") != std::string::npos);
 }
 
 // The node matcher's run without victims, for the wait check (it checks runs of one-member jobs).

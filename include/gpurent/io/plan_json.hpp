@@ -181,6 +181,12 @@ inline void baseline_to_json(const plan_result& p, nlohmann::json& out) {
                      {"left", detail::plan_text::exact_text(left, minor)}};
   }
   if (p.packing.dissolved > 0) out["packing"]["dissolved"] = p.packing.dissolved;
+  if (!p.set_aside.empty()) {
+    nlohmann::json aside = nlohmann::json::array();
+    for (const set_aside_offer& o : p.set_aside)
+      aside.push_back({{"offer", o.id}, {"mode", to_string(o.mode)}, {"gpu", o.gpu}, {"reason", o.reason}});
+    out["set_aside"] = std::move(aside);
+  }
   if (!p.owned.empty()) {
     out["owned"] = detail::plan_json::owned_to_json(p);
     out["owned_fixed_cost"] = p.owned_fixed_cost.to_string();

@@ -125,7 +125,8 @@ template <class Name>
       {"at_s", d.time}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}, {"placements", std::move(members)}};
 }
 
-// One planner decision: the job's request, how many offers each rule rejected, the choice.
+// One planner decision: the job's request, how many offers each rule (and the job's hourly
+// cap) rejected, the choice.
 [[nodiscard]] inline ordered_json audit_plan_job(const job& j, const job_plan& p, const offer_catalog& cat) {
   ordered_json req = {{"job", j.name}, {"kind", std::string(to_string(j.kind))}, {"isolation", std::string(to_string(j.isolation))}};
   const job_constraints& c = j.constraints;
@@ -133,7 +134,7 @@ template <class Name>
        {std::pair{"regions", &c.regions}, {"zones", &c.zones}, {"jurisdictions", &c.jurisdictions}, {"providers", &c.providers}, {"gpus", &c.gpus}}) {
     if (!list->empty()) req[key] = *list;
   }
-  const auto counts = offer_rejections(j, cat);
+  const rejection_counts& counts = p.rejected;  // as the planner counted them, the cap included
   ordered_json rejected = ordered_json::object();
   for (std::size_t i = 1; i < counts.size(); ++i) {
     if (counts[i] > 0) rejected[std::string(to_string(static_cast<offer_rejection>(i)))] = counts[i];

@@ -17,13 +17,13 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_pack_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/matching/gang_check.hpp>
-#include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_pack_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/matching/gang/check.hpp>
+#include <gpurent/matching/gang/policy.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"

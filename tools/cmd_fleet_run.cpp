@@ -19,20 +19,20 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/fleet/run_check.hpp>
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_run_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/node_events_csv.hpp>
-#include <gpurent/io/pod_jobs.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/io/trace_csv.hpp>
-#include <gpurent/io/usage_csv.hpp>
-#include <gpurent/matching/gang.hpp>
-#include <gpurent/matching/matcher.hpp>
+#include <gpurent/fleet/run/check.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_run_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/node_events_csv.hpp>
+#include <gpurent/io/fleet/pod_jobs.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/matching/gang/placer.hpp>
+#include <gpurent/matching/node/matcher.hpp>
+#include <gpurent/matching/node/registry.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
-#include <gpurent/matching/registry.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"
@@ -50,7 +50,7 @@ struct run_args {
   std::string timeline, timeline_step = "60s", preemptions, node_events;
   output_format format = output_format::json;
   audit_cli audit;
-  bool check = false;  // --check: the placement rules at every instant (fleet/run_check.hpp)
+  bool check = false;  // --check: the placement rules at every instant (fleet/run/check.hpp)
 };
 
 // With --audit: one "gang" line per gang decision, one "preempt" line per preemption.

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/matching/gang_check.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/matching/gang/check.hpp>
 
 using namespace gpurent;
 

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 #include <gpurent/matching/reference/full_scan_gang.hpp>
 
 namespace test_fleet_isolation {

@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/fleet/generate.hpp>
-#include <gpurent/fleet/run_check.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
+#include <gpurent/fleet/run/check.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
 
 #include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"

@@ -2,7 +2,7 @@
 // `gpurent fleet run` refuses bad input as protocols/cli.md says: exit 2, a message on stderr
 // naming the file, line and field (or the option), nothing on stdout and no output file.
 // One case per input the contract review found accepted or misreported: the trace's times
-// and qos (fleet/run_pods.hpp's check_pod) and its columns, a jobs file without durations,
+// and qos (fleet/run/pods.hpp's check_pod) and its columns, a jobs file without durations,
 // option values (each parsed before anything is read or run), output files made whole before
 // any is written, --compress with --pods only, and --format by name only (tools/tool.hpp's
 // helper, shared by every command).
@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/fleet/run_pods.hpp>
+#include <gpurent/fleet/run/pods.hpp>
 
 #include "support/tool.hpp"
 

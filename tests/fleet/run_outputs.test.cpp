@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include <gpurent/fleet/run_timeline.hpp>
+#include <gpurent/fleet/run/timeline.hpp>
 
 #include "support/tool.hpp"
 

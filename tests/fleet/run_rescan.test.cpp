@@ -14,7 +14,7 @@
 
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/reference/rescan.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 
 #include "support/fleet_random.hpp"
 

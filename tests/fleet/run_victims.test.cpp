@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Victim selection (matching/preempt/victims.hpp) and the checkpoint model (fleet/run_checkpoint.hpp),
+// Victim selection (matching/preempt/victims.hpp) and the checkpoint model (fleet/run/checkpoint.hpp),
 // on hand-computed scenarios: kube's order tie by tie, gpurent's lost work, minimality.
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include <gpurent/fleet/run_checkpoint.hpp>
+#include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 
 namespace test_fleet_run_victims {

@@ -22,11 +22,11 @@
 
 #include <gpurent/core/utf8.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/csv.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/node_events_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/node_events_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/usage.hpp>
 
 #include "fuzz.hpp"

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
 namespace test_io_audit_plan {

@@ -10,14 +10,14 @@
 
 #include <gpurent/core/format.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/advise_json.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_pack_json.hpp>
-#include <gpurent/io/fleet_run_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/mig_json.hpp>
-#include <gpurent/io/probe_json.hpp>
-#include <gpurent/io/replay_json.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_pack_json.hpp>
+#include <gpurent/io/fleet/fleet_run_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/replay_json.hpp>
+#include <gpurent/io/plan/advise_json.hpp>
+#include <gpurent/io/spec/mig_json.hpp>
+#include <gpurent/io/spec/probe_json.hpp>
 #include <gpurent/matching/format.hpp>
 
 #include "support/tool.hpp"

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include <gpurent/io/trace_csv.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
 
 using namespace gpurent;
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/meter_partial.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/meter_partial.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 #include <gpurent/metering/shard.hpp>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/load_csv.hpp>
-#include <gpurent/io/nodes_csv.hpp>
+#include <gpurent/io/fleet/nodes_csv.hpp>
+#include <gpurent/io/text/load_csv.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_planning_advise_io {

@@ -41,8 +41,8 @@
 #include <date/tz.h>
 
 #include <gpurent/core/core.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/matching/matching.hpp>
 #include <gpurent/metering/metering.hpp>
 #include <gpurent/spec/mig.hpp>

@@ -11,7 +11,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/catalog_json.hpp>
+#include <gpurent/io/spec/catalog_json.hpp>
 #include <gpurent/spec/format.hpp>
 #include <gpurent/spec/spec.hpp>
 

@@ -35,7 +35,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
-#include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/node/policy.hpp>
 
 namespace gpurent {
 

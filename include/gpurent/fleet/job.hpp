@@ -11,9 +11,9 @@
 #include <vector>
 
 #include <gpurent/fleet/cluster.hpp>
-#include <gpurent/matching/fragmentation.hpp>
-#include <gpurent/matching/gang_policy.hpp>
-#include <gpurent/matching/gang_request.hpp>
+#include <gpurent/matching/gang/policy.hpp>
+#include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/node/fragmentation.hpp>
 
 namespace gpurent {
 

@@ -177,7 +177,7 @@ class inventory : public gpu_vocabulary {
 
   // What a placement takes from a node's live state (CPU, memory, idle milli, owner and
   // users per GPU, the placement count), without the summaries: the one rule for it, which
-  // place() and a gang search's scratch copy of a node (gang_search.hpp) both apply.
+  // place() and a gang search's scratch copy of a node (gang/search.hpp) both apply.
   static void take(node_state& s, const placement& p) noexcept {
     s.cpu_free -= p.cpu_milli;
     s.memory_free -= p.memory_mib;

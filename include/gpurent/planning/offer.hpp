@@ -180,7 +180,7 @@ struct offer_quota {
 };
 
 // An imported GPU name the catalog could not map keeps its source's name behind a prefix
-// (`gpuhunt:A10G`, io/offer_import_gpu.hpp): no catalog name has a colon.
+// (`gpuhunt:A10G`, io/plan/offer_import_gpu.hpp): no catalog name has a colon.
 [[nodiscard]] inline bool opaque_gpu_name(std::string_view gpu) noexcept { return gpu.find(':') != std::string_view::npos; }
 
 // An offer the planner cannot weigh, kept out of the plan and reported: its GPU is opaque and

@@ -24,7 +24,7 @@
 //    minimal: in the 18 contended Alibaba runs of docs/fleet.md 4 of about 1.0 million
 //    domain searches reach it (gpushare100, placement best-fit), on the NVL72 fleets none.
 //    Domains compare by cost, then victims, then first.
-// Minimality of the re-admission pass: fitting is monotone in what is removed (gang.hpp's
+// Minimality of the re-admission pass: fitting is monotone in what is removed (gang/placer.hpp's
 // counts are exact; one node's resources only grow when a job leaves), so a candidate that
 // could not be re-admitted onto a state cannot be re-admitted onto the larger final one.
 // The cheapest subset is minimal since each cost is >= 0 and ties go to fewer victims.

@@ -120,8 +120,8 @@ gpurent::expected<gpurent::generate_options> generate_options_of(const generate_
   if (!(o.load_pct > 0 && o.load_pct <= 10000)) return make_error(error_code::invalid_argument, "--load", "must be in (0, 10000] (percent)");
   GPURENT_TRY(horizon, tool::duration_option(a.horizon, "--horizon"));
   GPURENT_TRY(every, tool::duration_option(a.checkpoint_every, "--checkpoint-every"));
-  o.horizon = horizon->count();
-  o.checkpoint_every = every->count();
+  o.horizon = *horizon;
+  o.checkpoint_every = *every;
   return o;
 }
 

@@ -56,7 +56,7 @@ TEST_CASE("fleet generate: blocks, spines, down nodes and a job mix after the se
       CHECK(g.workers <= 2);
       CHECK_FALSE(g.exclusive);
     }
-    CHECK(j.duration > 0);
+    CHECK(j.duration > seconds{0});
   }
   const std::int64_t target = 1300 * c.gpus_up();
   CHECK(demand >= target);

@@ -288,10 +288,10 @@ TEST_CASE("fleet run: network gangs wait for a whole segment; one that needs two
                        "wide,3,4,1,network,w,100\n");
   gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[0] == 0);
-  CHECK(r.first_start[1] == 0);
-  CHECK(r.first_start[2] == 100);  // a segment frees at 100
-  CHECK(r.first_start[3] == -1);
+  CHECK(r.first_start[0] == fleet_time::at_second(0));
+  CHECK(r.first_start[1] == fleet_time::at_second(0));
+  CHECK(r.first_start[2] == fleet_time::at_second(100));  // a segment frees at 100
+  CHECK(r.first_start[3] == not_started);
   for (const run_segment& s : r.segments)
     for (std::uint32_t m = 1; m < s.count; ++m) CHECK(c.inv.spec(r.members[s.first + m].node).segment == c.inv.spec(r.members[s.first].node).segment);
 }
@@ -310,8 +310,8 @@ std::string mixed_segment(const fleet_cluster& c, const std::vector<fleet_job>& 
       for (std::uint32_t m = 0; m < a.count; ++m)
         for (std::uint32_t q = 0; q < b.count; ++q)
           if (c.inv.spec(r.members[a.first + m].node).segment == c.inv.spec(r.members[b.first + q].node).segment)
-            return "jobs " + js[a.job].name + " [" + std::to_string(a.start) + ", " + std::to_string(a.end) + ") and " + js[b.job].name + " [" +
-                   std::to_string(b.start) + ", " + std::to_string(b.end) + ") share a network segment";
+            return "jobs " + js[a.job].name + " [" + std::to_string(a.start.count()) + ", " + std::to_string(a.end.count()) + ") and " +
+                   js[b.job].name + " [" + std::to_string(b.start.count()) + ", " + std::to_string(b.end.count()) + ") share a network segment";
     }
   return {};
 }
@@ -335,8 +335,8 @@ TEST_CASE("fleet run: a gpu gang waits until the network tenant's last job leave
                        "big,3,4,1,gpu,y,1,100\n");
   gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[0] == 0);
-  CHECK(r.first_start[1] == 100);  // n1 is free at 1, but in x's segment
+  CHECK(r.first_start[0] == fleet_time::at_second(0));
+  CHECK(r.first_start[1] == fleet_time::at_second(100));  // n1 is free at 1, but in x's segment
   CHECK(mixed_segment(c, js, r).empty());
   CHECK(c.inv.held_segments() == 0);
 }
@@ -351,9 +351,9 @@ TEST_CASE("fleet run --pods path: the single-node matcher keeps strangers out of
                        "y3,1,4,gpu,y,,50\n");
   matcher<policy_best_fit> backend(c.inv);
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[1] == 0);
-  CHECK(r.first_start[2] == 0);
-  CHECK(r.first_start[3] == 50);  // n1 (pkey-a) is x's until 100; pkey-b frees at 50
+  CHECK(r.first_start[1] == fleet_time::at_second(0));
+  CHECK(r.first_start[2] == fleet_time::at_second(0));
+  CHECK(r.first_start[3] == fleet_time::at_second(50));  // n1 (pkey-a) is x's until 100; pkey-b frees at 50
   CHECK(mixed_segment(c, js, r).empty());
 }
 
@@ -369,7 +369,7 @@ TEST_CASE("fleet run, preemption: the trial's release and restore keep the hold;
   // x and x2 hold pkey-a (n0, n1); big needs three nodes: evicting x alone leaves the segment
   // held by x2, so no preemption helps, and big waits until both are done.
   CHECK(r.preemptions == 0);
-  CHECK(r.first_start[2] == 1000);
+  CHECK(r.first_start[2] == fleet_time::at_second(1000));
   CHECK(mixed_segment(c, js, r).empty());
   CHECK(c.inv.held_segments() == 0);
   for (node_index n = 0; n < c.inv.size(); ++n) {  // every segment empty again

@@ -98,7 +98,7 @@ counted gangs(std::int64_t days) {
   generate_options o;
   o.blocks = 16;
   o.load_pct = 120;
-  o.horizon = days * 86400;
+  o.horizon = seconds(days * 86400);
   o.seed = 3;
   auto f = generate_fleet(o);
   REQUIRE(f);

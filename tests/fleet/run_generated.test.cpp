@@ -50,8 +50,8 @@ gpurent::run_result result_of(const gpurent::fleet_cluster& c, const std::vector
       gpurent::run_segment s;
       s.job = j;
       s.run = run;
-      s.start = std::stoll(f[5]);
-      s.end = std::stoll(f[6]);
+      s.start = gpurent::fleet_time::at_second(std::stoll(f[5]));
+      s.end = gpurent::fleet_time::at_second(std::stoll(f[6]));
       s.preempted = f[7] == "preempted";
       s.first = static_cast<std::uint32_t>(r.members.size());
       r.segments.push_back(s);
@@ -127,9 +127,9 @@ TEST_CASE("generate_fleet over time: the jobs file reads back to the same jobs")
   o.blocks = 4;
   o.nodes_per_block = 4;
   o.load_pct = 90;
-  o.horizon = 86400;
+  o.horizon = gpurent::seconds(86400);
   o.spot = 0.3;
-  o.checkpoint_every = 600;
+  o.checkpoint_every = gpurent::seconds(600);
   o.seed = 5;
   const auto f = gpurent::generate_fleet(o);
   REQUIRE(f.has_value());
@@ -143,11 +143,11 @@ TEST_CASE("generate_fleet over time: the jobs file reads back to the same jobs")
     CHECK(b.duration == a.duration);
     CHECK(b.priority == a.priority);
     CHECK(b.preemptible == a.preemptible);
-    CHECK(a.checkpoint_every == 600);
-    CHECK(b.checkpoint_every == 600);
+    CHECK(a.checkpoint_every == gpurent::seconds(600));
+    CHECK(b.checkpoint_every == gpurent::seconds(600));
   }
   CHECK(gpurent::io::write_fleet_jobs_csv(*back, f->cluster) == text);
-  o.horizon = 0;
+  o.horizon = gpurent::seconds(0);
   const auto bad = gpurent::generate_fleet(o);
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().field == "--horizon");

@@ -101,9 +101,10 @@ TEST_CASE("fleet run --timeline: a run too long for the step exits 2, names the 
   CHECK_FALSE(std::filesystem::exists(out));
   CHECK_FALSE(std::filesystem::exists(placed));
   // The step it names is enough (the run ends at 2^40 + 100 s), one second less is not.
-  CHECK(gpurent::timeline_rows(1099511627876, 109952) <= gpurent::timeline_row_limit);
-  CHECK(gpurent::timeline_rows(1099511627876, 109951) > gpurent::timeline_row_limit);
-  CHECK(gpurent::timeline_min_step(1099511627876) == 109952);
+  const auto end = gpurent::fleet_time::at_second(1099511627876);
+  CHECK(gpurent::timeline_rows(end, gpurent::seconds(109952)) <= gpurent::timeline_row_limit);
+  CHECK(gpurent::timeline_rows(end, gpurent::seconds(109951)) > gpurent::timeline_row_limit);
+  CHECK(gpurent::timeline_min_step(end) == gpurent::seconds(109952));
   const auto ok = run_tool(base + " --timeline-step 1000000000s");
   REQUIRE(ok.status == 0);
   const std::string t = read(out);

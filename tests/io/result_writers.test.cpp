@@ -85,8 +85,9 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
   const auto js = jobs(c);
   run_result r;
   r.members = {on(0, {{0, 1000}, {1, 1000}}), on(1, {{3, 1000}})};
-  r.segments = {run_segment{0, 0, 10, 100, false, false, 0, 1, 2000}, run_segment{1, 0, 5, 50, true, false, 1, 1, 1000}};
-  r.end_time = 100;
+  const auto at = fleet_time::at_second;
+  r.segments = {run_segment{0, 0, at(10), at(100), false, false, 0, 1, 2000}, run_segment{1, 0, at(5), at(50), true, false, 1, 1, 1000}};
+  r.end_time = at(100);
   r.preemptions = 1;
   r.never_started = {run_never_started{1, "too big"}};
   run_metrics m;
@@ -112,7 +113,7 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
         "job,run,member,node,gpus,start,end,end_reason\n"
         "serve,0,0,n1,3:1000,5,50,preempted\n"
         "train,0,0,n0,0:1000;1:1000,10,100,done\n");
-  const std::string timeline = io::run_timeline_csv(c, js, r, 50);
+  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50));
   CHECK(timeline.starts_with("time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"));
   CHECK(timeline.find("\n50,2.000,25.000,") != std::string::npos);
   CHECK(io::run_preemptions_csv(js, r) == "time,job,victims,explanation\n");

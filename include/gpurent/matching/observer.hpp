@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>
@@ -49,7 +50,7 @@ struct gang_decision {
 // is placed in their room.
 struct preempt_decision {
   const inventory& inv;
-  std::int64_t time = 0;              // seconds: the victims stop at time + notice
+  fleet_time time;                    // the victims stop at time + notice
   std::uint32_t preemptor = 0;        // job index
   std::span<const victim> victims;    // job indices, what each loses
   std::span<const placement> placed;  // the preemptor's members, in member order

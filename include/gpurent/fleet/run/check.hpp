@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/run.hpp>
@@ -25,13 +26,13 @@ namespace gpurent {
 
 namespace detail {
 // check_gangs names "gang K member M": K is the index among the running segments; name the job.
-[[nodiscard]] inline std::string run_check_message(const std::string& m, std::int64_t t, std::span<const fleet_job> jobs, const run_result& r,
+[[nodiscard]] inline std::string run_check_message(const std::string& m, fleet_time t, std::span<const fleet_job> jobs, const run_result& r,
                                                    std::span<const std::uint32_t> running) {
   std::size_t k = 0, at = 5;  // after "gang "
   while (at < m.size() && m[at] >= '0' && m[at] <= '9') k = k * 10 + static_cast<std::size_t>(m[at++] - '0');
-  if (!m.starts_with("gang ") || k >= running.size()) return "at " + std::to_string(t) + " s: " + m;
+  if (!m.starts_with("gang ") || k >= running.size()) return "at " + std::to_string(t.count()) + " s: " + m;
   const run_segment& s = r.segments[running[k]];
-  return "at " + std::to_string(t) + " s: job " + jobs[s.job].name + " run " + std::to_string(s.run) + m.substr(at);
+  return "at " + std::to_string(t.count()) + " s: job " + jobs[s.job].name + " run " + std::to_string(s.run) + m.substr(at);
 }
 }  // namespace detail
 
@@ -47,7 +48,7 @@ namespace detail {
   std::vector<gang_request> gangs;
   std::vector<std::vector<placement>> placed;
   for (std::size_t i = 0; i < order.size();) {
-    const std::int64_t t = r.segments[order[i]].start;
+    const fleet_time t = r.segments[order[i]].start;
     for (; i < order.size() && r.segments[order[i]].start == t; ++i) running.push_back(order[i]);
     std::erase_if(running, [&](std::uint32_t s) { return r.segments[s].end <= t; });
     gangs.resize(running.size());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The checkpoint and notice model of `fleet run` (../shared/protocols/fleet.md): a
-// preemptible job checkpoints every `checkpoint_every` seconds of work after the start of
+// preemptible job checkpoints every `checkpoint_every` of work after the start of
 // each run segment. Stopped at t + notice with a notice of at least the checkpoint write
 // time, it writes a final checkpoint and loses nothing; with less, it loses the work since
 // its last checkpoint, the notice window's included. It then re-enters the queue with its
@@ -23,45 +23,44 @@ struct checkpoint_model {
 
 // What stopping a run segment costs.
 struct stop_outcome {
-  std::int64_t stop = 0;       // the instant the segment ends
-  bool completes = false;      // its work ends by then: not a preemption
-  std::int64_t ran_s = 0;      // work done in the segment
-  std::int64_t saved_s = 0;    // of it, kept by checkpoints
-  std::int64_t lost_s = 0;     // ran_s - saved_s
-  std::int64_t work_left = 0;  // work of the next run (work - saved + restart); 0 when it completes
+  fleet_time stop;         // the instant the segment ends
+  bool completes = false;  // its work ends by then: not a preemption
+  seconds ran{0};          // work done in the segment
+  seconds saved{0};        // of it, kept by checkpoints
+  seconds lost{0};         // ran - saved
+  seconds work_left{0};    // work of the next run (work - saved + restart); 0 when it completes
 };
 
-// A segment that started at `start` with `work` seconds of work, checkpointing every
-// `every` seconds (0: never), told at `t` to stop.
-[[nodiscard]] constexpr stop_outcome stop_segment(const checkpoint_model& m, std::int64_t start, std::int64_t work, std::int64_t every,
-                                                  std::int64_t t) noexcept {
+// A segment that started at `start` with `work` to do, checkpointing every `every` of work
+// (0: never), told at `t` to stop.
+[[nodiscard]] constexpr stop_outcome stop_segment(const checkpoint_model& m, fleet_time start, seconds work, seconds every, fleet_time t) noexcept {
   stop_outcome o;
-  o.stop = t + m.notice.count();
+  o.stop = t + m.notice;
   if (o.stop - start >= work) {
     o.stop = start + work;
     o.completes = true;
-    o.ran_s = o.saved_s = work;
+    o.ran = o.saved = work;
     return o;
   }
-  o.ran_s = o.stop - start;
-  o.saved_s = m.notice >= m.checkpoint_write ? o.ran_s : every > 0 ? o.ran_s / every * every : 0;
-  o.lost_s = o.ran_s - o.saved_s;
-  o.work_left = work - o.saved_s + m.restart.count();
+  o.ran = o.stop - start;
+  o.saved = m.notice >= m.checkpoint_write ? o.ran : every > seconds{0} ? o.ran / every * every : seconds{0};
+  o.lost = o.ran - o.saved;
+  o.work_left = work - o.saved + m.restart;
   return o;
 }
 
 // The job as a victim: what stopping it now would cost (victim::cost).
 [[nodiscard]] constexpr victim victim_of(const checkpoint_model& m, std::uint32_t job, std::int32_t priority, std::int64_t gpu_milli,
-                                         std::int64_t start, std::int64_t work, std::int64_t every, std::int64_t t) noexcept {
+                                         fleet_time start, seconds work, seconds every, fleet_time t) noexcept {
   const stop_outcome o = stop_segment(m, start, work, every, t);
   victim v;
   v.job = job;
   v.priority = priority;
   v.start = start;
   v.gpu_milli = gpu_milli;
-  v.lost_s = o.lost_s;
-  v.restart_s = o.completes ? 0 : m.restart.count();
-  v.since_checkpoint_s = every > 0 ? (t - start) % every : t - start;
+  v.lost = o.lost;
+  v.restart = o.completes ? seconds{0} : m.restart;
+  v.since_checkpoint = every > seconds{0} ? (t - start) % every : t - start;
   return v;
 }
 

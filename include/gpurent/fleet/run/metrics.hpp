@@ -11,22 +11,24 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <vector>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/run.hpp>
 
 namespace gpurent {
 
 struct delay_stats {
-  double mean = 0;
-  std::int64_t p50 = 0, p95 = 0, p99 = 0;
+  double mean = 0;  // seconds
+  seconds p50{0}, p95{0}, p99{0};
 };
 
 struct class_metrics {
   std::size_t arrived = 0, completed = 0, never_started = 0;
-  delay_stats delay_s;
+  delay_stats delay;
   std::size_t evictions = 0;
   double lost_gpu_s = 0;
 };
@@ -36,24 +38,25 @@ struct run_metrics {
   double offered_load_pct = 0;
   double allocation_pct = 0;
   double gpu_s = 0;  // GPU-seconds of every segment (what --emit-usage bills)
-  std::int64_t window_begin = 0, window_end = 0;
+  fleet_time window_begin, window_end;
   class_metrics hp, spot;
 };
 
 // The nearest-rank percentile p (0 < p <= 100) of sorted values (not empty).
-[[nodiscard]] inline std::int64_t nearest_rank(std::span<const std::int64_t> sorted, double p) noexcept {
+template <std::ranges::random_access_range R>
+[[nodiscard]] std::ranges::range_value_t<R> nearest_rank(const R& sorted, double p) noexcept {
   const auto n = static_cast<double>(sorted.size());
   auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p / 100.0 * n - 1e-9)));
   return sorted[std::min(k, sorted.size()) - 1];
 }
 
 namespace detail {
-[[nodiscard]] inline delay_stats delays_of(std::vector<std::int64_t>& d) {
+[[nodiscard]] inline delay_stats delays_of(std::vector<seconds>& d) {
   delay_stats s;
   if (d.empty()) return s;
   std::sort(d.begin(), d.end());
   double sum = 0;
-  for (const std::int64_t x : d) sum += static_cast<double>(x);
+  for (const seconds x : d) sum += static_cast<double>(x.count());
   s.mean = sum / static_cast<double>(d.size());
   s.p50 = nearest_rank(d, 50);
   s.p95 = nearest_rank(d, 95);
@@ -62,45 +65,45 @@ namespace detail {
 }
 
 inline void class_counts(std::span<const fleet_job> jobs, const run_result& r, bool spot, class_metrics& c) {
-  std::vector<std::int64_t> delays;
+  std::vector<seconds> delays;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     if (jobs[j].preemptible != spot) continue;
     ++c.arrived;
     c.completed += r.completed[j];
     c.evictions += r.evictions[j];
     c.lost_gpu_s += static_cast<double>(r.lost_milli_s[j]) / 1000.0;
-    if (r.first_start[j] < 0) {
+    if (r.first_start[j] == not_started) {
       ++c.never_started;
     } else {
       delays.push_back(r.first_start[j] - jobs[j].arrival);
     }
   }
-  c.delay_s = delays_of(delays);
+  c.delay = delays_of(delays);
 }
 }  // namespace detail
 
 [[nodiscard]] inline run_metrics metrics_of(std::span<const fleet_job> jobs, const run_result& r, std::int64_t gpus_total) {
   run_metrics m;
   m.gpus_total = gpus_total;
-  std::vector<std::int64_t> arrivals;
+  std::vector<fleet_time> arrivals;
   arrivals.reserve(jobs.size());
   double work = 0;
   for (const fleet_job& j : jobs) {
     arrivals.push_back(j.arrival);
-    work += static_cast<double>(j.gpu_milli_demand()) / 1000.0 * static_cast<double>(std::max<std::int64_t>(0, j.duration));
+    work += static_cast<double>(j.gpu_milli_demand()) / 1000.0 * static_cast<double>(std::max<std::int64_t>(0, j.duration.count()));
   }
   std::sort(arrivals.begin(), arrivals.end());
   if (!arrivals.empty()) {
     m.window_begin = nearest_rank(arrivals, 1);
     m.window_end = nearest_rank(arrivals, 99);
   }
-  const double capacity = static_cast<double>(gpus_total) * static_cast<double>(std::max<std::int64_t>(1, m.window_end - m.window_begin));
+  const double capacity = static_cast<double>(gpus_total) * static_cast<double>(std::max<std::int64_t>(1, (m.window_end - m.window_begin).count()));
   double inside = 0;
   for (const run_segment& s : r.segments) {
     const double g = static_cast<double>(s.gpu_milli) / 1000.0;
-    m.gpu_s += g * static_cast<double>(s.end - s.start);
-    const std::int64_t a = std::max(s.start, m.window_begin), b = std::min(s.end, m.window_end);
-    if (b > a) inside += g * static_cast<double>(b - a);
+    m.gpu_s += g * static_cast<double>((s.end - s.start).count());
+    const fleet_time a = std::max(s.start, m.window_begin), b = std::min(s.end, m.window_end);
+    if (b > a) inside += g * static_cast<double>((b - a).count());
   }
   if (capacity > 0) {
     m.offered_load_pct = 100.0 * work / capacity;

@@ -20,6 +20,7 @@
 
 #include <gpurent/core/assert.hpp>
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/metrics.hpp>
 #include <gpurent/matching/request.hpp>
@@ -95,8 +96,8 @@ struct pod_class {
     j.gang.workers = 1;
     j.priority = c->priority;
     j.preemptible = c->preemptible;
-    j.arrival = std::max<std::int64_t>(0, p.creation_time - out.t0) / k;
-    j.duration = p.deletion_time - p.scheduled_time;
+    j.arrival = fleet_time::at_second(std::max<std::int64_t>(0, p.creation_time - out.t0) / k);
+    j.duration = seconds(p.deletion_time - p.scheduled_time);
     out.jobs.push_back(std::move(j));
   }
   return out;

@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <numeric>
 #include <queue>
 #include <span>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/fleet/run/retry_log.hpp>
@@ -45,16 +45,16 @@
 namespace gpurent {
 
 // A node failing (down: what runs there stops at once), draining (nothing new; what runs
-// stays) or coming back up, at an instant (seconds).
+// stays) or coming back up, at an instant.
 struct node_event {
-  std::int64_t time = 0;
+  fleet_time time;
   node_index node = 0;
   node_condition condition = node_condition::up;
 };
 
 struct run_options {
   checkpoint_model checkpoints;
-  std::int64_t min_runtime = 0;  // seconds a job runs before it may be a victim
+  seconds min_runtime{0};  // how long a job runs before it may be a victim
   // The naive loop (fleet/reference/rescan.hpp): every queued job tried again at every
   // instant, on every node, as if nothing were remembered. Same decisions, more work.
   bool rescan = false;
@@ -67,7 +67,7 @@ struct run_options {
   std::span<const node_event> node_events;
   // When set, called every 2^14 instants with the instant reached and the jobs arrived so
   // far (out of all): a progress line; the loop pays one test per instant without it.
-  std::function<void(std::int64_t now, std::size_t arrived, std::size_t total)> progress;
+  std::function<void(fleet_time now, std::size_t arrived, std::size_t total)> progress;
   preempt_observer observer;  // each preemption (audit); none: nothing is called
 };
 
@@ -75,8 +75,8 @@ struct run_options {
 struct run_segment {
   std::uint32_t job = 0;
   std::uint32_t run = 0;  // 0-based per job
-  std::int64_t start = 0;
-  std::int64_t end = 0;
+  fleet_time start;
+  fleet_time end;
   bool preempted = false;  // end_reason: preempted (else done)
   bool failed = false;     // end_reason: failed (its node went down)
   std::uint32_t first = 0;
@@ -88,7 +88,7 @@ struct run_segment {
 // the next-best set the policy turned down (victims[other_first, other_first + other_count)),
 // for the explanation (victim_explanation) and the audit trail.
 struct run_preemption {
-  std::int64_t time = 0;
+  fleet_time time;
   std::uint32_t job = 0;
   std::uint32_t first = 0, count = 0;
   std::uint32_t other_first = 0, other_count = 0;
@@ -101,10 +101,13 @@ struct run_never_started {
   std::string why;
 };
 
+// first_start of a job that never started: before any instant a run reaches.
+inline constexpr fleet_time not_started = fleet_time::at_second(-1);
+
 struct run_result {
   std::vector<run_segment> segments;  // in the order they were decided
   std::vector<placement> members;
-  std::vector<std::int64_t> first_start;       // per job; -1: never started
+  std::vector<fleet_time> first_start;         // per job; not_started: never started
   std::vector<std::uint8_t> completed;         // per job
   std::vector<std::uint32_t> evictions;        // per job
   std::vector<std::int64_t> lost_milli_s;      // per job: milli-GPU-seconds of work lost
@@ -112,7 +115,7 @@ struct run_result {
   std::size_t failures = 0;                    // segments stopped by a node going down
   std::vector<run_preemption> preemption_log;  // one per decision, in order
   std::vector<victim> victims;                 // what preemption_log points into
-  std::int64_t end_time = 0;
+  fleet_time end_time;
   std::vector<run_never_started> never_started;  // in job order, after explain_never_started
 };
 
@@ -130,7 +133,7 @@ class fleet_runner {
   [[nodiscard]] run_result run() {
     std::size_t next_arrival = 0;
     while (next_arrival < by_arrival_.size() || !events_.empty() || next_node_ < o_.node_events.size() || pre_.next_expiry() != pre_.never_ends) {
-      std::int64_t t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : never_time;
+      fleet_time t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : fleet_time::max();
       if (!events_.empty()) t = std::min(t, events_.top().time);
       if (next_node_ < o_.node_events.size()) t = std::min(t, o_.node_events[next_node_].time);
       t = std::min(t, pre_.next_expiry());
@@ -151,7 +154,7 @@ class fleet_runner {
   // A completion; a preempted job back in the queue.
   enum class kind : std::uint8_t { done, back };
   struct event {
-    std::int64_t time;
+    fleet_time time;
     kind what;
     std::uint32_t job;
     std::uint32_t segment;
@@ -160,18 +163,17 @@ class fleet_runner {
     }
   };
   struct job_state {
-    std::int64_t work_left = 0;
+    seconds work_left{0};
     std::uint32_t segment = 0;
     std::uint32_t runs = 0;
     std::size_t failed_at = never;  // the retry log's position when it last failed to start
   };
   static constexpr std::size_t never = ~std::size_t{0};
-  static constexpr std::int64_t never_time = std::numeric_limits<std::int64_t>::max();
   static constexpr std::size_t scan_limit = 64;  // beyond this many freed nodes, a retry scans all
 
   void init() {
     const std::size_t n = jobs_.size();
-    r_.first_start.assign(n, -1);
+    r_.first_start.assign(n, not_started);
     r_.completed.assign(n, 0);
     r_.evictions.assign(n, 0);
     r_.lost_milli_s.assign(n, 0);
@@ -204,7 +206,7 @@ class fleet_runner {
   }
 
   // Completions and jobs back from preemption at t, then the holds that end at t.
-  void departures(std::int64_t t) {
+  void departures(fleet_time t) {
     while (!events_.empty() && events_.top().time == t) {
       const event e = events_.top();
       events_.pop();
@@ -230,7 +232,7 @@ class fleet_runner {
 
   // The node events at t: conditions set; the jobs on a node that went down stopped and
   // queued again; a node back up is room freed (queued jobs try it).
-  void node_changes(std::int64_t t) {
+  void node_changes(fleet_time t) {
     for (; next_node_ < o_.node_events.size() && o_.node_events[next_node_].time <= t; ++next_node_) {
       const node_event& e = o_.node_events[next_node_];
       b_->set_condition(e.node, e.condition);
@@ -242,7 +244,7 @@ class fleet_runner {
   }
 
   // Job j stops at t without notice (its node failed) and is queued again.
-  void fail_job(std::uint32_t j, std::int64_t t) {
+  void fail_job(std::uint32_t j, fleet_time t) {
     job_state& s = st_[j];
     run_segment& seg = r_.segments[s.segment];
     stop_running(j);
@@ -256,7 +258,7 @@ class fleet_runner {
       at_once.checkpoint_write = std::max(at_once.checkpoint_write, seconds{1});  // no final checkpoint on a failure
       const stop_outcome o = stop_segment(at_once, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
       seg.end = t;
-      r_.lost_milli_s[j] += seg.gpu_milli * o.lost_s;
+      r_.lost_milli_s[j] += seg.gpu_milli * o.lost.count();
       s.work_left = o.work_left;
     }
     s.failed_at = never;
@@ -266,7 +268,7 @@ class fleet_runner {
   [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
 
   // Job j holds `placed` from now and runs from `start`.
-  void start_running(std::uint32_t j, std::int64_t start) {
+  void start_running(std::uint32_t j, fleet_time start) {
     job_state& s = st_[j];
     run_segment seg;
     seg.job = j;
@@ -282,11 +284,11 @@ class fleet_runner {
     s.segment = static_cast<std::uint32_t>(r_.segments.size());
     r_.segments.push_back(seg);
     running_.add(j, placed_);
-    if (r_.first_start[j] < 0) r_.first_start[j] = start;
+    if (r_.first_start[j] == not_started) r_.first_start[j] = start;
     events_.push(event{seg.end, kind::done, j, s.segment});
   }
 
-  void pass(std::int64_t t) {
+  void pass(fleet_time t) {
     std::size_t keep = 0;
     for (std::size_t i = 0; i < queue_.size(); ++i) {
       const std::uint32_t j = queue_[i];
@@ -298,12 +300,12 @@ class fleet_runner {
   // A job that failed before is tried again only where something was freed since: a
   // one-member job only on those nodes (elsewhere nodes only filled up, and their candidate
   // victims are the ones it could not use then), any other job when anything was freed.
-  [[nodiscard]] bool try_start(std::uint32_t j, std::int64_t t) {
+  [[nodiscard]] bool try_start(std::uint32_t j, fleet_time t) {
     job_state& s = st_[j];
     const fleet_job& job = jobs_[j];
     const bool may_preempt = Preempt && !job.preemptible;
     bool limited = false;
-    if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > 0)) {
+    if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > seconds{0})) {
       if (s.failed_at == log_.position()) return false;
       limited = pre_.node_local(job.gang) && log_.position() - s.failed_at <= scan_limit;
     }
@@ -323,7 +325,7 @@ class fleet_runner {
 
   // Victims for job j under VP (`limited`: only on the nodes in scan_); when found, they
   // stop at t + notice, the job is placed in their room now and starts then.
-  [[nodiscard]] bool preempt_for(std::uint32_t j, std::int64_t t, bool limited) {
+  [[nodiscard]] bool preempt_for(std::uint32_t j, fleet_time t, bool limited) {
     const fleet_job& job = jobs_[j];
     const auto candidate = [&](std::uint32_t v) -> std::optional<victim> {
       const fleet_job& vj = jobs_[v];
@@ -340,13 +342,13 @@ class fleet_runner {
     GPURENT_ASSERT(ok);  // the trial found room
     if (o_.observer) [[unlikely]]
       o_.observer(preempt_decision{b_->inv(), t, j, pre_.selection().victims(), placed_});
-    pre_.hold_for(now_, t + o_.checkpoints.notice.count(), placed_, stopped_);
-    start_running(j, t + o_.checkpoints.notice.count());
+    pre_.hold_for(now_, t + o_.checkpoints.notice, placed_, stopped_);
+    start_running(j, t + o_.checkpoints.notice);
     ++r_.preemptions;
     return true;
   }
 
-  void log_preemption(std::uint32_t j, std::int64_t t) {
+  void log_preemption(std::uint32_t j, fleet_time t) {
     const victim_selector<VP>& sel = pre_.selection();
     run_preemption p;
     p.time = t;
@@ -362,7 +364,7 @@ class fleet_runner {
 
   // The chosen victims stop at t + notice (or complete before); their room goes now. Each
   // goes to stopped_ for the holds.
-  void evict(std::int64_t t) {
+  void evict(fleet_time t) {
     stopped_.clear();
     for (const victim& v : pre_.selection().victims()) {
       job_state& s = st_[v.job];
@@ -378,7 +380,7 @@ class fleet_runner {
       }
       seg.preempted = true;
       ++r_.evictions[v.job];
-      r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost_s;
+      r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost.count();
       s.work_left = o.work_left;
       events_.push(event{o.stop, kind::back, v.job, s.segment});
     }
@@ -399,7 +401,7 @@ class fleet_runner {
   std::vector<stopped_victim> stopped_;
   retry_log log_;
   std::span<const node_index> scan_;  // a limited retry: the nodes freed since the job failed
-  std::int64_t now_ = 0;
+  fleet_time now_;
   std::uint64_t instants_ = 0;
   std::size_t next_node_ = 0;
   std::vector<std::uint32_t> failing_;
@@ -421,7 +423,7 @@ template <Placer B>
 void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
   r.never_started.clear();
   for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j)
-    if (r.first_start[j] < 0) r.never_started.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
+    if (r.first_start[j] == not_started) r.never_started.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
 }
 
 }  // namespace gpurent

@@ -14,13 +14,14 @@
 #include <span>
 #include <vector>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/run.hpp>
 
 namespace gpurent {
 
 struct timeline_sample {
-  std::int64_t time = 0;
+  fleet_time time;
   std::int64_t gpu_milli = 0;  // allocated to running segments
   std::int64_t running_hp = 0, running_spot = 0;
   std::int64_t waiting_hp = 0, waiting_spot = 0;
@@ -29,7 +30,7 @@ struct timeline_sample {
 namespace detail {
 // A change at an instant: +/- GPUs, running and waiting of one class.
 struct timeline_delta {
-  std::int64_t time;
+  fleet_time time;
   std::int64_t gpu_milli;
   std::int32_t running;
   std::int32_t waiting;
@@ -52,27 +53,27 @@ inline void timeline_deltas(std::span<const fleet_job> jobs, const run_result& r
 inline constexpr std::int64_t timeline_row_limit = 10'000'000;
 
 // The number of samples timeline_of gives for a run ending at end_time (0 when step <= 0).
-[[nodiscard]] constexpr std::int64_t timeline_rows(std::int64_t end_time, std::int64_t step) noexcept {
-  return step <= 0 || end_time < 0 ? 0 : end_time / step + 1;
+[[nodiscard]] constexpr std::int64_t timeline_rows(fleet_time end_time, seconds step) noexcept {
+  return step <= seconds{0} || end_time < fleet_time{} ? 0 : end_time.since_zero() / step + 1;
 }
 
 // The smallest step at which a run ending at end_time gives at most timeline_row_limit rows.
-[[nodiscard]] constexpr std::int64_t timeline_min_step(std::int64_t end_time) noexcept {
-  return end_time < 0 ? 1 : end_time / (timeline_row_limit - 1) + 1;
+[[nodiscard]] constexpr seconds timeline_min_step(fleet_time end_time) noexcept {
+  return seconds(end_time < fleet_time{} ? 1 : end_time.count() / (timeline_row_limit - 1) + 1);
 }
 
 // Samples at 0, step, 2 step, ... up to the run's end (inclusive when it falls on a step);
 // none when there would be more than timeline_row_limit of them.
-[[nodiscard]] inline std::vector<timeline_sample> timeline_of(std::span<const fleet_job> jobs, const run_result& r, std::int64_t step) {
+[[nodiscard]] inline std::vector<timeline_sample> timeline_of(std::span<const fleet_job> jobs, const run_result& r, seconds step) {
   std::vector<timeline_sample> out;
-  if (step <= 0 || timeline_rows(r.end_time, step) > timeline_row_limit) return out;
+  if (step <= seconds{0} || timeline_rows(r.end_time, step) > timeline_row_limit) return out;
   out.reserve(static_cast<std::size_t>(timeline_rows(r.end_time, step)));
   std::vector<detail::timeline_delta> d;
   d.reserve(jobs.size() + 2 * r.segments.size());
   detail::timeline_deltas(jobs, r, d);
   timeline_sample now;
   std::size_t i = 0;
-  for (std::int64_t t = 0; t <= r.end_time; t += step) {
+  for (fleet_time t; t <= r.end_time; t += step) {
     for (; i < d.size() && d[i].time <= t; ++i) {
       now.gpu_milli += d[i].gpu_milli;
       (d[i].spot ? now.running_spot : now.running_hp) += d[i].running;

@@ -39,8 +39,8 @@ namespace gpurent {
       u.resource = "gpu/" + inv.model(inv.spec(p.node).model).name;
       u.mode = j.preemptible ? "spot" : "on_demand";
       u.quantity = nano_quantity(milli * 1'000'000);
-      u.start = epoch + seconds(s.start);
-      u.end = epoch + seconds(s.end);
+      u.start = epoch + s.start.since_zero();
+      u.end = epoch + s.end.since_zero();
       if (auto v = validate(u); !v) return make_error(v.error().code, v.error().field, "usage record " + u.id + ": " + v.error().message);
       out.push_back(std::move(u));
     }

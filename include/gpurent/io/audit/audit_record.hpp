@@ -117,12 +117,15 @@ template <class Name>
 [[nodiscard]] ordered_json audit_preempt(const preempt_decision& d, Name&& name) {
   ordered_json victims = ordered_json::array();
   for (const victim& v : d.victims)
-    victims.push_back(ordered_json{
-        {"job", std::string(name(v.job))}, {"priority", v.priority}, {"gpu_milli", v.gpu_milli}, {"lost_s", v.lost_s}, {"restart_s", v.restart_s}});
+    victims.push_back(ordered_json{{"job", std::string(name(v.job))},
+                                   {"priority", v.priority},
+                                   {"gpu_milli", v.gpu_milli},
+                                   {"lost_s", v.lost.count()},
+                                   {"restart_s", v.restart.count()}});
   ordered_json members = ordered_json::array();
   for (const placement& p : d.placed) members.push_back(audit_placement(d.inv, p));
   return ordered_json{
-      {"at_s", d.time}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}, {"placements", std::move(members)}};
+      {"at_s", d.time.count()}, {"preemptor", std::string(name(d.preemptor))}, {"victims", std::move(victims)}, {"placements", std::move(members)}};
 }
 
 // One planner decision: the job's request, how many offers each rule (and the job's hourly

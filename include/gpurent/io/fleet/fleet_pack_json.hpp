@@ -93,12 +93,12 @@ struct pack_report {
     double work = 0;
     std::size_t spot = 0;
     for (const fleet_job& x : f.jobs) {
-      work += static_cast<double>(x.gpu_milli_demand()) / 1000.0 * static_cast<double>(x.duration);
+      work += static_cast<double>(x.gpu_milli_demand()) / 1000.0 * static_cast<double>(x.duration.count());
       spot += x.preemptible ? 1U : 0U;
     }
     j["jobs_spot"] = spot;
-    j["horizon_s"] = o.horizon;
-    j["offered_load_pct"] = rounded(100.0 * work / (static_cast<double>(f.cluster.gpus_up()) * static_cast<double>(o.horizon)));
+    j["horizon_s"] = o.horizon.count();
+    j["offered_load_pct"] = rounded(100.0 * work / (static_cast<double>(f.cluster.gpus_up()) * static_cast<double>(o.horizon.count())));
   }
   j["seed"] = o.seed;
   return j;

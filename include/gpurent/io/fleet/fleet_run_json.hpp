@@ -40,7 +40,7 @@ struct run_report {
   o["arrived"] = c.arrived;
   o["completed"] = c.completed;
   o["never_started"] = c.never_started;
-  o["delay_s"] = ojson{{"mean", rounded(c.delay_s.mean)}, {"p50", c.delay_s.p50}, {"p95", c.delay_s.p95}, {"p99", c.delay_s.p99}};
+  o["delay_s"] = ojson{{"mean", rounded(c.delay.mean)}, {"p50", c.delay.p50.count()}, {"p95", c.delay.p95.count()}, {"p99", c.delay.p99.count()}};
   if (spot) {
     o["evictions"] = c.evictions;
     o["lost_gpu_s"] = rounded(c.lost_gpu_s);
@@ -74,7 +74,7 @@ struct run_report {
   if (a.node_events) o["failures"] = r.failures;
   if (a.violations) o["violations"] = *a.violations;
   o["gpu_s"] = rounded(m.gpu_s);
-  o["end_s"] = r.end_time;
+  o["end_s"] = r.end_time.count();
   o["elapsed_s"] = rounded(a.elapsed_s, 10000.0);
   return o;
 }
@@ -86,8 +86,9 @@ struct run_report {
                    "delay_mean", "p50", "p95", "p99", "evictions", "lost_gpu_h");
   for (const auto& [name, c] : {std::pair{"hp", &m.hp}, std::pair{"spot", &m.spot}})
     s += fmt::format("{:<5} {:>8} {:>10} {:>14} {:>10.1f} {:>8} {:>8} {:>8} {:>10} {:>14.1f}\n", name, c->arrived, c->completed, c->never_started,
-                     c->delay_s.mean, c->delay_s.p50, c->delay_s.p95, c->delay_s.p99, c->evictions, c->lost_gpu_s / 3600.0);
-  s += fmt::format("preemptions {}  GPU-hours {:.1f}  ends at {} s  elapsed {:.3f} s\n", r.preemptions, m.gpu_s / 3600.0, r.end_time, a.elapsed_s);
+                     c->delay.mean, c->delay.p50.count(), c->delay.p95.count(), c->delay.p99.count(), c->evictions, c->lost_gpu_s / 3600.0);
+  s += fmt::format("preemptions {}  GPU-hours {:.1f}  ends at {} s  elapsed {:.3f} s\n", r.preemptions, m.gpu_s / 3600.0, r.end_time.count(),
+                   a.elapsed_s);
   if (a.violations) s += fmt::format("violations {}\n", *a.violations);
   return s;
 }
@@ -103,21 +104,21 @@ struct run_report {
     const char* reason = s.failed ? "failed" : s.preempted ? "preempted" : "done";
     for (std::uint32_t m = 0; m < s.count; ++m) {
       const placement& p = r.members[s.first + m];
-      csv_row(out, {jobs[s.job].name, std::to_string(s.run), std::to_string(m), c.inv.spec(p.node).name, gpu_list_text(p), std::to_string(s.start),
-                    std::to_string(s.end), reason});
+      csv_row(out, {jobs[s.job].name, std::to_string(s.run), std::to_string(m), c.inv.spec(p.node).name, gpu_list_text(p),
+                    std::to_string(s.start.count()), std::to_string(s.end.count()), reason});
     }
   }
   return out;
 }
 
-// The allocation time series, one row every `step` seconds, against the GPUs up.
-[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, std::int64_t step) {
+// The allocation time series, one row every `step`, against the GPUs up.
+[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, seconds step) {
   const std::int64_t capacity = c.gpus_up() * 1000;
   std::string out = "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
   for (const timeline_sample& s : timeline_of(jobs, r, step)) {
     const double pct = capacity > 0 ? 100.0 * static_cast<double>(s.gpu_milli) / static_cast<double>(capacity) : 0.0;
-    out +=
-        fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time, milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp, s.waiting_spot);
+    out += fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time.count(), milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp,
+                       s.waiting_spot);
   }
   return out;
 }
@@ -130,7 +131,7 @@ struct run_report {
     const std::span<const victim> chosen(r.victims.data() + p.first, p.count), other(r.victims.data() + p.other_first, p.other_count);
     std::string names;
     for (const victim& v : chosen) names += (names.empty() ? "" : ";") + name(v.job);
-    csv_row(out, {std::to_string(p.time), name(p.job), names, explain_victims(chosen, other, name)});
+    csv_row(out, {std::to_string(p.time.count()), name(p.job), names, explain_victims(chosen, other, name)});
   }
   return out;
 }

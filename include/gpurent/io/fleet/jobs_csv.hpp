@@ -117,9 +117,9 @@ template <class Int>
     return make_error(error_code::invalid_argument, "preemptible", "expected true or false, got \"" + std::string(p) + "\"");
   j.priority = *priority;
   j.preemptible = p == "true";
-  j.arrival = *arrival;
-  j.duration = *duration;
-  j.checkpoint_every = *every;
+  j.arrival = fleet_time::at_second(*arrival);
+  j.duration = seconds(*duration);
+  j.checkpoint_every = seconds(*every);
   return {};
 }
 // Tenant names as ids, from 1 in order of first appearance (no_tenant: none given).
@@ -225,7 +225,7 @@ namespace detail {
 
 // Whether a job has a column of the group off its default (write_fleet_jobs_csv's groups).
 [[nodiscard]] inline bool job_timed(const fleet_job& j) {
-  return j.arrival != 0 || j.priority != 0 || j.preemptible || j.checkpoint_every != fleet_job{}.checkpoint_every;
+  return j.arrival != fleet_time{} || j.priority != 0 || j.preemptible || j.checkpoint_every != fleet_job{}.checkpoint_every;
 }
 [[nodiscard]] inline bool job_isolated(const fleet_job& j) {
   const placement_request& r = j.gang.member;
@@ -249,10 +249,11 @@ namespace detail {
     csv_row(out, {j.name, std::to_string(j.gang.workers), std::to_string(r.num_gpu), std::to_string(r.num_gpu == 0 ? 1000 : r.gpu_milli.count()),
                   std::to_string(r.cpu_milli), std::to_string(r.memory_mib), detail::job_models_text(r.allowed_models, c.inv),
                   std::to_string(j.gang.per_node), level(j.gang.required), level(j.gang.preferred), std::to_string(j.gang.segment),
-                  j.gang.exclusive ? "topo" : "", j.duration < 0 ? std::string() : std::to_string(j.duration)});
+                  j.gang.exclusive ? "topo" : "", j.duration < seconds{0} ? std::string() : std::to_string(j.duration.count())});
     if (timed) {
       out.back() = ',';  // the row goes on
-      csv_row(out, {std::to_string(j.priority), j.preemptible ? "true" : "false", std::to_string(j.arrival), std::to_string(j.checkpoint_every)});
+      csv_row(out, {std::to_string(j.priority), j.preemptible ? "true" : "false", std::to_string(j.arrival.count()),
+                    std::to_string(j.checkpoint_every.count())});
     }
     if (isolated) {
       out.back() = ',';

@@ -32,7 +32,7 @@ namespace gpurent::io {
                              [&](std::span<const std::string_view> f, std::span<const std::string_view>) -> expected<void> {
                                node_event e;
                                GPURENT_TRY(t, ::gpurent::detail::parse_trace_int<std::int64_t>(f[0], "time", 0, std::int64_t{1} << 40));
-                               e.time = *t;
+                               e.time = fleet_time::at_second(*t);
                                const auto at = index.find(f[1]);
                                if (at == index.end())
                                  return make_error(error_code::invalid_argument, "node", "no node \"" + std::string(f[1]) + "\" in the nodes file");

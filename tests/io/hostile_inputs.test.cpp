@@ -22,7 +22,7 @@
 #include <gpurent/io/trace_csv.hpp>
 #include <gpurent/io/workload_json.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_hostile_inputs {

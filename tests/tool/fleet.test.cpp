@@ -18,7 +18,7 @@
 
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
-namespace test_fleet_fleet_tool {
+namespace test_tool_fleet {
 
 using gpurent::test::run_tool;
 using gpurent::test::write_file;
@@ -199,4 +199,4 @@ TEST_CASE("fleet generate: options out of range exit 2 naming the option") {
   CHECK(d.err.find("--down") != std::string::npos);
 }
 
-}  // namespace test_fleet_fleet_tool
+}  // namespace test_tool_fleet

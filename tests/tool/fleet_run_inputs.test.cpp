@@ -19,7 +19,7 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_run_inputs {
+namespace test_tool_fleet_run_inputs {
 
 using gpurent::test::run_tool;
 using gpurent::test::write_file;
@@ -180,4 +180,4 @@ TEST_CASE("--format takes the names only, in every command (one helper)") {
   }
 }
 
-}  // namespace test_fleet_run_inputs
+}  // namespace test_tool_fleet_run_inputs

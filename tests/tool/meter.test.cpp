@@ -17,7 +17,7 @@
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_metering_tool {
+namespace test_tool_meter {
 
 namespace {
 namespace fs = std::filesystem;
@@ -235,4 +235,4 @@ TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merg
   CHECK(jobs0.out.empty());
 }
 
-}  // namespace test_metering_tool
+}  // namespace test_tool_meter

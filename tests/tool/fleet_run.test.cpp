@@ -25,7 +25,7 @@
 #include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"
 
-namespace test_fleet_run_tool {
+namespace test_tool_fleet_run {
 
 using gpurent::test::run_tool;
 using gpurent::test::slurp;
@@ -222,4 +222,4 @@ TEST_CASE("fleet run: bad input exits 2") {
   CHECK(run_tool("fleet run --nodes " + nodes + " --jobs " + no_duration + " --policy nope").status == 2);
 }
 
-}  // namespace test_fleet_run_tool
+}  // namespace test_tool_fleet_run

@@ -19,7 +19,7 @@
 #include <gpurent/core/money.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_planning_cli {
+namespace test_tool_plan {
 
 namespace {
 namespace fs = std::filesystem;
@@ -105,4 +105,4 @@ TEST_CASE("gpurent meter on the plan's usage and tariff totals exactly billed_to
   }
 }
 
-}  // namespace test_planning_cli
+}  // namespace test_tool_plan

@@ -15,7 +15,7 @@
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_io_tool_outputs {
+namespace test_tool_outputs {
 
 namespace fs = std::filesystem;
 using gpurent::test::run_tool;
@@ -198,4 +198,4 @@ TEST_CASE("meter: a line whose rounding needs more than 128 bits gives the exact
   CHECK(r.out.find("\"total\": \"14317708571428715679.49\"") != std::string::npos);
 }
 
-}  // namespace test_io_tool_outputs
+}  // namespace test_tool_outputs

@@ -14,7 +14,7 @@
 
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
-namespace tool_replay_test {
+namespace test_tool_replay {
 
 using run_result = gpurent::test::tool_result;
 using gpurent::test::run_tool;
@@ -115,4 +115,4 @@ TEST_CASE("replay: several seeds give mean and sd") {
   CHECK(run_tool("replay --nodes " + nodes + " --pods " + pods + " --seeds x-y").status == 2);
 }
 
-}  // namespace tool_replay_test
+}  // namespace test_tool_replay

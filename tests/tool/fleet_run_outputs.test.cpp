@@ -14,7 +14,7 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_run_outputs {
+namespace test_tool_fleet_run_outputs {
 
 using gpurent::test::run_tool;
 using gpurent::test::slurp;
@@ -23,7 +23,7 @@ std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet_run_o
 
 // One node of 4 GPUs; spot-a (4 GPUs, 10000 s, checkpoints every 1800 s) from 0, hp-b (4 GPUs,
 // 100 s, priority 100) at 4000: spot-a stops at 4030, hp-b runs 4030..4130, spot-a again from
-// 4130 to 10650 (tests/fleet/run_tool.test.cpp checks the placements).
+// 4130 to 10650 (tests/tool/fleet_run.test.cpp checks the placements).
 struct scenario {
   std::string nodes = write_file(scratch() / "one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
   std::string jobs = write_file(scratch() / "ab.csv",
@@ -158,4 +158,4 @@ TEST_CASE("fleet run --node-events: bad input exits 2 naming file, line and fiel
   CHECK(r.err.find("ev_header.csv:1") != std::string::npos);
 }
 
-}  // namespace test_fleet_run_outputs
+}  // namespace test_tool_fleet_run_outputs

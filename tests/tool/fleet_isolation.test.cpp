@@ -16,7 +16,7 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_isolation_tool {
+namespace test_tool_fleet_isolation {
 
 using gpurent::test::run_tool;
 using gpurent::test::write_file;
@@ -128,4 +128,4 @@ TEST_CASE("fleet run --audit: gang lines and a preempt line naming the victim; v
   CHECK(pods.err.find("--audit") != std::string::npos);
 }
 
-}  // namespace test_fleet_isolation_tool
+}  // namespace test_tool_fleet_isolation

@@ -19,6 +19,7 @@
 namespace test_tool_fleet_isolation {
 
 using gpurent::test::run_tool;
+using gpurent::test::slurp;
 using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet-isolation"); }
 
@@ -71,10 +72,7 @@ TEST_CASE("fleet pack --audit: one gang line per job; the gang across two segmen
   CHECK(ok.status == 0);
   CHECK(ok.out.find("4 lines, chain intact") != std::string::npos);
   // A changed byte in line 2.
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string t = text.str();
+  std::string t = slurp(log);
   const std::size_t at = t.find("\"inside\"");
   REQUIRE(at != std::string::npos);
   t[at + 1] = 'I';

@@ -95,8 +95,8 @@ TEST_CASE("fleet pack: occupancy at 100% arrival and at the end, placements that
   CHECK(check_gangs(f->cluster.inv, f->cluster.topology, r.gangs, r.placements).violations == 0);
 }
 
-// Found by tests/fuzz/fleet_inputs.cpp (docs/reliability.md, F6-F11): each an error at the
-// file and line that causes it, naming the field, never a silent choice or a wrapped value.
+// Found by tests/fuzz/fleet_inputs.cpp (docs/reliability.md, F11; the readers' F6-F10 are in
+// tests/io/fleet_files.test.cpp): an error naming the field, never a wrapped value.
 TEST_CASE("fleet run usage: a segment past 9999-12-31 is an error, not an instant written wrapped (fuzz F11)") {
   // A job arriving at 2^40 s (the jobs file's limit, 34,800 years) ran from year 36,868, which
   // --emit-usage wrote as "-28668-12-20T00:36:16Z" (date's year wraps past 32767).

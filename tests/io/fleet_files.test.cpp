@@ -51,6 +51,8 @@ TEST_CASE("fleet files: nodes, topology and jobs read back as written") {
   CHECK(io::write_fleet_nodes_csv(*c) == nodes);
 }
 
+// Found by tests/fuzz/fleet_inputs.cpp (docs/reliability.md, F6-F10): each an error at the
+// file and line that causes it, naming the field, never a silent choice.
 TEST_CASE("nodes file: a model with '|', a 65th label and a header column without a name are errors at their line (fuzz F8-F10)") {
   const auto bad = [](const std::string& text) {
     auto n = io::read_fleet_nodes_csv(text, "nodes.csv");

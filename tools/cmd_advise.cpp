@@ -19,8 +19,8 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/fleet/nodes_csv.hpp>
 #include <gpurent/io/plan/advise_json.hpp>
+#include <gpurent/io/plan/load_csv.hpp>
 #include <gpurent/io/plan/offers_json.hpp>
-#include <gpurent/io/text/load_csv.hpp>
 #include <gpurent/planning/build_vs_rent.hpp>
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/commitment.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Isolation levels and residency in `fleet pack` and `fleet run` (docs/isolation.md), read
-// from the nodes and jobs files: none shares a GPU between tenants that both asked for none,
+// from the nodes and jobs files (their columns: tests/io/fleet_files.test.cpp): none shares a GPU between tenants that both asked for none,
 // gpu keeps strangers off a GPU, node off a node, network keeps a gang inside one network
 // segment (a gang that fits only across two does not place, and says so); residency keeps
 // a job on nodes with one of its labels. The gang search keeps node isolation between
@@ -20,6 +20,8 @@
 #include <gpurent/matching/node/policy_gpurent.hpp>
 #include <gpurent/matching/reference/full_scan_gang.hpp>
 
+#include "support/fleet_files.hpp"
+
 namespace test_fleet_isolation {
 using namespace gpurent;
 
@@ -31,92 +33,10 @@ const std::string nodes_csv =
     "n2,64000,262144,4,H100,pkey-b,region=us-east-1\n"
     "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
 
-fleet_cluster cluster(const std::string& nodes = nodes_csv) {
-  auto n = io::read_fleet_nodes_csv(nodes, "nodes.csv");
-  REQUIRE(n);
-  auto c = fleet_cluster::make(*n);
-  REQUIRE(c);
-  return std::move(*c);
-}
-
-std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) {
-  auto j = io::read_fleet_jobs_csv(csv, "jobs.csv", c);
-  REQUIRE_MESSAGE(j, (j ? "" : j.error().describe()));
-  return std::move(*j);
-}
+fleet_cluster cluster(const std::string& nodes = nodes_csv) { return gpurent::test::read_cluster(nodes); }
+std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) { return gpurent::test::read_jobs(c, csv); }
 
 pack_result packed(fleet_cluster& c, const std::vector<fleet_job>& js) { return pack<gang_policy_gpurent>(c, js, pack_options{}, context_of(js, c)); }
-
-TEST_CASE("nodes file: segment and labels columns; jobs file: isolation, tenant, network_segment, residency") {
-  const fleet_cluster c = cluster();
-  CHECK(c.inv.segment_name(c.inv.spec(0).segment) == "pkey-a");
-  CHECK(c.inv.spec(2).segment == c.inv.spec(3).segment);
-  CHECK(c.inv.spec(0).segment != c.inv.spec(2).segment);
-  CHECK((c.inv.spec(0).labels & c.labels.at("jurisdiction=DE")) != 0);
-  CHECK((c.inv.spec(1).labels & c.labels.at("jurisdiction=DE")) == 0);
-  const auto js = jobs(c,
-                       "name,workers,num_gpu,isolation,tenant,network_segment,residency\n"
-                       "a,2,4,network,acme,pkey-b,\n"
-                       "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE\n"
-                       "c,1,1,,acme,,\n"
-                       "d,1,1,,,,\n");
-  CHECK(js[0].gang.member.isolation == isolation_level::network);
-  CHECK(js[0].gang.member.segment == c.inv.spec(2).segment);
-  CHECK(js[0].gang.member.tenant == js[2].gang.member.tenant);
-  CHECK(js[1].gang.member.tenant != js[0].gang.member.tenant);
-  CHECK(js[1].gang.member.residency == (c.labels.at("region=eu-west-1") | c.labels.at("jurisdiction=DE")));
-  CHECK(js[2].gang.member.isolation == isolation_level::gpu);
-  CHECK(js[3].gang.member.tenant == no_tenant);
-  CHECK(js[1].tenant == "zeta");
-  // The same cluster written back keeps its segments and labels.
-  const std::string written = io::write_fleet_nodes_csv(c);
-  CHECK(written.starts_with("sn,cpu_milli,memory_mib,gpu,model,state,segment,labels\n"));
-  CHECK(written.find("\nn0,64000,262144,4,H100,up,pkey-a,jurisdiction=DE|region=eu-west-1\n") != std::string::npos);
-  CHECK(written.find("\nn3,64000,262144,4,H100,up,pkey-b,region=us-east-1\n") != std::string::npos);
-}
-
-TEST_CASE("jobs file: written back with isolation, tenant, network segment, residency and checkpoint_every (fuzz F7)") {
-  // write_fleet_jobs_csv wrote only the columns fleet generate fills (and checkpoint_every only
-  // with jobs over time): these read back as defaults (fuzz_fleet_inputs).
-  const fleet_cluster c = cluster();
-  const std::string csv =
-      "name,workers,num_gpu,isolation,tenant,network_segment,residency,checkpoint_every,duration\n"
-      "a,2,4,network,acme,pkey-b,,600,100\n"
-      "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE,,100\n"
-      "c,1,1,none,,,,,\n";
-  const auto js = jobs(c, csv);
-  const std::string written = io::write_fleet_jobs_csv(js, c);
-  CHECK(written ==
-        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration,"
-        "priority,preemptible,arrival,checkpoint_every,isolation,tenant,network_segment,residency\n"
-        "a,2,4,1000,0,0,,0,,,0,,100,0,false,0,600,network,acme,pkey-b,\n"
-        "b,1,1,1000,0,0,,0,,,0,,100,0,false,0,1800,node,zeta,,jurisdiction=DE|region=eu-west-1\n"
-        "c,1,1,1000,0,0,,0,,,0,,,0,false,0,1800,none,,,\n");
-  const auto back = jobs(c, written);
-  REQUIRE(back.size() == js.size());
-  for (std::size_t i = 0; i < js.size(); ++i) {
-    CHECK(back[i].gang.member == js[i].gang.member);
-    CHECK(back[i].tenant == js[i].tenant);
-    CHECK(back[i].checkpoint_every == js[i].checkpoint_every);
-  }
-  // Jobs with every one of those columns at its default: the file fleet generate writes.
-  CHECK(io::write_fleet_jobs_csv(jobs(c, "name,workers,num_gpu\nd,1,1\n"), c) ==
-        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration\n"
-        "d,1,1,1000,0,0,,0,,,0,,\n");
-}
-
-TEST_CASE("jobs file: bad isolation values name the field") {
-  const fleet_cluster c = cluster();
-  const auto bad = [&](const std::string& row) {
-    auto j = io::read_fleet_jobs_csv("name,workers,num_gpu,isolation,network_segment,residency\n" + row + "\n", "jobs.csv", c);
-    REQUIRE_FALSE(j);
-    return j.error().describe();
-  };
-  CHECK(bad("a,1,1,vlan,,") == "jobs.csv:2: field 'isolation': expected none, gpu, node or network, got \"vlan\"");
-  CHECK(bad("a,1,1,network,pkey-z,").find("no node is in network segment \"pkey-z\"") != std::string::npos);
-  CHECK(bad("a,1,1,node,pkey-a,").find("only with isolation network") != std::string::npos);
-  CHECK(bad("a,1,1,gpu,,region=mars").find("field 'residency'") != std::string::npos);
-}
 
 TEST_CASE("fleet pack, isolation none: strangers share a GPU only when both asked for none") {
   fleet_cluster c = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,1,H100\n");

@@ -231,8 +231,10 @@ shared_node random_node(std::mt19937& rng, int k) {
   d.free_cpu = pick(0, 8);
   for (auto& f : d.free_milli) f = 250 * pick(0, 2);
   for (int i = 0; i < k; ++i) {
-    victim x = v(static_cast<std::uint32_t>(i), 0, pick(0, 5), 0, 30 * pick(0, 4));  // few distinct costs: ties
-    x.gpu_milli = 250 * pick(0, 2);                                                  // CPU-only candidates cost 0
+    const auto start = pick(0, 5);  // drawn one by one: the order of a call's arguments is unspecified
+    const auto lost = 30 * pick(0, 4);
+    victim x = v(static_cast<std::uint32_t>(i), 0, start, 0, lost);  // few distinct costs: ties
+    x.gpu_milli = 250 * pick(0, 2);                                  // CPU-only candidates cost 0
     x.restart = seconds(120);
     d.c.push_back(x);
     d.gpu.push_back(static_cast<std::size_t>(pick(0, 3)));

@@ -22,7 +22,7 @@
 #include <gpurent/io/text/json_reader.hpp>
 #include <gpurent/io/text/line_blocks.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_hostile_inputs {

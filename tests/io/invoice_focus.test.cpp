@@ -15,7 +15,7 @@
 #include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_invoice_focus {

@@ -20,25 +20,15 @@
 #include <gpurent/io/spec/probe_json.hpp>
 #include <gpurent/matching/format.hpp>
 
+#include "support/fleet_files.hpp"
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_result_writers {
 using namespace gpurent;
 
-fleet_cluster cluster() {
-  auto n = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n", "nodes.csv");
-  REQUIRE(n);
-  auto c = fleet_cluster::make(*n);
-  REQUIRE(c);
-  return std::move(*c);
-}
-
-std::vector<fleet_job> jobs(const fleet_cluster& c) {
-  auto j = io::read_fleet_jobs_csv("name,workers,num_gpu\ntrain,1,2\nserve,1,1\n", "jobs.csv", c);
-  REQUIRE_MESSAGE(j, (j ? "" : j.error().describe()));
-  return std::move(*j);
-}
+fleet_cluster cluster() { return gpurent::test::read_cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n"); }
+std::vector<fleet_job> jobs(const fleet_cluster& c) { return gpurent::test::read_jobs(c, "name,workers,num_gpu\ntrain,1,2\nserve,1,1\n"); }
 
 // A placement on node n holding GPUs (gpu, milli) in order.
 placement on(node_index n, std::initializer_list<std::pair<int, int>> gpus) {

@@ -27,7 +27,7 @@
 #include <gpurent/metering/metering.hpp>
 
 #include "metering/hostile_usage.hpp"
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_metering_parallel_quoting {

@@ -30,7 +30,7 @@
 #include <gpurent/metering/scale/rounds.hpp>
 
 #include "metering/hostile_usage.hpp"
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_metering_rounds {

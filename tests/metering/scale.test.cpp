@@ -20,7 +20,7 @@
 #include <gpurent/metering/metering.hpp>
 #include <gpurent/metering/shard.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_metering_scale {

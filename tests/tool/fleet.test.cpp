@@ -18,16 +18,11 @@
 
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
-namespace test_fleet_fleet_tool {
+namespace test_tool_fleet {
 
 using gpurent::test::run_tool;
+using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto p = scratch() / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
 
 // 4 nodes of 4 GPUs in 2 blocks of 2 under one spine; n1 is down: 12 GPUs count.
 const std::string nodes_csv =
@@ -53,9 +48,9 @@ const std::string jobs_csv =
     "j3,1,2,,,\n";
 
 struct files {
-  std::string nodes = write("nodes.csv", nodes_csv);
-  std::string topology = write("topology.json", topology_json);
-  std::string jobs = write("jobs.csv", jobs_csv);
+  std::string nodes = write_file(scratch() / "nodes.csv", nodes_csv);
+  std::string topology = write_file(scratch() / "topology.json", topology_json);
+  std::string jobs = write_file(scratch() / "jobs.csv", jobs_csv);
   [[nodiscard]] std::string args() const { return "fleet pack --nodes " + nodes + " --topology " + topology + " --jobs " + jobs; }
 };
 
@@ -113,8 +108,9 @@ TEST_CASE("fleet pack: --ignore-topology drops the rules, --format table prints 
 }
 
 TEST_CASE("fleet pack: without a topology, gangs without rules still place") {
-  const std::string nodes = write("plain.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,2,H100\n");
-  const std::string jobs = write("plain_jobs.csv", "name,workers,num_gpu\nj0,2,2\nj1,1,2\n");
+  const std::string nodes =
+      write_file(scratch() / "plain.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,2,H100\n");
+  const std::string jobs = write_file(scratch() / "plain_jobs.csv", "name,workers,num_gpu\nj0,2,2\nj1,1,2\n");
   const auto r = run_tool("fleet pack --nodes " + nodes + " --jobs " + jobs);
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -127,7 +123,7 @@ TEST_CASE("fleet pack: without a topology, gangs without rules still place") {
 void bad(const std::string& which, const std::string& name, const std::string& text, const std::vector<std::string>& needles) {
   const files f;
   std::string nodes = f.nodes, topology = f.topology, jobs = f.jobs;
-  const std::string path = write(name, text);
+  const std::string path = write_file(scratch() / name, text);
   (which == "nodes" ? nodes : which == "topology" ? topology : jobs) = path;
   const auto r = run_tool("fleet pack --nodes " + nodes + " --topology " + topology + " --jobs " + jobs);
   INFO(name << ": " << r.err);
@@ -203,4 +199,4 @@ TEST_CASE("fleet generate: options out of range exit 2 naming the option") {
   CHECK(d.err.find("--down") != std::string::npos);
 }
 
-}  // namespace test_fleet_fleet_tool
+}  // namespace test_tool_fleet

@@ -16,16 +16,12 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_isolation_tool {
+namespace test_tool_fleet_isolation {
 
 using gpurent::test::run_tool;
+using gpurent::test::slurp;
+using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet-isolation"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto p = scratch() / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
 
 std::vector<nlohmann::json> lines_of(const std::string& path) {
   std::ifstream in(path);
@@ -42,13 +38,13 @@ const std::string nodes_csv =
     "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
 
 TEST_CASE("fleet pack --audit: one gang line per job; the gang across two segments is refused with its reason") {
-  const std::string nodes = write("nodes.csv", nodes_csv);
-  const std::string jobs = write("jobs.csv",
-                                 "name,workers,num_gpu,per_node,isolation,tenant,residency\n"
-                                 "across,3,4,1,network,x,\n"
-                                 "inside,2,4,1,network,x,\n"
-                                 "us,1,4,1,node,y,region=us-east-1\n"
-                                 "us2,1,4,1,gpu,z,region=us-east-1\n");
+  const std::string nodes = write_file(scratch() / "nodes.csv", nodes_csv);
+  const std::string jobs = write_file(scratch() / "jobs.csv",
+                                      "name,workers,num_gpu,per_node,isolation,tenant,residency\n"
+                                      "across,3,4,1,network,x,\n"
+                                      "inside,2,4,1,network,x,\n"
+                                      "us,1,4,1,node,y,region=us-east-1\n"
+                                      "us2,1,4,1,gpu,z,region=us-east-1\n");
   const std::string log = (scratch() / "pack.log").string();
   std::filesystem::remove(log);
   const std::string args = "fleet pack --nodes " + nodes + " --jobs " + jobs;
@@ -76,25 +72,22 @@ TEST_CASE("fleet pack --audit: one gang line per job; the gang across two segmen
   CHECK(ok.status == 0);
   CHECK(ok.out.find("4 lines, chain intact") != std::string::npos);
   // A changed byte in line 2.
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string t = text.str();
+  std::string t = slurp(log);
   const std::size_t at = t.find("\"inside\"");
   REQUIRE(at != std::string::npos);
   t[at + 1] = 'I';
-  const std::string bad = write("pack-bad.log", t);
+  const std::string bad = write_file(scratch() / "pack-bad.log", t);
   const auto tampered = run_tool("audit verify " + bad);
   CHECK(tampered.status == 2);
   CHECK(tampered.err.find(bad + ":2:") != std::string::npos);
 }
 
 TEST_CASE("fleet run --audit: gang lines and a preempt line naming the victim; verify accepts it") {
-  const std::string nodes = write("run-nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n");
-  const std::string jobs = write("run-jobs.csv",
-                                 "name,workers,num_gpu,priority,preemptible,arrival,duration\n"
-                                 "spot,1,4,0,true,0,1000\n"
-                                 "urgent,1,4,10,false,10,100\n");
+  const std::string nodes = write_file(scratch() / "run-nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n");
+  const std::string jobs = write_file(scratch() / "run-jobs.csv",
+                                      "name,workers,num_gpu,priority,preemptible,arrival,duration\n"
+                                      "spot,1,4,0,true,0,1000\n"
+                                      "urgent,1,4,10,false,10,100\n");
   const std::string log = (scratch() / "run.log").string();
   std::filesystem::remove(log);
   const std::string args = "fleet run --nodes " + nodes + " --jobs " + jobs;
@@ -133,4 +126,4 @@ TEST_CASE("fleet run --audit: gang lines and a preempt line naming the victim; v
   CHECK(pods.err.find("--audit") != std::string::npos);
 }
 
-}  // namespace test_fleet_isolation_tool
+}  // namespace test_tool_fleet_isolation

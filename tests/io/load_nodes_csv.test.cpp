@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The advisors' file readers: hourly load profiles and node status, strict, every error at
-// file:line with its field.
+// The advisors' file readers (io/plan/load_csv.hpp, io/fleet/nodes_csv.hpp): hourly load profiles and
+// node status, strict, every error at file:line with its field.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
 #include <gpurent/io/fleet/nodes_csv.hpp>
-#include <gpurent/io/text/load_csv.hpp>
+#include <gpurent/io/plan/load_csv.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_planning_advise_io {
+namespace test_io_load_nodes_csv {
 
 using namespace gpurent;
 
@@ -109,4 +109,4 @@ TEST_CASE("node status: every bad row names file, line and field") {
   CHECK(not_utf8.message == "not UTF-8: byte 0x9A at offset 5");
 }
 
-}  // namespace test_planning_advise_io
+}  // namespace test_io_load_nodes_csv

@@ -17,15 +17,15 @@
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_metering_tool {
+namespace test_tool_meter {
 
 namespace {
 namespace fs = std::filesystem;
 
 using result = gpurent::test::tool_result;
 using gpurent::test::slurp;
+using gpurent::test::write_file;
 fs::path scratch() { return gpurent::test::scratch_dir("meter"); }
-void write(const fs::path& p, const std::string& text) { gpurent::test::write_file(p, text); }
 
 const std::string good_tariff = R"({
   "currency": "USD", "timezone": "America/New_York",
@@ -42,8 +42,8 @@ const std::string good_row = "r1,acme,gpu/H100,on_demand,1,2026-11-03T10:15:00Z,
 result meter(const std::string& tariff, const std::string& usage, const std::string& extra = "--period 2026-11",
              const std::string& files = "--tariff t.json --usage u.csv") {
   const fs::path d = scratch();
-  write(d / "t.json", tariff);
-  write(d / "u.csv", usage);
+  write_file(d / "t.json", tariff);
+  write_file(d / "u.csv", usage);
   return gpurent::test::run_tool("meter " + files + " " + extra, {}, d);
 }
 
@@ -198,7 +198,7 @@ TEST_CASE("gpurent meter: invalid arguments and files") {
 
 TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merge give the one run's invoice") {
   const fs::path d = scratch();
-  write(d / "t.json", good_tariff);
+  write_file(d / "t.json", good_tariff);
   std::string a = header, b = header;
   for (int i = 0; i < 40; ++i) {
     const std::string row = "r" + std::to_string(i) + (i % 2 ? ",acme" : ",beta") + ",gpu/H100,on_demand," + std::to_string(1 + i % 3) +
@@ -207,8 +207,8 @@ TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merg
     (i % 3 ? a : b) += row;
     if (i % 5 == 0) b += row;  // an identical repeat in the other file
   }
-  write(d / "a.csv", a);
-  write(d / "b.csv", b);
+  write_file(d / "a.csv", a);
+  write_file(d / "b.csv", b);
   const auto run = [&](const std::string& args) { return gpurent::test::run_tool("meter --tariff t.json --period 2026-11 " + args, {}, d); };
   const result one = run("--usage a.csv b.csv --jobs 1");
   REQUIRE(one.status == 0);
@@ -224,7 +224,7 @@ TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merg
   CHECK(csv.out == run("--usage a.csv b.csv --format csv").out);
 
   invalid(run("--usage a.csv --shard 3/3"), "gpurent:", "--shard");
-  write(d / "junk", "GPURENTP and then nothing");
+  write_file(d / "junk", "GPURENTP and then nothing");
   invalid(gpurent::test::run_tool("meter merge --tariff t.json --period 2026-11 p0 junk", {}, d), "junk", "partial");
   invalid(gpurent::test::run_tool("meter merge --tariff t.json --period 2026-12 p0", {}, d), "p0", "partial");
   const result none = run("");
@@ -235,4 +235,4 @@ TEST_CASE("gpurent meter: several files, --jobs, --shard, --partial-out and merg
   CHECK(jobs0.out.empty());
 }
 
-}  // namespace test_metering_tool
+}  // namespace test_tool_meter

@@ -25,23 +25,12 @@
 #include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"
 
-namespace test_fleet_run_tool {
+namespace test_tool_fleet_run {
 
 using gpurent::test::run_tool;
+using gpurent::test::slurp;
+using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet_run"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto p = scratch() / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const std::string jobs_header = "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n";
 
@@ -58,8 +47,9 @@ TEST_CASE("fleet run: an hp job preempts a spot job; the spot job loses the work
   // GPUs, 100 s, priority 100) at 4000. Notice 30 s < write 60 s: spot-a stops at 4030 having
   // saved 3600 s (lost 4030 - 3600 = 430 s x 4 GPUs), hp-b runs 4030..4130, spot-a comes back
   // at 4030, waits, runs 4130 with 10000 - 3600 + 120 = 6520 s: ends 10650.
-  const std::string nodes = write("one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
-  const std::string jobs = write("ab.csv", jobs_header + "spot-a,1,4,1000,0,true,0,10000,1800\nhp-b,1,4,1000,100,false,4000,100,1800\n");
+  const std::string nodes = write_file(scratch() / "one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
+  const std::string jobs =
+      write_file(scratch() / "ab.csv", jobs_header + "spot-a,1,4,1000,0,true,0,10000,1800\nhp-b,1,4,1000,100,false,4000,100,1800\n");
   const std::string csv = (scratch() / "ab_placements.csv").string();
   for (const char* victims : {"kube", "gpurent"}) {
     const auto r = run_tool(std::string("fleet run --nodes ") + nodes + " --jobs " + jobs + " --victims " + victims + " --placements " + csv);
@@ -70,7 +60,7 @@ TEST_CASE("fleet run: an hp job preempts a spot job; the spot job loses the work
     CHECK(j["classes"]["spot"]["completed"] == 1);
     CHECK(j["classes"]["hp"]["delay_s"]["p99"] == 30);
     CHECK(j["classes"]["spot"]["delay_s"]["p50"] == 0);
-    CHECK(read(csv) ==
+    CHECK(slurp(csv) ==
           "job,run,member,node,gpus,start,end,end_reason\n"
           "spot-a,0,0,n0,0:1000;1:1000;2:1000;3:1000,0,4030,preempted\n"
           "hp-b,0,0,n0,0:1000;1:1000;2:1000;3:1000,4030,4130,done\n"
@@ -87,12 +77,12 @@ TEST_CASE("fleet run: an hp job preempts a spot job; the spot job loses the work
 }
 
 TEST_CASE("fleet run: the independent checker on random workloads, every victim policy") {
-  const std::string nodes = write("four.csv",
-                                  "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\nn1,64000,262144,4,A100\n"
-                                  "n2,64000,262144,8,A100\nn3,64000,262144,2,A100\n");
-  const std::string tariff = write("unit.json", R"({"currency": "USD", "timezone": "UTC", "rates": [)"
-                                                R"({"resource": "gpu/A100", "mode": "on_demand", "unit_price": "1", "per": "1s"},)"
-                                                R"({"resource": "gpu/A100", "mode": "spot", "unit_price": "1", "per": "1s"}]})");
+  const std::string nodes = write_file(scratch() / "four.csv",
+                                       "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\nn1,64000,262144,4,A100\n"
+                                       "n2,64000,262144,8,A100\nn3,64000,262144,2,A100\n");
+  const std::string tariff = write_file(scratch() / "unit.json", R"({"currency": "USD", "timezone": "UTC", "rates": [)"
+                                                                 R"({"resource": "gpu/A100", "mode": "on_demand", "unit_price": "1", "per": "1s"},)"
+                                                                 R"({"resource": "gpu/A100", "mode": "spot", "unit_price": "1", "per": "1s"}]})");
   std::mt19937 rng(1717);
   for (int round = 0; round < 6; ++round) {
     std::vector<job_row> jobs;
@@ -112,7 +102,7 @@ TEST_CASE("fleet run: the independent checker on random workloads, every victim 
               std::to_string(j.priority) + "," + (j.preemptible ? "true" : "false") + "," + std::to_string(j.arrival) + "," +
               std::to_string(j.duration) + ",1800\n";
     }
-    const std::string file = write("random.csv", text);
+    const std::string file = write_file(scratch() / "random.csv", text);
     for (const std::string victims : {"none", "kube", "gpurent"})
       for (const std::string policy : {"gpurent", "best-fit"})
         for (const std::string notice : {"0s", "30s"}) {
@@ -124,9 +114,9 @@ TEST_CASE("fleet run: the independent checker on random workloads, every victim 
           REQUIRE(r.status == 0);
           const auto j = nlohmann::json::parse(r.out);
           const std::size_t completed = j["classes"]["hp"]["completed"].get<std::size_t>() + j["classes"]["spot"]["completed"].get<std::size_t>();
-          check_placements(jobs, read(csv), j["gpu_s"].get<double>(), completed);
+          check_placements(jobs, slurp(csv), j["gpu_s"].get<double>(), completed);
           // --emit-usage: one record per member per segment of non-zero length.
-          for (const auto& f : rows(read(usage))) {
+          for (const auto& f : rows(slurp(usage))) {
             REQUIRE(f.size() == 7);
             CHECK((f[1] == "hp" || f[1] == "spot"));
             CHECK(f[3] == (f[1] == "hp" ? "on_demand" : "spot"));
@@ -161,11 +151,11 @@ TEST_CASE("fleet run: a gang required in one block preempts inside one block; gp
     topo_nodes += std::string(i == 0 ? "" : ", ") + "\"" + n + "\": [\"" + std::string(1, static_cast<char>('A' + i / 2)) + "\"]";
     job_rows += "s" + std::to_string(i) + ",1,4," + m + ",,0,true," + std::to_string(start[static_cast<std::size_t>(i)]) + ",100000,100000\n";
   }
-  const std::string nodes = write("blocks12.csv", node_rows);
-  const std::string topo = write("blocks12.json", R"({"levels": ["block"], "nodes": {)" + topo_nodes + "}}");
+  const std::string nodes = write_file(scratch() / "blocks12.csv", node_rows);
+  const std::string topo = write_file(scratch() / "blocks12.json", R"({"levels": ["block"], "nodes": {)" + topo_nodes + "}}");
   const std::string jobs =
-      write("blocks12_jobs.csv", "name,workers,num_gpu,gpu_spec,required,priority,preemptible,arrival,duration,checkpoint_every\n" + job_rows +
-                                     "g,2,4,,block,100,false,1000,100,1800\n");
+      write_file(scratch() / "blocks12_jobs.csv", "name,workers,num_gpu,gpu_spec,required,priority,preemptible,arrival,duration,checkpoint_every\n" +
+                                                      job_rows + "g,2,4,,block,100,false,1000,100,1800\n");
   const std::string pre = (scratch() / "blocks12_preemptions.csv").string();
   const auto run = [&](const char* victims) {
     const auto r = run_tool("fleet run --nodes " + nodes + " --topology " + topo + " --jobs " + jobs + " --policy best-fit --victims " + victims +
@@ -175,7 +165,7 @@ TEST_CASE("fleet run: a gang required in one block preempts inside one block; gp
     CHECK(j["violations"] == 0);
     CHECK(j["classes"]["hp"]["delay_s"]["p50"] == 30);
     CHECK(j["classes"]["spot"]["evictions"] == 2);
-    const auto rs = rows(read(pre));
+    const auto rs = rows(slurp(pre));
     REQUIRE(rs.size() == 1);  // one decision (the header aside)
     CHECK(rs[0][0] == "1000");
     CHECK(rs[0][1] == "g");
@@ -192,9 +182,11 @@ TEST_CASE("fleet run: a gang required in one block preempts inside one block; gp
 TEST_CASE("fleet run: a job that can never fit is named on stderr and in the JSON, with the placer's counts (issue 32)") {
   // Two nodes of 4 GPUs, one of them down: 'big' wants 8 GPUs on one node and 'wide' two
   // whole nodes; neither can ever start, while 'ok' runs.
-  const std::string nodes = write("never.csv", "sn,cpu_milli,memory_mib,gpu,model,state\nn0,64000,262144,4,A100,up\nn1,64000,262144,4,A100,down\n");
+  const std::string nodes =
+      write_file(scratch() / "never.csv", "sn,cpu_milli,memory_mib,gpu,model,state\nn0,64000,262144,4,A100,up\nn1,64000,262144,4,A100,down\n");
   const std::string jobs =
-      write("never_jobs.csv", jobs_header + "ok,1,2,1000,0,false,0,100,1800\nbig,1,8,1000,0,false,10,100,1800\nwide,2,4,1000,0,true,20,100,1800\n");
+      write_file(scratch() / "never_jobs.csv",
+                 jobs_header + "ok,1,2,1000,0,false,0,100,1800\nbig,1,8,1000,0,false,10,100,1800\nwide,2,4,1000,0,true,20,100,1800\n");
   for (const char* victims : {"none", "gpurent"}) {
     CAPTURE(victims);
     const auto r = run_tool("fleet run --nodes " + nodes + " --jobs " + jobs + " --victims " + victims);
@@ -220,8 +212,8 @@ TEST_CASE("fleet run: a job that can never fit is named on stderr and in the JSO
 }
 
 TEST_CASE("fleet run: bad input exits 2") {
-  const std::string nodes = write("one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
-  const std::string no_duration = write("nodur.csv", "name,workers,num_gpu\na,1,1\n");
+  const std::string nodes = write_file(scratch() / "one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
+  const std::string no_duration = write_file(scratch() / "nodur.csv", "name,workers,num_gpu\na,1,1\n");
   const auto r = run_tool("fleet run --nodes " + nodes + " --jobs " + no_duration);
   CHECK(r.status == 2);
   CHECK(r.out.empty());
@@ -230,4 +222,4 @@ TEST_CASE("fleet run: bad input exits 2") {
   CHECK(run_tool("fleet run --nodes " + nodes + " --jobs " + no_duration + " --policy nope").status == 2);
 }
 
-}  // namespace test_fleet_run_tool
+}  // namespace test_tool_fleet_run

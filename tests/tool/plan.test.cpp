@@ -19,16 +19,16 @@
 #include <gpurent/core/money.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_planning_cli {
+namespace test_tool_plan {
 
 namespace {
 namespace fs = std::filesystem;
 
 using run_result = gpurent::test::tool_result;
 using gpurent::test::slurp;
+using gpurent::test::write_file;
 fs::path scratch() { return gpurent::test::scratch_dir("plan"); }
 run_result run(const std::string& args) { return gpurent::test::run_tool(args); }
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 }  // namespace
 
 TEST_CASE("gpurent plan: the built-in example as JSON") {
@@ -57,22 +57,22 @@ TEST_CASE("gpurent plan: table output and the example files give the same plan")
 
 TEST_CASE("gpurent plan: bad files exit 2 naming the field, with nothing on stdout") {
   const fs::path d = scratch();
-  write(d / "w.json", R"({"jobs": [{"name": "x", "kind": "training", "gpu_hours": 12}]})");
+  write_file(d / "w.json", R"({"jobs": [{"name": "x", "kind": "training", "gpu_hours": 12}]})");
   const run_result w = run("plan --workload \"" + (d / "w.json").string() + "\"");
   CHECK(w.status == 2);
   CHECK(w.out.empty());
   CHECK(w.err.find("jobs[0].gpu_hours") != std::string::npos);
   CHECK(w.err.find("w.json") != std::string::npos);
-  write(d / "o.json", R"({"offers": [{"id": "a", "gpu": "H100", "price": "2,49"}]})");
+  write_file(d / "o.json", R"({"offers": [{"id": "a", "gpu": "H100", "price": "2,49"}]})");
   const run_result o = run("plan --offers \"" + (d / "o.json").string() + "\"");
   CHECK(o.status == 2);
   CHECK(o.out.empty());
   CHECK(o.err.find("offers[0].price") != std::string::npos);
-  write(d / "bad.json", "{ not json");
+  write_file(d / "bad.json", "{ not json");
   CHECK(run("plan --offers \"" + (d / "bad.json").string() + "\"").status == 2);
   CHECK(run("plan --workload \"" + (d / "missing.json").string() + "\"").status == 2);
   // A job no offer can run: exit 3.
-  write(d / "huge.json", R"({"jobs": [{"name": "huge", "kind": "training", "gpu_hours": "1", "memory_gib": 100000, "max_gpus": 8}]})");
+  write_file(d / "huge.json", R"({"jobs": [{"name": "huge", "kind": "training", "gpu_hours": "1", "memory_gib": 100000, "max_gpus": 8}]})");
   const run_result h = run("plan --workload \"" + (d / "huge.json").string() + "\"");
   CHECK(h.status == 3);
   CHECK(h.out.empty());
@@ -105,4 +105,4 @@ TEST_CASE("gpurent meter on the plan's usage and tariff totals exactly billed_to
   }
 }
 
-}  // namespace test_planning_cli
+}  // namespace test_tool_plan

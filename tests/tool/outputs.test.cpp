@@ -15,19 +15,14 @@
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_io_tool_outputs {
+namespace test_tool_outputs {
 
 namespace fs = std::filesystem;
 using gpurent::test::run_tool;
+using gpurent::test::write_file;
 
 namespace {
 fs::path dir() { return gpurent::test::scratch_dir("outputs"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const fs::path p = dir() / name;
-  gpurent::test::write_file(p, text);
-  return p.string();
-}
 
 struct shell_result {
   int status = -1;
@@ -64,8 +59,9 @@ const std::string run_jobs =
 }  // namespace
 
 TEST_CASE("stdout that cannot be written is exit 4 with a message, for every command that prints") {
-  const std::string t = write("t.json", tariff), u = write("u.csv", usage_rows(40));
-  const std::string nodes = write("nodes.csv", pack_nodes), jobs = write("pack.csv", pack_jobs), runs = write("runs.csv", run_jobs);
+  const std::string t = write_file(dir() / "t.json", tariff), u = write_file(dir() / "u.csv", usage_rows(40));
+  const std::string nodes = write_file(dir() / "nodes.csv", pack_nodes), jobs = write_file(dir() / "pack.csv", pack_jobs),
+                    runs = write_file(dir() / "runs.csv", run_jobs);
   const std::string src = GPURENT_SOURCE_DIR;
   for (const std::string& args : {"meter --tariff " + t + " --usage " + u + " --period 2026-11", "fleet pack --nodes " + nodes + " --jobs " + jobs,
                                   "fleet run --nodes " + nodes + " --jobs " + runs,
@@ -81,8 +77,9 @@ TEST_CASE("stdout that cannot be written is exit 4 with a message, for every com
 }
 
 TEST_CASE("an output file that cannot be written in full is exit 4 naming it, and leaves no partial file") {
-  const std::string t = write("t2.json", tariff), u = write("u2.csv", usage_rows(400));
-  const std::string nodes = write("nodes2.csv", pack_nodes), jobs = write("pack2.csv", pack_jobs), runs = write("runs2.csv", run_jobs);
+  const std::string t = write_file(dir() / "t2.json", tariff), u = write_file(dir() / "u2.csv", usage_rows(400));
+  const std::string nodes = write_file(dir() / "nodes2.csv", pack_nodes), jobs = write_file(dir() / "pack2.csv", pack_jobs),
+                    runs = write_file(dir() / "runs2.csv", run_jobs);
   const std::string src = GPURENT_SOURCE_DIR;
   struct writer {
     std::string args, option;
@@ -116,7 +113,7 @@ TEST_CASE("an output file that cannot be written in full is exit 4 naming it, an
 }
 
 TEST_CASE("an output path that is a symlink is written through it; a file keeps its mode; nothing else is touched") {
-  const std::string nodes = write("nodes4.csv", pack_nodes), jobs = write("pack4.csv", pack_jobs);
+  const std::string nodes = write_file(dir() / "nodes4.csv", pack_nodes), jobs = write_file(dir() / "pack4.csv", pack_jobs);
   const std::string args = "fleet pack --nodes " + nodes + " --jobs " + jobs + " --placements ";
   const fs::path target = dir() / "target.csv", link = dir() / "link.csv", kept = dir() / "private.csv", precious = dir() / "precious";
   for (const fs::path& p : {target, link, kept, precious}) fs::remove(p);
@@ -145,7 +142,7 @@ TEST_CASE("an output path that is a symlink is written through it; a file keeps 
 TEST_CASE("integer and number options: past 64 bits, in another base or not finite is exit 2 naming the option") {
   const std::string src = GPURENT_SOURCE_DIR;
   const std::string trace = "--nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + src + "/tests/golden/inputs/pods.csv";
-  const std::string t = write("t3.json", tariff), u = write("u3.csv", usage_rows(3));
+  const std::string t = write_file(dir() / "t3.json", tariff), u = write_file(dir() / "u3.csv", usage_rows(3));
   const std::string meter = "meter --tariff " + t + " --usage " + u + " --period 2026-11";
   struct bad {
     std::string args, option;
@@ -167,7 +164,7 @@ TEST_CASE("integer and number options: past 64 bits, in another base or not fini
 }
 
 TEST_CASE("plan: a gpu_hours or price near 2^63 is exit 2 naming the file, line and field, not a bare Boost message") {
-  const std::string workload = write("w.json", R"({
+  const std::string workload = write_file(dir() / "w.json", R"({
   "period": "2026-11", "timezone": "UTC", "account": "lab",
   "jobs": [
     { "name": "small", "kind": "training", "reference_gpu": "H100-SXM5-80GB", "gpu_hours": "10", "memory_gib": 70, "max_gpus": 8 },
@@ -189,15 +186,16 @@ TEST_CASE("meter: a line whose rounding needs more than 128 bits gives the exact
   // amount times 100 passes 2^127, its rounded value (1.4e19 USD) does not. Python's
   // fractions.Fraction gives 14317708571428715679.49 (half even); before the fix the meter
   // refused it.
-  const std::string t = write(
-      "big.json",
+  const std::string t = write_file(
+      dir() / "big.json",
       R"({"currency": "USD", "timezone": "UTC", "rates": [{"resource": "gpu/x", "mode": "on_demand", "unit_price": "1000000.000000007", "per": "7s"}]})");
-  const std::string u = write(
-      "big.csv", "id,account,resource,mode,quantity,start,end\nr1,a,gpu/x,on_demand,40000000.000000123,2026-11-01T00:00:00Z,2026-11-29T23:59:59Z\n");
+  const std::string u =
+      write_file(dir() / "big.csv",
+                 "id,account,resource,mode,quantity,start,end\nr1,a,gpu/x,on_demand,40000000.000000123,2026-11-01T00:00:00Z,2026-11-29T23:59:59Z\n");
   const auto r = run_tool("meter --tariff " + t + " --usage " + u + " --period 2026-11");
   CAPTURE(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("\"total\": \"14317708571428715679.49\"") != std::string::npos);
 }
 
-}  // namespace test_io_tool_outputs
+}  // namespace test_tool_outputs

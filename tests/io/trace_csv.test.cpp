@@ -7,11 +7,12 @@
 
 #include <gpurent/io/fleet/trace_csv.hpp>
 
-using namespace gpurent;
-
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
-namespace trace_csv_test {
+namespace test_io_trace_csv {
+
+using namespace gpurent;
+
 expected<std::vector<trace_pod>> pods(const std::string& text) {
   std::istringstream in(text);
   return read_trace_pods(in, "pods.csv");
@@ -102,4 +103,4 @@ TEST_CASE("workload: an unknown model in gpu_spec is an error at its line") {
   CHECK(w.error().describe() == "pods.csv:3: field 'gpu_spec': unknown GPU model \"H100\"");
 }
 
-}  // namespace trace_csv_test
+}  // namespace test_io_trace_csv

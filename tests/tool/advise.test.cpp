@@ -11,7 +11,7 @@
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
-namespace test_planning_advise_cli {
+namespace test_tool_advise {
 
 namespace {
 namespace fs = std::filesystem;
@@ -232,4 +232,4 @@ TEST_CASE("gpurent advise: --help on each command") {
   }
 }
 
-}  // namespace test_planning_advise_cli
+}  // namespace test_tool_advise

@@ -19,16 +19,11 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_run_inputs {
+namespace test_tool_fleet_run_inputs {
 
 using gpurent::test::run_tool;
+using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("fleet_run_inputs"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto p = scratch() / name;
-  gpurent::test::write_file(p, text);
-  return p.string();
-}
 
 const std::string pod_header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
 // Two pods that ran (lines 2 and 3) and one never scheduled (line 4).
@@ -37,7 +32,7 @@ const std::string good_pods =
     "p1,1000,1024,1,500,,BE,Running,120,900,130\n"
     "p2,1000,1024,1,1000,,Burstable,Pending,140,,\n";
 
-std::string nodes() { return write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n"); }
+std::string nodes() { return write_file(scratch() / "nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n"); }
 
 // `fleet run ARGS` with --placements and --emit-usage asked for: exit 2, every `want` in the
 // message, nothing on stdout, neither file written.
@@ -56,7 +51,8 @@ void refused(const std::string& args, std::initializer_list<std::string> want) {
 
 // A pod file of the good pods with `row` in place of line 3 (p1).
 std::string pods_with(const std::string& name, const std::string& row) {
-  return write(name, pod_header + "p0,1000,1024,1,1000,,LS,Running,100,500,110\n" + row + "\n" + "p2,1000,1024,1,1000,,Burstable,Pending,140,,\n");
+  return write_file(scratch() / name,
+                    pod_header + "p0,1000,1024,1,1000,,LS,Running,100,500,110\n" + row + "\n" + "p2,1000,1024,1,1000,,Burstable,Pending,140,,\n");
 }
 
 TEST_CASE("check_pod: the qos classes, and the times of a pod that ran") {
@@ -78,7 +74,7 @@ TEST_CASE("check_pod: the qos classes, and the times of a pod that ran") {
 }
 
 TEST_CASE("fleet run --pods: the good pods run; the pod never scheduled is counted") {
-  const auto r = run_tool("fleet run --nodes " + nodes() + " --pods " + write("good.csv", pod_header + good_pods) + " --compress 1");
+  const auto r = run_tool("fleet run --nodes " + nodes() + " --pods " + write_file(scratch() / "good.csv", pod_header + good_pods) + " --compress 1");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["jobs"] == 2);
@@ -109,11 +105,12 @@ TEST_CASE("fleet run --pods: an unknown qos is an error listing the accepted one
 
 TEST_CASE("fleet run --pods: a file without the time columns or qos is an error at its header; replay still reads it") {
   // The openb multigpu* files' header: no qos, no times.
-  const std::string bare = write("bare.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,1000\n");
+  const std::string bare = write_file(scratch() / "bare.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,1000\n");
   refused("--pods " + bare + " --compress 1",
           {bare + ":1:", "field 'creation_time'", "missing columns in header: creation_time, scheduled_time, deletion_time, qos"});
-  const std::string no_qos = write(
-      "no_qos.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1000,1024,1,1000,100,500,110\n");
+  const std::string no_qos =
+      write_file(scratch() / "no_qos.csv",
+                 "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1000,1024,1,1000,100,500,110\n");
   refused("--pods " + no_qos + " --compress 1", {no_qos + ":1:", "field 'qos'", "missing column in header"});
   // The FGD replay needs none of them.
   const auto replay = run_tool("replay --nodes " + nodes() + " --pods " + bare + " --policy best-fit --seed 7");
@@ -122,14 +119,14 @@ TEST_CASE("fleet run --pods: a file without the time columns or qos is an error 
 }
 
 TEST_CASE("fleet run --jobs: a job without a duration is an error at its line; a file without the column at its header") {
-  const std::string no_value = write("nodur.csv", "name,workers,num_gpu,duration\na,1,1,100\nb,1,1,\n");
+  const std::string no_value = write_file(scratch() / "nodur.csv", "name,workers,num_gpu,duration\na,1,1,100\nb,1,1,\n");
   refused("--jobs " + no_value, {no_value + ":3:", "field 'duration'", "missing value"});
-  const std::string no_column = write("nodur_col.csv", "name,workers,num_gpu\na,1,1\n");
+  const std::string no_column = write_file(scratch() / "nodur_col.csv", "name,workers,num_gpu\na,1,1\n");
   refused("--jobs " + no_column, {no_column + ":1:", "field 'duration'", "missing column"});
 }
 
 TEST_CASE("fleet run: a bad option value names the option, before anything is read or run") {
-  const std::string jobs = write("jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
+  const std::string jobs = write_file(scratch() / "jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
   refused("--jobs " + jobs + " --notice -5s", {"'--notice'", "not a duration: \"-5s\""});
   refused("--jobs " + jobs + " --notice 30", {"'--notice'", "not a duration: \"30\""});
   refused("--jobs " + jobs + " --restart 2x", {"'--restart'", "not a duration: \"2x\""});
@@ -151,13 +148,13 @@ TEST_CASE("fleet run: a bad option value names the option, before anything is re
 
 TEST_CASE("fleet run: a usage record the meter would refuse is found before any output file is written") {
   // Known only after the run: the job ends 100000 s after an epoch one hour before 10000-01-01.
-  const std::string jobs = write("long.csv", "name,workers,num_gpu,duration\na,1,1,100000\n");
+  const std::string jobs = write_file(scratch() / "long.csv", "name,workers,num_gpu,duration\na,1,1,100000\n");
   refused("--jobs " + jobs + " --epoch 9999-12-31T23:00:00Z", {"usage record a-0-0", "outside the years 0000-9999"});
 }
 
 TEST_CASE("fleet run: --compress is required with --pods and refused with --jobs") {
-  const std::string pods = write("pods.csv", pod_header + good_pods);
-  const std::string jobs = write("jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
+  const std::string pods = write_file(scratch() / "pods.csv", pod_header + good_pods);
+  const std::string jobs = write_file(scratch() / "jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
   refused("--pods " + pods, {"'--compress'", "required with --pods"});
   refused("--pods " + pods + " --compress 0", {"'--compress'", "must be >= 1"});
   refused("--jobs " + jobs + " --compress 10", {"'--compress'", "applies to --pods only"});
@@ -167,7 +164,7 @@ TEST_CASE("fleet run: --compress is required with --pods and refused with --jobs
 }
 
 TEST_CASE("--format takes the names only, in every command (one helper)") {
-  const std::string jobs = write("jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
+  const std::string jobs = write_file(scratch() / "jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
   refused("--jobs " + jobs + " --format 1", {"--format", "json,table", "\"1\""});
   refused("--jobs " + jobs + " --format 0", {"--format"});
   const auto table = run_tool("fleet run --nodes " + nodes() + " --jobs " + jobs + " --format table");
@@ -183,4 +180,4 @@ TEST_CASE("--format takes the names only, in every command (one helper)") {
   }
 }
 
-}  // namespace test_fleet_run_inputs
+}  // namespace test_tool_fleet_run_inputs

@@ -29,7 +29,7 @@
 #include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"
 
-namespace test_fleet_run_generated {
+namespace test_tool_fleet_run_generated {
 
 using gpurent::test::csv_rows;
 using gpurent::test::run_tool;
@@ -265,4 +265,4 @@ TEST_CASE("fleet run on a generated gang fleet over time: the independent checke
   }
 }
 
-}  // namespace test_fleet_run_generated
+}  // namespace test_tool_fleet_run_generated

@@ -14,25 +14,20 @@
 
 // Named, not anonymous, and around the test cases too: the layer's tests are also built as
 // one unity translation unit, where every file's helpers would meet.
-namespace tool_replay_test {
+namespace test_tool_replay {
 
 using run_result = gpurent::test::tool_result;
 using gpurent::test::run_tool;
+using gpurent::test::write_file;
 std::filesystem::path scratch() { return gpurent::test::scratch_dir("replay"); }
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto p = scratch() / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
 
 const std::string node_csv = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,96000,393216,8,G2\n";
 const std::string pod_header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
 
 TEST_CASE("replay: bad input exits 2 naming file, line and field") {
-  const std::string nodes = write("nodes.csv", node_csv);
+  const std::string nodes = write_file(scratch() / "nodes.csv", node_csv);
   SUBCASE("negative request") {
-    const std::string pods = write("neg.csv", pod_header + "p0,1000,1024,1,500,\np1,1000,-1,1,500,\n");
+    const std::string pods = write_file(scratch() / "neg.csv", pod_header + "p0,1000,1024,1,500,\np1,1000,-1,1,500,\n");
     const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods);
     CHECK(r.status == 2);
     CHECK(r.out.empty());
@@ -40,7 +35,7 @@ TEST_CASE("replay: bad input exits 2 naming file, line and field") {
     CHECK(r.err.find("memory_mib") != std::string::npos);
   }
   SUBCASE("malformed row") {
-    const std::string pods = write("bad.csv", pod_header + "p0,1000,1024,1,500,\np1,1000,1024,one,500,\n");
+    const std::string pods = write_file(scratch() / "bad.csv", pod_header + "p0,1000,1024,1,500,\np1,1000,1024,one,500,\n");
     const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods);
     CHECK(r.status == 2);
     CHECK(r.out.empty());
@@ -48,7 +43,7 @@ TEST_CASE("replay: bad input exits 2 naming file, line and field") {
     CHECK(r.err.find("num_gpu") != std::string::npos);
   }
   SUBCASE("unknown model") {
-    const std::string pods = write("model.csv", pod_header + "p0,1000,1024,1,500,H100\n");
+    const std::string pods = write_file(scratch() / "model.csv", pod_header + "p0,1000,1024,1,500,H100\n");
     const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods);
     CHECK(r.status == 2);
     CHECK(r.out.empty());
@@ -57,23 +52,23 @@ TEST_CASE("replay: bad input exits 2 naming file, line and field") {
     CHECK(r.err.find("H100") != std::string::npos);
   }
   SUBCASE("malformed node list") {
-    const std::string bad_nodes = write("nodes_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2\n");
-    const std::string pods = write("ok.csv", pod_header + "p0,1000,1024,1,500,\n");
+    const std::string bad_nodes = write_file(scratch() / "nodes_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2\n");
+    const std::string pods = write_file(scratch() / "ok.csv", pod_header + "p0,1000,1024,1,500,\n");
     const auto r = run_tool("replay --nodes " + bad_nodes + " --pods " + pods);
     CHECK(r.status == 2);
     CHECK(r.err.find("nodes_bad.csv:2") != std::string::npos);
   }
   SUBCASE("unknown policy, missing file") {
-    const std::string pods = write("ok.csv", pod_header + "p0,1000,1024,1,500,\n");
+    const std::string pods = write_file(scratch() / "ok.csv", pod_header + "p0,1000,1024,1,500,\n");
     CHECK(run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy nope").status == 2);
     CHECK(run_tool("replay --nodes " + nodes + " --pods /nonexistent/pods.csv").status == 2);
   }
 }
 
 TEST_CASE("replay: JSON fields and the placements CSV") {
-  const std::string nodes = write("nodes.csv", node_csv);
+  const std::string nodes = write_file(scratch() / "nodes.csv", node_csv);
   const std::string pods =
-      write("small.csv", pod_header + "p0,1000,1024,1,500,G2\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
+      write_file(scratch() / "small.csv", pod_header + "p0,1000,1024,1,500,G2\np1,2000,1024,2,1000,P100\np2,4000,1024,0,0,\np3,1000,1024,8,1000,\n");
   const std::string out_csv = (scratch() / "placements.csv").string();
   const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy best-fit --seed 3 --placements " + out_csv);
   REQUIRE(r.status == 0);
@@ -104,8 +99,8 @@ TEST_CASE("replay: JSON fields and the placements CSV") {
 }
 
 TEST_CASE("replay: several seeds give mean and sd") {
-  const std::string nodes = write("nodes.csv", node_csv);
-  const std::string pods = write("small2.csv", pod_header + "p0,1000,1024,1,500,\np1,2000,1024,1,1000,\n");
+  const std::string nodes = write_file(scratch() / "nodes.csv", node_csv);
+  const std::string pods = write_file(scratch() / "small2.csv", pod_header + "p0,1000,1024,1,500,\np1,2000,1024,1,1000,\n");
   const auto r = run_tool("replay --nodes " + nodes + " --pods " + pods + " --policy fgd --seeds 1-3");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -120,4 +115,4 @@ TEST_CASE("replay: several seeds give mean and sd") {
   CHECK(run_tool("replay --nodes " + nodes + " --pods " + pods + " --seeds x-y").status == 2);
 }
 
-}  // namespace tool_replay_test
+}  // namespace test_tool_replay

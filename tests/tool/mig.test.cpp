@@ -15,7 +15,7 @@
 #ifdef GPURENT_TOOL_PATH
 #include "support/tool.hpp"
 
-namespace test_spec_mig_tool {
+namespace test_tool_mig {
 namespace {
 using gpurent::test::run_tool;
 
@@ -110,7 +110,7 @@ TEST_CASE("gpurent mig: bad input exits 2, names the field on stderr, prints not
 }
 
 }  // namespace
-}  // namespace test_spec_mig_tool
+}  // namespace test_tool_mig
 #else
 TEST_CASE("gpurent mig: tool tests") { MESSAGE("skipped: the gpurent tool is not built (GPURENT_TOOL_PATH unset)"); }
 #endif

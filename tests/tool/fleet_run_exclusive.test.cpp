@@ -16,7 +16,7 @@
 #include "support/fleet_run_check.hpp"
 #include "support/tool.hpp"
 
-namespace test_fleet_run_exclusive {
+namespace test_tool_fleet_run_exclusive {
 
 using gpurent::test::csv_rows;
 using gpurent::test::run_tool;
@@ -70,4 +70,4 @@ TEST_CASE("fleet run: an exclusive victim keeps its blocks until it stops; waiti
   }
 }
 
-}  // namespace test_fleet_run_exclusive
+}  // namespace test_tool_fleet_run_exclusive

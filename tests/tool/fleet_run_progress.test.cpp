@@ -13,7 +13,7 @@
 
 #include "support/tool.hpp"
 
-namespace test_fleet_run_progress {
+namespace test_tool_fleet_run_progress {
 
 using gpurent::test::run_tool;
 
@@ -62,4 +62,4 @@ TEST_CASE("fleet run: a progress line on stderr only when stderr is a terminal")
   CHECK(again == json);
 }
 
-}  // namespace test_fleet_run_progress
+}  // namespace test_tool_fleet_run_progress

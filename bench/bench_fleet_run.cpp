@@ -22,10 +22,10 @@
 
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/reference/rescan.hpp>
-#include <gpurent/io/file.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/pod_jobs.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/pod_jobs.hpp>
+#include <gpurent/io/text/file.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 
 using namespace gpurent;
 

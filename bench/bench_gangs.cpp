@@ -17,7 +17,7 @@
 #include <utility>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/matching/gang.hpp>
+#include <gpurent/matching/gang/placer.hpp>
 #include <gpurent/matching/reference/full_scan_gang.hpp>
 
 using namespace gpurent;

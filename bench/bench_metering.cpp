@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/line_blocks.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/text/line_blocks.hpp>
 #include <gpurent/metering/metering.hpp>
 
 using namespace gpurent;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <gpurent/matching/format.hpp>
-#include <gpurent/matching/matcher.hpp>
+#include <gpurent/matching/node/matcher.hpp>
 
 using namespace gpurent;
 

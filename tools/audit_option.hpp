@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // `--audit LOG` (with `--audit-actor` and `--audit-time`) for the commands that make
-// decisions: each appends hash-chained JSON lines to LOG (io/audit_log.hpp), written only
+// decisions: each appends hash-chained JSON lines to LOG (io/audit/audit_log.hpp), written only
 // when the command succeeds. `gpurent audit verify LOG` checks a log.
 
 #include <chrono>
@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <gpurent/core/time.hpp>
-#include <gpurent/io/audit_log.hpp>
+#include <gpurent/io/audit/audit_log.hpp>
 
 namespace gpurent::tool {
 

@@ -17,10 +17,10 @@
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/core/time.hpp>
-#include <gpurent/io/advise_json.hpp>
-#include <gpurent/io/load_csv.hpp>
-#include <gpurent/io/nodes_csv.hpp>
-#include <gpurent/io/offers_json.hpp>
+#include <gpurent/io/fleet/nodes_csv.hpp>
+#include <gpurent/io/plan/advise_json.hpp>
+#include <gpurent/io/plan/load_csv.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
 #include <gpurent/planning/build_vs_rent.hpp>
 #include <gpurent/planning/checkpoint.hpp>
 #include <gpurent/planning/commitment.hpp>

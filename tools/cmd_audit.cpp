@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// gpurent audit verify: checks an audit log's hash chain (io/audit_log.hpp). Exit 0 with a
+// gpurent audit verify: checks an audit log's hash chain (io/audit/audit_log.hpp). Exit 0 with a
 // one-line summary (lines and the last line's hash: keep it to detect lines cut off the end
 // later), 2 naming the first bad line.
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include <gpurent/io/audit_log.hpp>
+#include <gpurent/io/audit/audit_log.hpp>
 
 #include "tool.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/catalog_table.hpp>
+#include <gpurent/io/spec/catalog_table.hpp>
 #include <gpurent/spec/format.hpp>
 #include <gpurent/spec/spec.hpp>
 

@@ -17,13 +17,13 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_pack_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/matching/gang_check.hpp>
-#include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_pack_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/matching/gang/check.hpp>
+#include <gpurent/matching/gang/policy.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"
@@ -120,8 +120,8 @@ gpurent::expected<gpurent::generate_options> generate_options_of(const generate_
   if (!(o.load_pct > 0 && o.load_pct <= 10000)) return make_error(error_code::invalid_argument, "--load", "must be in (0, 10000] (percent)");
   GPURENT_TRY(horizon, tool::duration_option(a.horizon, "--horizon"));
   GPURENT_TRY(every, tool::duration_option(a.checkpoint_every, "--checkpoint-every"));
-  o.horizon = horizon->count();
-  o.checkpoint_every = every->count();
+  o.horizon = *horizon;
+  o.checkpoint_every = *every;
   return o;
 }
 

@@ -19,20 +19,20 @@
 
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/fleet/run_check.hpp>
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_run_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/node_events_csv.hpp>
-#include <gpurent/io/pod_jobs.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/io/trace_csv.hpp>
-#include <gpurent/io/usage_csv.hpp>
-#include <gpurent/matching/gang.hpp>
-#include <gpurent/matching/matcher.hpp>
+#include <gpurent/fleet/run/check.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_run_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/node_events_csv.hpp>
+#include <gpurent/io/fleet/pod_jobs.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/matching/gang/placer.hpp>
+#include <gpurent/matching/node/matcher.hpp>
+#include <gpurent/matching/node/registry.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
-#include <gpurent/matching/registry.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"
@@ -50,7 +50,7 @@ struct run_args {
   std::string timeline, timeline_step = "60s", preemptions, node_events;
   output_format format = output_format::json;
   audit_cli audit;
-  bool check = false;  // --check: the placement rules at every instant (fleet/run_check.hpp)
+  bool check = false;  // --check: the placement rules at every instant (fleet/run/check.hpp)
 };
 
 // With --audit: one "gang" line per gang decision, one "preempt" line per preemption.
@@ -94,7 +94,7 @@ expected<void> check_usage(const run_args& a) {
 // the run's options, the --timeline step and the --emit-usage epoch.
 struct run_settings {
   run_options run;
-  std::int64_t timeline_step = 60;
+  seconds timeline_step{60};
   instant epoch;
 };
 
@@ -109,8 +109,8 @@ expected<run_settings> settings_of(const run_args& a) {
   if (!epoch) return unexpected(epoch.error().in_field("--epoch"));
   run_settings s;
   s.run.checkpoints = checkpoint_model{*notice, *write, *restart};
-  s.run.min_runtime = min_run->count();
-  s.timeline_step = step->count();
+  s.run.min_runtime = *min_run;
+  s.timeline_step = *step;
   s.epoch = *epoch;
   return s;
 }
@@ -183,8 +183,8 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
   };
   if (const std::int64_t rows = timeline_rows(r.end_time, s.timeline_step); !a.timeline.empty() && rows > timeline_row_limit)
     return make_error(error_code::invalid_argument, "--timeline-step",
-                      fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s", r.end_time,
-                                  s.timeline_step, rows, timeline_row_limit, timeline_min_step(r.end_time)));
+                      fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s",
+                                  r.end_time.count(), s.timeline_step.count(), rows, timeline_row_limit, timeline_min_step(r.end_time).count()));
   std::vector<output> outs;
   if (!a.placements.empty()) outs.push_back({a.placements, io::run_placements_csv(l.cluster, l.jobs, r), "--placements"});
   if (!a.preemptions.empty()) outs.push_back({a.preemptions, io::run_preemptions_csv(l.jobs, r), "--preemptions"});
@@ -200,8 +200,8 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
 // --node-events read into `events` (the run points into it); the progress line when asked.
 expected<void> add_extras(const run_args& a, const loaded& l, run_options& o, bool progress, std::vector<node_event>& events) {
   if (progress)
-    o.progress = [](std::int64_t now, std::size_t arrived, std::size_t total) {
-      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now, arrived, total);
+    o.progress = [](fleet_time now, std::size_t arrived, std::size_t total) {
+      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now.count(), arrived, total);
       std::fflush(stderr);
     };
   if (a.node_events.empty()) return {};
@@ -233,7 +233,7 @@ int run_command(const run_args& a) {
   auto r = run_policy(a, *l, o, auditor ? &*auditor : nullptr);
   if (!r) return fail(r.error());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time, elapsed, "");
+  if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time.count(), elapsed, "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
   report_never_started(*l, *r);
   std::optional<gang_check_result> check;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/idle_report.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
-#include <gpurent/io/utilization_file.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
+#include <gpurent/io/monitor/idle_report.hpp>
+#include <gpurent/io/monitor/utilization_file.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/waste.hpp>
 

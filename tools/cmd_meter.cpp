@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/file.hpp>
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/meter_partial.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/meter_partial.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/text/file.hpp>
 #include <gpurent/metering/format.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/shard.hpp>

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <gpurent/io/mig_json.hpp>
+#include <gpurent/io/spec/mig_json.hpp>
 #include <gpurent/spec/mig.hpp>
 #include <gpurent/spec/mig_text.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // gpurent offers import: public offer catalogs (dstack's gpuhunt CSVs, SkyPilot's vms.csv) into
 // the offers JSON `gpurent plan --offers` reads (cli.md, docs/offers-import.md). The reading,
-// mapping, terms and ids are the library's (io/offer_import.hpp); this reads the files and
+// mapping, terms and ids are the library's (io/plan/offer_import.hpp); this reads the files and
 // writes the result.
 #include <sys/stat.h>
 
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/file.hpp>
-#include <gpurent/io/offer_import.hpp>
+#include <gpurent/io/plan/offer_import.hpp>
+#include <gpurent/io/text/file.hpp>
 
 #include "tool.hpp"
 

@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/budget.hpp>
 #include <gpurent/planning/format.hpp>
 #include <gpurent/planning/planner.hpp>

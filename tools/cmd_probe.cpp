@@ -22,8 +22,8 @@
 #include "tool.hpp"
 
 #if defined(GPURENT_HAS_PROBE)
-#include <gpurent/io/probe_json.hpp>
-#include <gpurent/io/prometheus_json.hpp>
+#include <gpurent/io/monitor/prometheus_json.hpp>
+#include <gpurent/io/spec/probe_json.hpp>
 #include <gpurent/probe/format.hpp>
 #include <gpurent/probe/probe.hpp>
 #include <gpurent/probe/telemetry.hpp>

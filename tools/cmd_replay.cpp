@@ -15,11 +15,11 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/replay_json.hpp>
-#include <gpurent/io/trace_csv.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/fleet/replay_json.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/matching/node/registry.hpp>
 #include <gpurent/matching/reference/replay.hpp>
-#include <gpurent/matching/registry.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include <gpurent/io/invoice_focus.hpp>
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/invoice_focus.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/format.hpp>
 #include <gpurent/metering/invoice.hpp>
 
@@ -32,7 +32,7 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
   return t;
 }
 
-// `--format focus`, meter's own: the FOCUS 1.0 CSV (io/invoice_focus.hpp). tool.hpp's
+// `--format focus`, meter's own: the FOCUS 1.0 CSV (io/billing/invoice_focus.hpp). tool.hpp's
 // output_format has no name for it; the option stores the enum's integer, so a value past
 // its last names it.
 inline constexpr output_format focus_format = static_cast<output_format>(3);

@@ -97,7 +97,7 @@ if command -v ctags >/dev/null; then
   # One bad tree, three offenses: each check names its own.
   mkdir -p "$scratch/worst/include/gpurent/spec" "$scratch/worst/docs"
   cls "$scratch/worst" 400; hdr "$scratch/worst" 500
-  printf '#pragma once\n#include <gpurent/fleet/run.hpp>\n' >"$scratch/worst/include/gpurent/spec/s.hpp"
+  printf '#pragma once\n#include <gpurent/fleet/run/run.hpp>\n' >"$scratch/worst/include/gpurent/spec/s.hpp"
   printf -- '- `gpurent/core/h.hpp`\n- `gpurent/spec/s.hpp`\n' >"$scratch/worst/docs/architecture.md"
   expect 1 "check-sizes fails on the bad tree" "$root/scripts/check-sizes" "$scratch/worst"
   grep -q "tools/c.cpp:1 big (400 lines)" "$scratch/err" && grep -q "include/gpurent/core/h.hpp (500 lines)" "$scratch/err" ||

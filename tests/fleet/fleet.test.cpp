@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The fleet layer: a generated fleet and job mix (the seed gives the same files; the mix
-// after NVIDIA's segment guidance; the demand to 130% of the up GPUs), the files read back
-// as written, and pack's occupancy and checked placements; the readers' errors and the run's
-// usage limit that fuzz_fleet_inputs found.
+// after NVIDIA's segment guidance; the demand to 130% of the up GPUs), pack's occupancy and
+// checked placements, and the run's usage limit that fuzz_fleet_inputs found. The files and
+// their readers' errors are tests/io/fleet_files.test.cpp's.
 
 #include <doctest/doctest.h>
 
@@ -10,10 +10,9 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
-#include <gpurent/matching/gang_check.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/matching/gang/check.hpp>
 
 using namespace gpurent;
 
@@ -56,7 +55,7 @@ TEST_CASE("fleet generate: blocks, spines, down nodes and a job mix after the se
       CHECK(g.workers <= 2);
       CHECK_FALSE(g.exclusive);
     }
-    CHECK(j.duration > 0);
+    CHECK(j.duration > seconds{0});
   }
   const std::int64_t target = 1300 * c.gpus_up();
   CHECK(demand >= target);
@@ -72,24 +71,6 @@ TEST_CASE("fleet generate: the same seed gives the same files, another seed othe
   CHECK(io::write_fleet_nodes_csv(a->cluster) == io::write_fleet_nodes_csv(b->cluster));
   CHECK(io::write_fleet_jobs_csv(a->jobs, a->cluster) != io::write_fleet_jobs_csv(c->jobs, c->cluster));
   CHECK_FALSE(generate_fleet(options(0, 1)));
-}
-
-TEST_CASE("fleet files: nodes, topology and jobs read back as written") {
-  const auto f = generate_fleet(options(9, 11));
-  REQUIRE(f);
-  const std::string nodes = io::write_fleet_nodes_csv(f->cluster);
-  const std::string topo = io::write_topology_json(f->cluster);
-  const std::string jobs = io::write_fleet_jobs_csv(f->jobs, f->cluster);
-  auto ns = io::read_fleet_nodes_csv(nodes, "nodes.csv");
-  REQUIRE(ns);
-  auto c = fleet_cluster::make(*ns);
-  REQUIRE(c);
-  REQUIRE(io::read_topology_json(topo, "topology.json", *c));
-  CHECK(c->topology == f->cluster.topology);
-  auto js = io::read_fleet_jobs_csv(jobs, "jobs.csv", *c);
-  REQUIRE(js);
-  CHECK(io::write_fleet_jobs_csv(*js, *c) == jobs);
-  CHECK(io::write_fleet_nodes_csv(*c) == nodes);
 }
 
 TEST_CASE("fleet pack: occupancy at 100% arrival and at the end, placements that pass the rule check") {
@@ -114,37 +95,8 @@ TEST_CASE("fleet pack: occupancy at 100% arrival and at the end, placements that
   CHECK(check_gangs(f->cluster.inv, f->cluster.topology, r.gangs, r.placements).violations == 0);
 }
 
-// Found by tests/fuzz/fleet_inputs.cpp (docs/reliability.md, F6-F11): each an error at the
-// file and line that causes it, naming the field, never a silent choice or a wrapped value.
-TEST_CASE("nodes file: a model with '|', a 65th label and a header column without a name are errors at their line (fuzz F8-F10)") {
-  const auto bad = [](const std::string& text) {
-    auto n = io::read_fleet_nodes_csv(text, "nodes.csv");
-    REQUIRE_FALSE(n);
-    return n.error().describe();
-  };
-  const std::string h = "sn,cpu_milli,memory_mib,gpu,model,labels\n";
-  CHECK(bad(h + "n0,1,1,4,H100,\nn1,1,1,4,H100|A100,\n") ==
-        "nodes.csv:3: field 'model': \"H100|A100\" has a '|', which separates models in a gpu_spec");
-  std::string labels;
-  for (int i = 0; i < 64; ++i) labels += (i == 0 ? "l" : "|l") + std::to_string(i);
-  const std::string rows = h + "n0,1,1,4,H100," + labels + "\nn1,1,1,4,H100,l0|l63\n";
-  REQUIRE(io::read_fleet_nodes_csv(rows, "nodes.csv"));  // 64 labels: the cluster holds them
-  CHECK(bad(rows + "n2,1,1,4,H100,l5|extra\n") == "nodes.csv:4: field 'labels': more than 64 node labels");
-  CHECK(bad("sn,cpu_milli,memory_mib,gpu,model,\nn0,1,1,4,H100,\n").starts_with("nodes.csv:1: field 'column 6': empty column name in the header"));
-}
-
-TEST_CASE("topology file: a node listed twice is an error, also as a repeated JSON key (fuzz F6)") {
-  auto ns = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,4,H\nn1,1,1,4,H\n", "nodes.csv");
-  REQUIRE(ns);
-  auto c = fleet_cluster::make(*ns);
-  REQUIRE(c);
-  auto r =
-      io::read_topology_json("{\"levels\": [\"block\"], \"nodes\": {\"n0\": [\"A\"], \"n1\": [\"A\"],\n  \"n1\": [\"B\"]}}", "topology.json", *c);
-  REQUIRE_FALSE(r);
-  CHECK(r.error().describe() == "topology.json:2: field 'nodes.n1': given twice in one object (only one value can be kept)");
-  CHECK(c->topology.level_count() == 0);  // the cluster as it was
-}
-
+// Found by tests/fuzz/fleet_inputs.cpp (docs/reliability.md, F11; the readers' F6-F10 are in
+// tests/io/fleet_files.test.cpp): an error naming the field, never a wrapped value.
 TEST_CASE("fleet run usage: a segment past 9999-12-31 is an error, not an instant written wrapped (fuzz F11)") {
   // A job arriving at 2^40 s (the jobs file's limit, 34,800 years) ran from year 36,868, which
   // --emit-usage wrote as "-28668-12-20T00:36:16Z" (date's year wraps past 32767).

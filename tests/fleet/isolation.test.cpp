@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Isolation levels and residency in `fleet pack` and `fleet run` (docs/isolation.md), read
-// from the nodes and jobs files: none shares a GPU between tenants that both asked for none,
+// from the nodes and jobs files (their columns: tests/io/fleet_files.test.cpp): none shares a GPU between tenants that both asked for none,
 // gpu keeps strangers off a GPU, node off a node, network keeps a gang inside one network
 // segment (a gang that fits only across two does not place, and says so); residency keeps
 // a job on nodes with one of its labels. The gang search keeps node isolation between
@@ -15,10 +15,12 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 #include <gpurent/matching/reference/full_scan_gang.hpp>
+
+#include "support/fleet_files.hpp"
 
 namespace test_fleet_isolation {
 using namespace gpurent;
@@ -31,92 +33,10 @@ const std::string nodes_csv =
     "n2,64000,262144,4,H100,pkey-b,region=us-east-1\n"
     "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
 
-fleet_cluster cluster(const std::string& nodes = nodes_csv) {
-  auto n = io::read_fleet_nodes_csv(nodes, "nodes.csv");
-  REQUIRE(n);
-  auto c = fleet_cluster::make(*n);
-  REQUIRE(c);
-  return std::move(*c);
-}
-
-std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) {
-  auto j = io::read_fleet_jobs_csv(csv, "jobs.csv", c);
-  REQUIRE_MESSAGE(j, (j ? "" : j.error().describe()));
-  return std::move(*j);
-}
+fleet_cluster cluster(const std::string& nodes = nodes_csv) { return gpurent::test::read_cluster(nodes); }
+std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) { return gpurent::test::read_jobs(c, csv); }
 
 pack_result packed(fleet_cluster& c, const std::vector<fleet_job>& js) { return pack<gang_policy_gpurent>(c, js, pack_options{}, context_of(js, c)); }
-
-TEST_CASE("nodes file: segment and labels columns; jobs file: isolation, tenant, network_segment, residency") {
-  const fleet_cluster c = cluster();
-  CHECK(c.inv.segment_name(c.inv.spec(0).segment) == "pkey-a");
-  CHECK(c.inv.spec(2).segment == c.inv.spec(3).segment);
-  CHECK(c.inv.spec(0).segment != c.inv.spec(2).segment);
-  CHECK((c.inv.spec(0).labels & c.labels.at("jurisdiction=DE")) != 0);
-  CHECK((c.inv.spec(1).labels & c.labels.at("jurisdiction=DE")) == 0);
-  const auto js = jobs(c,
-                       "name,workers,num_gpu,isolation,tenant,network_segment,residency\n"
-                       "a,2,4,network,acme,pkey-b,\n"
-                       "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE\n"
-                       "c,1,1,,acme,,\n"
-                       "d,1,1,,,,\n");
-  CHECK(js[0].gang.member.isolation == isolation_level::network);
-  CHECK(js[0].gang.member.segment == c.inv.spec(2).segment);
-  CHECK(js[0].gang.member.tenant == js[2].gang.member.tenant);
-  CHECK(js[1].gang.member.tenant != js[0].gang.member.tenant);
-  CHECK(js[1].gang.member.residency == (c.labels.at("region=eu-west-1") | c.labels.at("jurisdiction=DE")));
-  CHECK(js[2].gang.member.isolation == isolation_level::gpu);
-  CHECK(js[3].gang.member.tenant == no_tenant);
-  CHECK(js[1].tenant == "zeta");
-  // The same cluster written back keeps its segments and labels.
-  const std::string written = io::write_fleet_nodes_csv(c);
-  CHECK(written.starts_with("sn,cpu_milli,memory_mib,gpu,model,state,segment,labels\n"));
-  CHECK(written.find("\nn0,64000,262144,4,H100,up,pkey-a,jurisdiction=DE|region=eu-west-1\n") != std::string::npos);
-  CHECK(written.find("\nn3,64000,262144,4,H100,up,pkey-b,region=us-east-1\n") != std::string::npos);
-}
-
-TEST_CASE("jobs file: written back with isolation, tenant, network segment, residency and checkpoint_every (fuzz F7)") {
-  // write_fleet_jobs_csv wrote only the columns fleet generate fills (and checkpoint_every only
-  // with jobs over time): these read back as defaults (fuzz_fleet_inputs).
-  const fleet_cluster c = cluster();
-  const std::string csv =
-      "name,workers,num_gpu,isolation,tenant,network_segment,residency,checkpoint_every,duration\n"
-      "a,2,4,network,acme,pkey-b,,600,100\n"
-      "b,1,1,node,zeta,,region=eu-west-1|jurisdiction=DE,,100\n"
-      "c,1,1,none,,,,,\n";
-  const auto js = jobs(c, csv);
-  const std::string written = io::write_fleet_jobs_csv(js, c);
-  CHECK(written ==
-        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration,"
-        "priority,preemptible,arrival,checkpoint_every,isolation,tenant,network_segment,residency\n"
-        "a,2,4,1000,0,0,,0,,,0,,100,0,false,0,600,network,acme,pkey-b,\n"
-        "b,1,1,1000,0,0,,0,,,0,,100,0,false,0,1800,node,zeta,,jurisdiction=DE|region=eu-west-1\n"
-        "c,1,1,1000,0,0,,0,,,0,,,0,false,0,1800,none,,,\n");
-  const auto back = jobs(c, written);
-  REQUIRE(back.size() == js.size());
-  for (std::size_t i = 0; i < js.size(); ++i) {
-    CHECK(back[i].gang.member == js[i].gang.member);
-    CHECK(back[i].tenant == js[i].tenant);
-    CHECK(back[i].checkpoint_every == js[i].checkpoint_every);
-  }
-  // Jobs with every one of those columns at its default: the file fleet generate writes.
-  CHECK(io::write_fleet_jobs_csv(jobs(c, "name,workers,num_gpu\nd,1,1\n"), c) ==
-        "name,workers,num_gpu,gpu_milli,cpu_milli,memory_mib,gpu_spec,per_node,required,preferred,segment,exclusive,duration\n"
-        "d,1,1,1000,0,0,,0,,,0,,\n");
-}
-
-TEST_CASE("jobs file: bad isolation values name the field") {
-  const fleet_cluster c = cluster();
-  const auto bad = [&](const std::string& row) {
-    auto j = io::read_fleet_jobs_csv("name,workers,num_gpu,isolation,network_segment,residency\n" + row + "\n", "jobs.csv", c);
-    REQUIRE_FALSE(j);
-    return j.error().describe();
-  };
-  CHECK(bad("a,1,1,vlan,,") == "jobs.csv:2: field 'isolation': expected none, gpu, node or network, got \"vlan\"");
-  CHECK(bad("a,1,1,network,pkey-z,").find("no node is in network segment \"pkey-z\"") != std::string::npos);
-  CHECK(bad("a,1,1,node,pkey-a,").find("only with isolation network") != std::string::npos);
-  CHECK(bad("a,1,1,gpu,,region=mars").find("field 'residency'") != std::string::npos);
-}
 
 TEST_CASE("fleet pack, isolation none: strangers share a GPU only when both asked for none") {
   fleet_cluster c = cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,1,H100\n");
@@ -288,10 +208,10 @@ TEST_CASE("fleet run: network gangs wait for a whole segment; one that needs two
                        "wide,3,4,1,network,w,100\n");
   gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[0] == 0);
-  CHECK(r.first_start[1] == 0);
-  CHECK(r.first_start[2] == 100);  // a segment frees at 100
-  CHECK(r.first_start[3] == -1);
+  CHECK(r.first_start[0] == fleet_time::at_second(0));
+  CHECK(r.first_start[1] == fleet_time::at_second(0));
+  CHECK(r.first_start[2] == fleet_time::at_second(100));  // a segment frees at 100
+  CHECK(r.first_start[3] == not_started);
   for (const run_segment& s : r.segments)
     for (std::uint32_t m = 1; m < s.count; ++m) CHECK(c.inv.spec(r.members[s.first + m].node).segment == c.inv.spec(r.members[s.first].node).segment);
 }
@@ -310,8 +230,8 @@ std::string mixed_segment(const fleet_cluster& c, const std::vector<fleet_job>& 
       for (std::uint32_t m = 0; m < a.count; ++m)
         for (std::uint32_t q = 0; q < b.count; ++q)
           if (c.inv.spec(r.members[a.first + m].node).segment == c.inv.spec(r.members[b.first + q].node).segment)
-            return "jobs " + js[a.job].name + " [" + std::to_string(a.start) + ", " + std::to_string(a.end) + ") and " + js[b.job].name + " [" +
-                   std::to_string(b.start) + ", " + std::to_string(b.end) + ") share a network segment";
+            return "jobs " + js[a.job].name + " [" + std::to_string(a.start.count()) + ", " + std::to_string(a.end.count()) + ") and " +
+                   js[b.job].name + " [" + std::to_string(b.start.count()) + ", " + std::to_string(b.end.count()) + ") share a network segment";
     }
   return {};
 }
@@ -335,8 +255,8 @@ TEST_CASE("fleet run: a gpu gang waits until the network tenant's last job leave
                        "big,3,4,1,gpu,y,1,100\n");
   gang_placer<gang_policy_gpurent> backend(c.inv, c.topology, context_of(js, c));
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[0] == 0);
-  CHECK(r.first_start[1] == 100);  // n1 is free at 1, but in x's segment
+  CHECK(r.first_start[0] == fleet_time::at_second(0));
+  CHECK(r.first_start[1] == fleet_time::at_second(100));  // n1 is free at 1, but in x's segment
   CHECK(mixed_segment(c, js, r).empty());
   CHECK(c.inv.held_segments() == 0);
 }
@@ -351,9 +271,9 @@ TEST_CASE("fleet run --pods path: the single-node matcher keeps strangers out of
                        "y3,1,4,gpu,y,,50\n");
   matcher<policy_best_fit> backend(c.inv);
   const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
-  CHECK(r.first_start[1] == 0);
-  CHECK(r.first_start[2] == 0);
-  CHECK(r.first_start[3] == 50);  // n1 (pkey-a) is x's until 100; pkey-b frees at 50
+  CHECK(r.first_start[1] == fleet_time::at_second(0));
+  CHECK(r.first_start[2] == fleet_time::at_second(0));
+  CHECK(r.first_start[3] == fleet_time::at_second(50));  // n1 (pkey-a) is x's until 100; pkey-b frees at 50
   CHECK(mixed_segment(c, js, r).empty());
 }
 
@@ -369,7 +289,7 @@ TEST_CASE("fleet run, preemption: the trial's release and restore keep the hold;
   // x and x2 hold pkey-a (n0, n1); big needs three nodes: evicting x alone leaves the segment
   // held by x2, so no preemption helps, and big waits until both are done.
   CHECK(r.preemptions == 0);
-  CHECK(r.first_start[2] == 1000);
+  CHECK(r.first_start[2] == fleet_time::at_second(1000));
   CHECK(mixed_segment(c, js, r).empty());
   CHECK(c.inv.held_segments() == 0);
   for (node_index n = 0; n < c.inv.size(); ++n) {  // every segment empty again

@@ -18,7 +18,7 @@
 
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/generate.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 
 #include "support/fleet_random.hpp"
 
@@ -98,7 +98,7 @@ counted gangs(std::int64_t days) {
   generate_options o;
   o.blocks = 16;
   o.load_pct = 120;
-  o.horizon = days * 86400;
+  o.horizon = seconds(days * 86400);
   o.seed = 3;
   auto f = generate_fleet(o);
   REQUIRE(f);

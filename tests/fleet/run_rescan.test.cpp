@@ -14,7 +14,7 @@
 
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/reference/rescan.hpp>
-#include <gpurent/matching/policy_gpurent.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
 
 #include "support/fleet_random.hpp"
 
@@ -51,10 +51,11 @@ TEST_CASE("fleet run: the naive loop gives the same run as the loop") {
     const fleet_cluster c = random_cluster(rng, 12);
     const std::vector<fleet_job> jobs = random_pods(rng, 400);
     run_options o;
-    o.min_runtime = round % 3 == 2 ? 300 : 0;
+    o.min_runtime = seconds(round % 3 == 2 ? 300 : 0);
     std::vector<node_event> events;  // odd rounds: nodes fail, drain and come back
     for (int e = 0; round % 2 == 1 && e < 12; ++e)
-      events.push_back(node_event{std::uniform_int_distribution<std::int64_t>(0, 12000)(rng), std::uniform_int_distribution<node_index>(0, 11)(rng),
+      events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, 12000)(rng)),
+                                  std::uniform_int_distribution<node_index>(0, 11)(rng),
                                   static_cast<node_condition>(std::uniform_int_distribution<int>(0, 2)(rng))});
     std::stable_sort(events.begin(), events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });
     o.node_events = events;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Victim selection (matching/preempt/victims.hpp) and the checkpoint model (fleet/run_checkpoint.hpp),
+// Victim selection (matching/preempt/victims.hpp) and the checkpoint model (fleet/run/checkpoint.hpp),
 // on hand-computed scenarios: kube's order tie by tie, gpurent's lost work, minimality.
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include <gpurent/fleet/run_checkpoint.hpp>
+#include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 
 namespace test_fleet_run_victims {
@@ -23,10 +23,10 @@ victim v(std::uint32_t job, std::int32_t prio, std::int64_t start, std::int64_t 
   victim x;
   x.job = job;
   x.priority = prio;
-  x.start = start;
+  x.start = fleet_time::at_second(start);
   x.gpu_milli = gpus * 1000;
-  x.lost_s = lost;
-  x.since_checkpoint_s = lost;
+  x.lost = seconds(lost);
+  x.since_checkpoint = seconds(lost);
   return x;
 }
 
@@ -140,11 +140,13 @@ TEST_CASE("both policies: the set makes the job fit and is minimal; gpurent's co
 }
 
 TEST_CASE("guards: only preemptible jobs of lower priority, past the minimum runtime") {
-  CHECK(eligible_victim(true, 0, 0, 100, 10));
-  CHECK_FALSE(eligible_victim(false, 0, 0, 100, 10));   // not preemptible
-  CHECK_FALSE(eligible_victim(true, 100, 0, 100, 10));  // same priority
-  CHECK_FALSE(eligible_victim(true, 0, 5, 100, 10, 600));
-  CHECK(eligible_victim(true, 0, 5, 100, 605, 600));
+  using namespace std::chrono_literals;
+  const auto at = fleet_time::at_second;
+  CHECK(eligible_victim(true, 0, at(0), 100, at(10)));
+  CHECK_FALSE(eligible_victim(false, 0, at(0), 100, at(10)));   // not preemptible
+  CHECK_FALSE(eligible_victim(true, 100, at(0), 100, at(10)));  // same priority
+  CHECK_FALSE(eligible_victim(true, 0, at(5), 100, at(10), 600s));
+  CHECK(eligible_victim(true, 0, at(5), 100, at(605), 600s));
 }
 
 TEST_CASE("checkpoint model: lost work since the last checkpoint, none with notice for the write") {
@@ -152,27 +154,28 @@ TEST_CASE("checkpoint model: lost work since the last checkpoint, none with noti
   const checkpoint_model m{30s, 60s, 120s};
   // Started at 100 with 10000 s of work, checkpoints every 1800 s; told at 4000 to stop at 4030:
   // ran 3930, saved 3600 (2 checkpoints), lost 330, next run 10000 - 3600 + 120.
-  const stop_outcome o = stop_segment(m, 100, 10000, 1800, 4000);
-  CHECK(o.stop == 4030);
+  const auto at = fleet_time::at_second;
+  const stop_outcome o = stop_segment(m, at(100), 10000s, 1800s, at(4000));
+  CHECK(o.stop == at(4030));
   CHECK_FALSE(o.completes);
-  CHECK(o.ran_s == 3930);
-  CHECK(o.saved_s == 3600);
-  CHECK(o.lost_s == 330);
-  CHECK(o.work_left == 6520);
+  CHECK(o.ran == 3930s);
+  CHECK(o.saved == 3600s);
+  CHECK(o.lost == 330s);
+  CHECK(o.work_left == 6520s);
   // Notice of 60 s >= the write time: the final checkpoint keeps all 3960 s.
-  const stop_outcome w = stop_segment(checkpoint_model{60s, 60s, 120s}, 100, 10000, 1800, 4000);
-  CHECK(w.lost_s == 0);
-  CHECK(w.work_left == 10000 - 3960 + 120);
+  const stop_outcome w = stop_segment(checkpoint_model{60s, 60s, 120s}, at(100), 10000s, 1800s, at(4000));
+  CHECK(w.lost == 0s);
+  CHECK(w.work_left == 10000s - 3960s + 120s);
   // A job that finishes inside the notice window completes: no loss, no restart.
-  const stop_outcome c = stop_segment(m, 100, 3910, 1800, 4000);
+  const stop_outcome c = stop_segment(m, at(100), 3910s, 1800s, at(4000));
   CHECK(c.completes);
-  CHECK(c.stop == 4010);
-  CHECK(c.lost_s == 0);
+  CHECK(c.stop == at(4010));
+  CHECK(c.lost == 0s);
   // As a victim: 4 GPUs x (330 lost + 120 restart); 100 s since the last checkpoint at t.
-  const victim x = victim_of(m, 7, 0, 4000, 100, 10000, 1800, 4000);
+  const victim x = victim_of(m, 7, 0, 4000, at(100), 10000s, 1800s, at(4000));
   CHECK(x.cost() == 4000 * 450);
-  CHECK(x.since_checkpoint_s == 300);
-  CHECK(victim_of(m, 7, 0, 4000, 100, 3910, 1800, 4000).cost() == 0);
+  CHECK(x.since_checkpoint == 300s);
+  CHECK(victim_of(m, 7, 0, 4000, at(100), 3910s, 1800s, at(4000)).cost() == 0);
 }
 
 }  // namespace test_fleet_run_victims
@@ -228,9 +231,11 @@ shared_node random_node(std::mt19937& rng, int k) {
   d.free_cpu = pick(0, 8);
   for (auto& f : d.free_milli) f = 250 * pick(0, 2);
   for (int i = 0; i < k; ++i) {
-    victim x = v(static_cast<std::uint32_t>(i), 0, pick(0, 5), 0, 30 * pick(0, 4));  // few distinct costs: ties
-    x.gpu_milli = 250 * pick(0, 2);                                                  // CPU-only candidates cost 0
-    x.restart_s = 120;
+    const auto start = pick(0, 5);  // drawn one by one: the order of a call's arguments is unspecified
+    const auto lost = 30 * pick(0, 4);
+    victim x = v(static_cast<std::uint32_t>(i), 0, start, 0, lost);  // few distinct costs: ties
+    x.gpu_milli = 250 * pick(0, 2);                                  // CPU-only candidates cost 0
+    x.restart = seconds(120);
     d.c.push_back(x);
     d.gpu.push_back(static_cast<std::size_t>(pick(0, 3)));
     d.cpu.push_back(pick(0, 6));

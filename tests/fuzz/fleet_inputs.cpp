@@ -22,11 +22,11 @@
 
 #include <gpurent/core/utf8.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/csv.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/node_events_csv.hpp>
-#include <gpurent/io/topology_json.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/node_events_csv.hpp>
+#include <gpurent/io/fleet/topology_json.hpp>
+#include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/usage.hpp>
 
 #include "fuzz.hpp"
@@ -182,7 +182,7 @@ void check_job(const fleet_job& j, const fleet_cluster& c) {
   FUZZ_CHECK(j.gang.workers >= 1 && j.gang.per_node >= 0 && j.gang.segment >= 0, "a gang out of range: " + j.name);
   const bool known = c.inv.model_count() >= max_models || r.allowed_models >> c.inv.model_count() == 0;
   FUZZ_CHECK(r.allowed_models == any_model || (r.allowed_models != 0 && known), "models the cluster does not have: " + j.name);
-  FUZZ_CHECK(j.arrival >= 0 && j.duration >= -1 && j.checkpoint_every >= 1, "a time out of range: " + j.name);
+  FUZZ_CHECK(j.arrival >= fleet_time{} && j.duration >= seconds{-1} && j.checkpoint_every >= seconds{1}, "a time out of range: " + j.name);
   FUZZ_CHECK((r.tenant == no_tenant) == j.tenant.empty(), "a tenant id without a name or the other way: " + j.name);
   FUZZ_CHECK(r.segment == no_segment || r.isolation == isolation_level::network, "a network segment without network isolation: " + j.name);
 }
@@ -225,9 +225,9 @@ std::vector<node_event> events_of(std::string_view text, const fleet_cluster& c)
   std::string written = "state,time,node\r\n";
   for (std::size_t i = 0; i < events->size(); ++i) {
     const node_event& e = (*events)[i];
-    FUZZ_CHECK(e.time >= 0 && e.node < c.inv.size(), "a node event out of range");
+    FUZZ_CHECK(e.time >= fleet_time{} && e.node < c.inv.size(), "a node event out of range");
     FUZZ_CHECK(i == 0 || (*events)[i - 1].time <= e.time, "node events not in time order");
-    io::csv_row(written, {to_string(e.condition), std::to_string(e.time), c.inv.spec(e.node).name});
+    io::csv_row(written, {to_string(e.condition), std::to_string(e.time.count()), c.inv.spec(e.node).name});
   }
   const auto again = io::read_node_events_csv(written, "again.csv", c);
   FUZZ_CHECK(again.has_value(), "node events written back do not read: " + (again ? std::string() : again.error().describe()));
@@ -243,7 +243,7 @@ std::vector<node_event> events_of(std::string_view text, const fleet_cluster& c)
 bool small_run(const fleet_cluster& c, const std::vector<fleet_job>& jobs, const std::vector<node_event>& events) {
   std::int64_t members = 0;
   for (const fleet_job& j : jobs) {
-    if (j.duration < 0) return false;  // fleet run needs a duration (the tool says so)
+    if (j.duration < seconds{0}) return false;  // fleet run needs a duration (the tool says so)
     members += j.gang.workers;
   }
   return !jobs.empty() && jobs.size() <= 16 && members <= 64 && c.inv.size() <= 16 && events.size() <= 16;
@@ -264,10 +264,10 @@ void check_small_run(const fleet_cluster& c, const std::vector<fleet_job>& jobs,
     for (std::uint32_t m = 0; m < s.count; ++m) FUZZ_CHECK(r.members[s.first + m].node < c.inv.size());
   }
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    FUZZ_CHECK(r.first_start[j] == -1 || r.first_start[j] >= jobs[j].arrival, "a job started before it arrived: " + jobs[j].name);
+    FUZZ_CHECK(r.first_start[j] == not_started || r.first_start[j] >= jobs[j].arrival, "a job started before it arrived: " + jobs[j].name);
   if (events.empty()) FUZZ_CHECK(gpurent::check_run(c, jobs, r).violations == 0, "fleet run broke a placement rule");
   (void)metrics_of(jobs, r, c.gpus_up());
-  (void)timeline_of(jobs, r, r.end_time / 16 + 1);
+  (void)timeline_of(jobs, r, r.end_time.since_zero() / 16 + seconds{1});
   static const instant epoch = *parse_instant("2026-11-01T00:00:00Z");
   const auto usage = usage_of_run(jobs, r, c.inv, epoch);
   if (!usage) {

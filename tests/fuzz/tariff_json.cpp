@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
 #include "fuzz.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/trace_csv.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
 
 #include "fuzz.hpp"
 

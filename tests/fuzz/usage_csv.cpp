@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 
 #include "fuzz.hpp"

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
 #include "fuzz.hpp"

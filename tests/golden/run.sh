@@ -88,6 +88,9 @@ import_case() {  # import_case NAME ARGS...
 }
 import_case import-gpuhunt --from gpuhunt aws.csv lambdalabs.csv --terms terms.json
 import_case import-skypilot --from skypilot vms.csv --provider aws
+# The imported catalog planned as it is: its A10G, which the GPU catalog cannot map, is set aside
+# and reported, not an error.
+plan imported --workload "$in/import/workload.json" --offers "$out/import-gpuhunt.json"
 for b in import-price import-row; do bad "bad-$b" offers import --from gpuhunt "$b.csv" --seen 2026-12-06T00:00:00Z; done
 bad bad-import-out offers import --from gpuhunt import-ok.csv --seen 2026-12-06T00:00:00Z --out no-such-dir/offers.json
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/audit_log.hpp>
+#include <gpurent/io/audit/audit_log.hpp>
 
 #include "support/tool.hpp"
 

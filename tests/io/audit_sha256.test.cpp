@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include <gpurent/io/sha256.hpp>
+#include <gpurent/io/text/sha256.hpp>
 
 namespace test_io_audit_sha256 {
 using gpurent::io::sha256;

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/byte_scan.hpp>
-#include <gpurent/io/csv_split.hpp>
+#include <gpurent/io/text/byte_scan.hpp>
+#include <gpurent/io/text/csv_split.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_csv_scanner {

@@ -11,18 +11,18 @@
 #include <vector>
 
 #include <gpurent/core/calendar.hpp>
-#include <gpurent/io/audit_log.hpp>
-#include <gpurent/io/audit_record.hpp>
-#include <gpurent/io/catalog_json.hpp>
-#include <gpurent/io/file.hpp>
-#include <gpurent/io/json_reader.hpp>
-#include <gpurent/io/line_blocks.hpp>
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/trace_csv.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/audit/audit_log.hpp>
+#include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
+#include <gpurent/io/spec/catalog_json.hpp>
+#include <gpurent/io/text/file.hpp>
+#include <gpurent/io/text/json_reader.hpp>
+#include <gpurent/io/text/line_blocks.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_hostile_inputs {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The FOCUS writer (io/invoice_focus.hpp): the BilledCost of an account's rows adds up to its
+// The FOCUS writer (io/billing/invoice_focus.hpp): the BilledCost of an account's rows adds up to its
 // due to the minor unit (credits as negative Credit rows), on hand-made usage and on random
 // usage with a fixed seed, metered on 1 and 2 threads (the FOCUS text the same for both).
 #include <doctest/doctest.h>
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/invoice_focus.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/invoice_focus.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_invoice_focus {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <gpurent/core/rounding.hpp>
-#include <gpurent/io/json_reader.hpp>
+#include <gpurent/io/text/json_reader.hpp>
 
 namespace test_io_json_reader {
 using namespace gpurent;

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/file.hpp>
-#include <gpurent/io/idle_report.hpp>
-#include <gpurent/io/utilization_file.hpp>
+#include <gpurent/io/monitor/idle_report.hpp>
+#include <gpurent/io/monitor/utilization_file.hpp>
+#include <gpurent/io/text/file.hpp>
 
 #include "support/tool.hpp"
 

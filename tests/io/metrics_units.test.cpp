@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The units of the DCGM fields (io/gpu_metrics.hpp, dcgm_field_units), DCGM's blank values,
-// and the usage GPUs that name no series (io/idle_report.hpp): the library side of what
+// The units of the DCGM fields (io/monitor/gpu_metrics.hpp, dcgm_field_units), DCGM's blank values,
+// and the usage GPUs that name no series (io/monitor/idle_report.hpp): the library side of what
 // tests/io/metrics.test.cpp checks through the readers and `gpurent idle`.
 #include <doctest/doctest.h>
 
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/idle_report.hpp>
-#include <gpurent/io/utilization_file.hpp>
+#include <gpurent/io/monitor/idle_report.hpp>
+#include <gpurent/io/monitor/utilization_file.hpp>
 
 namespace test_io_metrics_units {
 using namespace gpurent;

@@ -16,8 +16,8 @@
 
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/money.hpp>
-#include <gpurent/io/offer_import.hpp>
-#include <gpurent/io/offers_json.hpp>
+#include <gpurent/io/plan/offer_import.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_offers_import {

@@ -10,35 +10,25 @@
 
 #include <gpurent/core/format.hpp>
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/io/advise_json.hpp>
-#include <gpurent/io/fleet_nodes_csv.hpp>
-#include <gpurent/io/fleet_pack_json.hpp>
-#include <gpurent/io/fleet_run_json.hpp>
-#include <gpurent/io/jobs_csv.hpp>
-#include <gpurent/io/mig_json.hpp>
-#include <gpurent/io/probe_json.hpp>
-#include <gpurent/io/replay_json.hpp>
+#include <gpurent/io/fleet/fleet_nodes_csv.hpp>
+#include <gpurent/io/fleet/fleet_pack_json.hpp>
+#include <gpurent/io/fleet/fleet_run_json.hpp>
+#include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/replay_json.hpp>
+#include <gpurent/io/plan/advise_json.hpp>
+#include <gpurent/io/spec/mig_json.hpp>
+#include <gpurent/io/spec/probe_json.hpp>
 #include <gpurent/matching/format.hpp>
 
+#include "support/fleet_files.hpp"
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_io_result_writers {
 using namespace gpurent;
 
-fleet_cluster cluster() {
-  auto n = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n", "nodes.csv");
-  REQUIRE(n);
-  auto c = fleet_cluster::make(*n);
-  REQUIRE(c);
-  return std::move(*c);
-}
-
-std::vector<fleet_job> jobs(const fleet_cluster& c) {
-  auto j = io::read_fleet_jobs_csv("name,workers,num_gpu\ntrain,1,2\nserve,1,1\n", "jobs.csv", c);
-  REQUIRE_MESSAGE(j, (j ? "" : j.error().describe()));
-  return std::move(*j);
-}
+fleet_cluster cluster() { return gpurent::test::read_cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\nn1,64000,262144,4,H100\n"); }
+std::vector<fleet_job> jobs(const fleet_cluster& c) { return gpurent::test::read_jobs(c, "name,workers,num_gpu\ntrain,1,2\nserve,1,1\n"); }
 
 // A placement on node n holding GPUs (gpu, milli) in order.
 placement on(node_index n, std::initializer_list<std::pair<int, int>> gpus) {
@@ -85,8 +75,9 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
   const auto js = jobs(c);
   run_result r;
   r.members = {on(0, {{0, 1000}, {1, 1000}}), on(1, {{3, 1000}})};
-  r.segments = {run_segment{0, 0, 10, 100, false, false, 0, 1, 2000}, run_segment{1, 0, 5, 50, true, false, 1, 1, 1000}};
-  r.end_time = 100;
+  const auto at = fleet_time::at_second;
+  r.segments = {run_segment{0, 0, at(10), at(100), false, false, 0, 1, 2000}, run_segment{1, 0, at(5), at(50), true, false, 1, 1, 1000}};
+  r.end_time = at(100);
   r.preemptions = 1;
   r.never_started = {run_never_started{1, "too big"}};
   run_metrics m;
@@ -112,7 +103,7 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
         "job,run,member,node,gpus,start,end,end_reason\n"
         "serve,0,0,n1,3:1000,5,50,preempted\n"
         "train,0,0,n0,0:1000;1:1000,10,100,done\n");
-  const std::string timeline = io::run_timeline_csv(c, js, r, 50);
+  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50));
   CHECK(timeline.starts_with("time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"));
   CHECK(timeline.find("\n50,2.000,25.000,") != std::string::npos);
   CHECK(io::run_preemptions_csv(js, r) == "time,job,victims,explanation\n");

@@ -61,7 +61,7 @@ struct scene {
     victim c;
     c.job = v;
     c.gpu_milli = 4000;
-    c.lost_s = cost[v];
+    c.lost = seconds(cost[v]);
     return c;
   }
 };
@@ -102,15 +102,16 @@ TEST_CASE("preemptor: the cheaper victim's node, trials leave the inventory as i
   REQUIRE(pre.place(big, 9, out));
   REQUIRE(out.size() == 1);
   CHECK(out[0].node == 1);
-  const std::vector<stopped_victim> stopped{{1, s.members[1], 130, false}};
-  pre.hold_for(100, 130, out, stopped);
-  CHECK(pre.next_expiry() == 130);
+  const auto at = fleet_time::at_second;
+  const std::vector<stopped_victim> stopped{{1, s.members[1], at(130), false}};
+  pre.hold_for(at(100), at(130), out, stopped);
+  CHECK(pre.next_expiry() == at(130));
   std::vector<node_index> freed;
   pre.expire(
-      129, [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
+      at(129), [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
   CHECK(freed.empty());
   pre.expire(
-      130, [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
+      at(130), [&](const placement& h) { freed.push_back(h.node); }, [&](node_index n) { freed.push_back(n); });
   CHECK(freed == std::vector<node_index>{1});  // the tenancy hold ends on node 1
   CHECK(pre.next_expiry() == pre.never_ends);
   CHECK(s.inv.gpu_allocated_milli() == 8000);  // job 0 and the preemptor
@@ -132,17 +133,18 @@ TEST_CASE("preemptor: leftovers beyond the preemptor are held until the notice e
   std::vector<placement> out;
   REQUIRE(pre.place(small, 9, out));
   CHECK(s.inv.gpu_allocated_milli() == 6000);
-  const std::vector<stopped_victim> stopped{{v, s.members[v], 200, false}};
-  pre.hold_for(100, 130, out, stopped);
+  const auto at = fleet_time::at_second;
+  const std::vector<stopped_victim> stopped{{v, s.members[v], at(200), false}};
+  pre.hold_for(at(100), at(130), out, stopped);
   CHECK(s.inv.gpu_allocated_milli() == 8000);  // the victim's other 2 GPUs, held
   std::vector<placement> room;
   pre.expire(
-      130, [&](const placement& h) { room.push_back(h); }, [](node_index) {});
+      at(130), [&](const placement& h) { room.push_back(h); }, [](node_index) {});
   REQUIRE(room.size() == 1);
   CHECK(room[0].gpu_milli_total() == 2000);
   CHECK(s.inv.gpu_allocated_milli() == 6000);
   pre.expire(
-      200, [&](const placement& h) { room.push_back(h); }, [](node_index) {});
+      at(200), [&](const placement& h) { room.push_back(h); }, [](node_index) {});
   CHECK(room.size() == 2);  // the tenancy hold, no resources
   CHECK(s.inv.gpu_allocated_milli() == 6000);
 }
@@ -173,7 +175,7 @@ TEST_CASE("preemptor: a gang required inside one block searches each block's job
     victim c;
     c.job = v;
     c.gpu_milli = 4000;
-    c.lost_s = v == 1 ? 1000 : 10;  // block b0 holds an expensive victim
+    c.lost = seconds(v == 1 ? 1000 : 10);  // block b0 holds an expensive victim
     return c;
   };
   const auto mem = [&](std::uint32_t v) { return std::span<const placement>(members[v]); };

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/trace_csv.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
 #include <gpurent/matching/matching.hpp>
 #include <gpurent/matching/reference/replay.hpp>
 

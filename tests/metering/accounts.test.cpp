@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.

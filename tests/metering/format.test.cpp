@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/format.hpp>
 #include <gpurent/metering/meter.hpp>
 

@@ -7,7 +7,7 @@
 
 #include <doctest/doctest.h>
 
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/waste.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.

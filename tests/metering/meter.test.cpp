@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.
@@ -232,19 +232,6 @@ TEST_CASE("credits: applied up to the total, never negative") {
   CHECK(inv->accounts[1].credit_applied.to_string() == "2.49");
   CHECK(inv->accounts[1].due.to_string() == "0.00");
   CHECK(inv->accounts[1].credit_remaining.to_string() == "97.51");
-}
-
-TEST_CASE("tariff JSON that is not JSON, or holds a number no double can (fuzz F3), is a parse error naming the line") {
-  // nlohmann throws out_of_range (406), not parse_error, for 1e999: it once escaped the reader.
-  const auto big = io::parse_tariff_json("{\"currency\": \"USD\",\n \"timezone\": 555000000000000000011011972e431394943}", "t.json");
-  REQUIRE_FALSE(big);
-  CHECK(big.error().code == error_code::parse_error);
-  CHECK(big.error().where == "t.json:2");
-  CHECK(big.error().message.find("number overflow") != std::string::npos);
-  const auto cut = io::parse_tariff_json("{\"currency\":\n\n", "t.json");
-  REQUIRE_FALSE(cut);
-  CHECK(cut.error().code == error_code::parse_error);
-  CHECK(cut.error().where.starts_with("t.json:"));
 }
 
 TEST_CASE("the meter.md example tariff end to end") {

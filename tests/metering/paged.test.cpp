@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/paged.hpp>
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>
 
 // One namespace per test file: CI compiles each layer as a unity build.

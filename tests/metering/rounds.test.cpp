@@ -21,16 +21,16 @@
 #include <thread>
 #include <vector>
 
-#include <gpurent/io/invoice_json.hpp>
-#include <gpurent/io/meter_files.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 #include <gpurent/metering/scale/ranks.hpp>
 #include <gpurent/metering/scale/rounds.hpp>
 
 #include "metering/hostile_usage.hpp"
-#include "support/tool.hpp"
+#include "support/files.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
 namespace test_metering_rounds {

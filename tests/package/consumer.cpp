@@ -7,7 +7,7 @@
 #include <string>
 
 #include <gpurent/gpurent.hpp>
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #ifdef GPURENT_HAS_PROBE
 #include <gpurent/probe/probe.hpp>
 #endif

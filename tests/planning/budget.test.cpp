@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
 #include "support/plan.hpp"
@@ -199,10 +199,8 @@ TEST_CASE("max_hourly_cost is an object of decimals") {
 
 TEST_CASE("gpurent plan over its budget: exit 3, the message on stderr, the report as JSON on stdout") {
   const auto d = gpurent::test::scratch_dir("budget");
-  {
-    std::ofstream(d / "w.json") << three_jobs("100.00");
-    std::ofstream(d / "o.json") << l4_offers(false);
-  }
+  gpurent::test::write_file(d / "w.json", three_jobs("100.00"));
+  gpurent::test::write_file(d / "o.json", l4_offers(false));
   const std::string files = " --workload \"" + (d / "w.json").string() + "\" --offers \"" + (d / "o.json").string() + "\"";
   const auto t = gpurent::test::run_tool("plan --format table" + files);
   CHECK(t.status == 3);

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
 #include "support/plan.hpp"

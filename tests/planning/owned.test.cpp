@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planner.hpp>
 
 namespace test_planning_owned {

@@ -2,18 +2,17 @@
 // The planner and its exact rating, on hand-checked numbers and on the built-in example.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
+#include "support/files.hpp"
 #include "support/plan.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
@@ -23,14 +22,9 @@ using namespace gpurent;
 
 namespace {
 using gpurent::test::find_job;
+using gpurent::test::slurp;
 instant at(const char* s) { return *parse_instant(s); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 std::string example(const char* name) { return slurp(std::string(GPURENT_SOURCE_DIR) + "/examples/plan/" + name); }
 
 // One H100 offer whose billing fields are `billing` (offers JSON members).

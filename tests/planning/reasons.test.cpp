@@ -7,17 +7,16 @@
 // line carries the price it was decided at, with its source.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/plan_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/plan_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/planning.hpp>
 
+#include "support/files.hpp"
 #include "support/plan.hpp"
 
 namespace test_planning_reasons {
@@ -26,12 +25,7 @@ using namespace gpurent;
 namespace {
 using gpurent::test::find_job;
 
-std::string example(const char* name) {
-  std::ifstream in(std::string(GPURENT_SOURCE_DIR) + "/examples/plan/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string example(const char* name) { return gpurent::test::slurp(std::string(GPURENT_SOURCE_DIR) + "/examples/plan/" + name); }
 
 plan_result plan_of(const std::string& offers, const std::string& workload, const plan_options& opt = {}) {
   auto cat = read_offers_json(offers);

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/format.hpp>
 #include <gpurent/planning/planner.hpp>
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/offers_json.hpp>
-#include <gpurent/io/workload_json.hpp>
+#include <gpurent/io/plan/offers_json.hpp>
+#include <gpurent/io/plan/workload_json.hpp>
 #include <gpurent/planning/ledger.hpp>
 #include <gpurent/planning/planner.hpp>
 

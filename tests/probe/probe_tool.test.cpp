@@ -14,7 +14,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/prometheus_json.hpp>
+#include <gpurent/io/monitor/prometheus_json.hpp>
 
 #ifdef GPURENT_TOOL_PATH
 #include "support/tool.hpp"

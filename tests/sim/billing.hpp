@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The billing half of the simulation: a run's usage (fleet/run_usage.hpp's usage_of_run)
+// The billing half of the simulation: a run's usage (fleet/run/usage.hpp's usage_of_run)
 // delivered as CSV through the usage reader (io::meter_usage_csv), late, out of order and
 // partly twice, with instants written in UTC or in the local offset of zones that change DST
 // during the run, into one meter per calendar month of the tariff's zone (America/New_York)
@@ -30,8 +30,8 @@
 #include <date/tz.h>
 
 #include <gpurent/core/core.hpp>
-#include <gpurent/io/tariff_json.hpp>
-#include <gpurent/io/usage_csv.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/metering/metering.hpp>
 
 #include "digest.hpp"

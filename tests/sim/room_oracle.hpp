@@ -16,7 +16,7 @@
 //     keeps its room until its segment ends): no node's CPU or memory, no GPU's 1000 milli
 //     over capacity; no GPU used by two tenants unless all its users asked for no
 //     isolation; no stranger on a node held in node isolation;
-//   - gang rules at every instant something starts: matching/gang_check.hpp's check_gangs
+//   - gang rules at every instant something starts: matching/gang/check.hpp's check_gangs
 //     (a checker written apart from the placer) over the segments running then, tenancy
 //     left to the room check (check_gangs knows no isolation level: strangers who all asked
 //     for no isolation may share a GPU, which it would call a violation).
@@ -32,7 +32,7 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/matching/gang_check.hpp>
+#include <gpurent/matching/gang/check.hpp>
 
 #include "oracle.hpp"
 #include "run_view.hpp"
@@ -93,7 +93,7 @@ struct condition_log {
   condition_log(const fleet_cluster& c, std::span<const node_event> events) : changes(c.inv.size()), first(c.inv.size()) {
     for (node_index n = 0; n < c.inv.size(); ++n) first[n] = c.topology.condition(n);
     for (const node_event& e : events)
-      if (e.node < changes.size()) changes[e.node].emplace_back(e.time, e.condition);
+      if (e.node < changes.size()) changes[e.node].emplace_back(e.time.count(), e.condition);
   }
   // The condition of n at t, once the events at t have happened.
   [[nodiscard]] node_condition at(node_index n, std::int64_t t) const {
@@ -151,15 +151,16 @@ struct node_use {
       if (const node_condition c = log.at(p.node, placed[i]); c != node_condition::up)
         return segment_name(v, s) + " was placed at " + std::to_string(placed[i]) + " s on " + v.inv().spec(p.node).name + ", which was " +
                std::string(to_string(c)) + " then";
-      const std::int64_t d = log.first_down(p.node, placed[i], s.end);
+      const std::int64_t d = log.first_down(p.node, placed[i], s.end.count());
       if (d >= 0 && (down < 0 || d < down)) down = d;
     }
     const bool ran = s.end > s.start;
-    if (ran && down >= 0 && down < s.end)
-      return segment_name(v, s) + " ran until " + std::to_string(s.end) + " s, past its node going down at " + std::to_string(down) + " s";
+    if (ran && down >= 0 && down < s.end.count())
+      return segment_name(v, s) + " ran until " + std::to_string(s.end.count()) + " s, past its node going down at " + std::to_string(down) + " s";
     // A segment that ran may also end at the instant its node goes down (done or preempted
     // first); one that never started fails exactly when a node of it goes down before its start.
-    if (s.failed && (ran ? down != s.end : down < 0)) return segment_name(v, s) + " is marked failed, but no node of it went down when it ended";
+    if (s.failed && (ran ? down != s.end.count() : down < 0))
+      return segment_name(v, s) + " is marked failed, but no node of it went down when it ended";
     if (!ran && !s.failed && down >= 0) return segment_name(v, s) + " lost its node before it started, but is not marked failed";
   }
   return {};
@@ -214,8 +215,8 @@ namespace detail {
   for (std::uint32_t i = 0; i < v.r().segments.size(); ++i) {
     const run_segment& s = v.r().segments[i];
     if (s.end <= s.start) continue;
-    edges.push_back({s.start, true, i});
-    edges.push_back({s.end, false, i});
+    edges.push_back({s.start.count(), true, i});
+    edges.push_back({s.end.count(), false, i});
   }
   std::stable_sort(edges.begin(), edges.end(), [](const edge& a, const edge& b) { return a.time != b.time ? a.time < b.time : !a.start && b.start; });
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> held(v.inv().size());  // per node: (segment, member)
@@ -254,7 +255,7 @@ namespace detail {
   std::vector<gang_request> gangs;
   std::vector<std::vector<placement>> placed;
   for (std::size_t i = 0; i < order.size();) {
-    const std::int64_t t = v.r().segments[order[i]].start;
+    const fleet_time t = v.r().segments[order[i]].start;
     for (; i < order.size() && v.r().segments[order[i]].start == t; ++i) running.push_back(order[i]);
     std::erase_if(running, [&](std::uint32_t x) { return v.r().segments[x].end <= t; });
     gangs.clear();
@@ -270,7 +271,8 @@ namespace detail {
       for (placement& p : placed.back()) p.tenant = no_tenant;
     }
     const gang_check_result g = check_gangs(v.inv(), all_up, gangs, placed);
-    if (g.violations > 0) return "at " + std::to_string(t) + " s, a gang rule: " + (g.messages.empty() ? std::string("broken") : g.messages.front());
+    if (g.violations > 0)
+      return "at " + std::to_string(t.count()) + " s, a gang rule: " + (g.messages.empty() ? std::string("broken") : g.messages.front());
   }
   return {};
 }

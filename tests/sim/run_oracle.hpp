@@ -56,7 +56,7 @@ namespace gpurent::sim {
   for (const run_segment& s : v.r().segments) {
     if (s.end <= s.start) continue;
     const fleet_job& j = v.jobs[s.job];
-    const instant b = epoch + seconds(s.start), e = epoch + seconds(s.end);
+    const instant b = epoch + s.start.since_zero(), e = epoch + s.end.since_zero();
     for (const placement& p : v.members(s)) {
       if (p.gpu_milli_total() <= 0) continue;
       const line_key key{j.preemptible ? "spot" : "hp", "gpu/" + v.inv().model(v.inv().spec(p.node).model).name,

@@ -49,12 +49,12 @@ struct run_view {
 // the first of its job that starts at decision + notice.
 [[nodiscard]] inline std::vector<std::int64_t> placed_at(const run_view& v, const std::vector<std::vector<std::uint32_t>>& by_job) {
   std::vector<std::int64_t> at(v.r().segments.size());
-  for (std::size_t i = 0; i < at.size(); ++i) at[i] = v.r().segments[i].start;
+  for (std::size_t i = 0; i < at.size(); ++i) at[i] = v.r().segments[i].start.count();
   for (const run_preemption& p : v.r().preemption_log) {
     if (p.job >= by_job.size()) continue;
     for (const std::uint32_t s : by_job[p.job]) {
-      if (v.r().segments[s].start == p.time + v.notice() && at[s] == v.r().segments[s].start) {
-        at[s] = p.time;
+      if (v.r().segments[s].start.count() == p.time.count() + v.notice() && at[s] == v.r().segments[s].start.count()) {
+        at[s] = p.time.count();
         break;
       }
     }

@@ -81,7 +81,7 @@ struct scenario {
   [[nodiscard]] run_options options() const {
     run_options o;
     o.checkpoints = checkpoints;
-    o.min_runtime = min_runtime;
+    o.min_runtime = seconds(min_runtime);
     o.node_events = events;
     return o;
   }
@@ -133,7 +133,8 @@ inline void draw_nodes(sim_rng& rng, scenario& s, std::vector<fleet_node>& nodes
     GPURENT_ASSERT(ok.has_value());
   }
   for (node_index n = 0; n < nodes.size(); ++n) {  // the nodes that start down or drained come back
-    if (nodes[n].condition != node_condition::up) s.events.push_back(node_event{rng.between(600, 6 * 3600), n, node_condition::up});
+    if (nodes[n].condition != node_condition::up)
+      s.events.push_back(node_event{fleet_time::at_second(rng.between(600, 6 * 3600)), n, node_condition::up});
   }
   return std::move(*c);
 }
@@ -203,9 +204,9 @@ inline void draw_terms(sim_rng& rng, const fleet_cluster& c, fleet_job& j) {
   }
   j.preemptible = rng.chance(400);
   j.priority = j.preemptible ? (rng.chance(500) ? 0 : 20) : (rng.chance(500) ? 50 : 100);
-  j.checkpoint_every = rng.chance(100) ? 0 : rng.between(600, 3600);
+  j.checkpoint_every = seconds(rng.chance(100) ? 0 : rng.between(600, 3600));
   const std::uint64_t d = rng.below(100);
-  j.duration = d < 85 ? rng.between(60, 7200) : d < 97 ? rng.between(7200, 28800) : rng.between(28800, 172800);
+  j.duration = seconds(d < 85 ? rng.between(60, 7200) : d < 97 ? rng.between(7200, 28800) : rng.between(28800, 172800));
 }
 
 // The run's checkpoint and notice model and the minimum runtime.
@@ -221,7 +222,7 @@ inline void draw_model(sim_rng& rng, scenario& s) {
 [[nodiscard]] inline std::int64_t mean_gap(const scenario& s, std::int64_t load_pct) {
   std::int64_t gpus = 0, work = 0;  // GPU-seconds (milli-GPU-seconds / 1000)
   for (node_index n = 0; n < s.cluster.inv.size(); ++n) gpus += s.cluster.inv.spec(n).gpu_count;
-  for (const fleet_job& j : s.jobs) work += j.gpu_milli_demand() * j.duration / 1000;
+  for (const fleet_job& j : s.jobs) work += j.gpu_milli_demand() * j.duration.count() / 1000;
   const auto n = static_cast<std::int64_t>(s.jobs.size());
   return std::max<std::int64_t>(2, work * 100 / std::max<std::int64_t>(1, gpus * load_pct * n));
 }
@@ -231,13 +232,13 @@ inline void draw_node_events(sim_rng& rng, scenario& s, std::int64_t t) {
   const auto nodes = static_cast<std::uint64_t>(s.cluster.inv.size());
   if (rng.chance(3)) {
     const auto n = static_cast<node_index>(rng.below(nodes));
-    s.events.push_back(node_event{t, n, node_condition::down});
-    s.events.push_back(node_event{t + rng.between(600, 4 * 3600), n, node_condition::up});
+    s.events.push_back(node_event{fleet_time::at_second(t), n, node_condition::down});
+    s.events.push_back(node_event{fleet_time::at_second(t + rng.between(600, 4 * 3600)), n, node_condition::up});
   }
   if (rng.chance(3)) {
     const auto n = static_cast<node_index>(rng.below(nodes));
-    s.events.push_back(node_event{t, n, node_condition::drain});
-    s.events.push_back(node_event{t + rng.between(1800, 6 * 3600), n, node_condition::up});
+    s.events.push_back(node_event{fleet_time::at_second(t), n, node_condition::drain});
+    s.events.push_back(node_event{fleet_time::at_second(t + rng.between(1800, 6 * 3600)), n, node_condition::up});
   }
 }
 
@@ -264,7 +265,7 @@ inline void draw_node_events(sim_rng& rng, scenario& s, std::int64_t t) {
   std::int64_t t = 0;
   for (fleet_job& j : s.jobs) {
     t += rng.chance(4) ? rng.between(3600, 6 * 3600) : rng.between(1, 2 * gap - 1);
-    j.arrival = t;
+    j.arrival = fleet_time::at_second(t);
     detail::draw_node_events(rng, s, t);
   }
   std::stable_sort(s.events.begin(), s.events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });

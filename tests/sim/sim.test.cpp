@@ -95,7 +95,7 @@ TEST_CASE("simulation oracle: a member moved onto a GPU in use is caught") {
 TEST_CASE("simulation oracle: a start before the arrival is caught") {
   sample_run run = sample();
   const run_segment& s = run.r.segments.front();
-  run.jobs[s.job].arrival = s.start + 1;
+  run.jobs[s.job].arrival = s.start + seconds(1);
   CHECK(run.check().find("starts before it arrives") != std::string::npos);
 }
 
@@ -111,7 +111,7 @@ TEST_CASE("simulation oracle: a segment outliving its node is caught") {
   sample_run run = sample();
   const auto it = std::find_if(run.r.segments.begin(), run.r.segments.end(), [](const run_segment& s) { return s.failed && s.end > s.start; });
   REQUIRE(it != run.r.segments.end());
-  it->end += 1;  // runs on one second after its node went down
+  it->end += seconds(1);  // runs on one second after its node went down
   run.r.end_time = std::max(run.r.end_time, it->end);
   CHECK(check_conditions(run.view(), placed_at(run.view(), segments_by_job(run.view()))).find("past its node going down") != std::string::npos);
   CHECK(!run.check().empty());
@@ -121,7 +121,7 @@ TEST_CASE("simulation oracle: a job completed short of its work is caught") {
   sample_run run = sample();
   const auto it = std::find_if(run.r.segments.begin(), run.r.segments.end(), [](const run_segment& s) { return !s.preempted && !s.failed; });
   REQUIRE(it != run.r.segments.end());
-  it->end -= 1;
+  it->end -= seconds(1);
   CHECK(run.check().find("completed after") != std::string::npos);
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("simulation oracle: a placement on a drained node is caught") {
   sample_run run = sample();
   const run_segment& s = run.r.segments.back();
   const node_index n = run.r.members[s.first].node;
-  run.events.insert(run.events.begin(), node_event{0, n, node_condition::drain});  // drained from the start, never up again
+  run.events.insert(run.events.begin(), node_event{fleet_time{}, n, node_condition::drain});  // drained from the start, never up again
   std::erase_if(run.events, [&](const node_event& e) { return e.node == n && e.condition == node_condition::up; });
   CHECK(run.check().find("was placed at") != std::string::npos);
 }
@@ -203,8 +203,8 @@ TEST_CASE("simulation oracle: a job kept waiting while a node had room is caught
     return x.run == 0 && x.start == jobs[x.job].arrival && x.end > x.start && !x.preempted && !x.failed;
   });
   REQUIRE(it != r.segments.end());
-  it->start += 1;  // placed a second after it arrived, though the room it got was free then
-  it->end += 1;
+  it->start += seconds(1);  // placed a second after it arrived, though the room it got was free then
+  it->end += seconds(1);
   const auto by_job = segments_by_job(v);
   CHECK(check_waits(v, by_job, placed_at(v, by_job)).find("has room for it") != std::string::npos);
 }

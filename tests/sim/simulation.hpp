@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The deterministic simulation (TigerBeetle's way: one seed replays a run exactly). It has no
-// event loop of its own: it drives the one users run, `run_fleet` (fleet/run.hpp), on a seeded
+// event loop of its own: it drives the one users run, `run_fleet` (fleet/run/run.hpp), on a seeded
 // scenario (scenario.hpp: a cluster with a topology, gangs and one-member jobs arriving over
 // time, nodes failing, draining and coming back), six times: under no victim policy, kube's
 // and gpurent's, each with the node matcher (on the one-member jobs) and with the gang placer
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
-#include <gpurent/matching/registry.hpp>
+#include <gpurent/matching/node/registry.hpp>
 
 #include "billing.hpp"
 #include "digest.hpp"
@@ -59,8 +59,8 @@ inline void digest_run(digest& d, std::string_view name, const run_result& r) {
   for (const run_segment& s : r.segments) {
     d.add(s.job);
     d.add(s.run);
-    d.add(static_cast<std::uint64_t>(s.start));
-    d.add(static_cast<std::uint64_t>(s.end));
+    d.add(static_cast<std::uint64_t>(s.start.count()));
+    d.add(static_cast<std::uint64_t>(s.end.count()));
     d.add((s.preempted ? 1U : 0U) | (s.failed ? 2U : 0U));
     for (std::uint32_t m = 0; m < s.count; ++m) {
       const placement& p = r.members[s.first + m];
@@ -69,7 +69,7 @@ inline void digest_run(digest& d, std::string_view name, const run_result& r) {
     }
   }
   for (const run_preemption& p : r.preemption_log) {
-    d.add(static_cast<std::uint64_t>(p.time));
+    d.add(static_cast<std::uint64_t>(p.time.count()));
     d.add(p.job);
     for (std::uint32_t k = 0; k < p.count; ++k) d.add(r.victims[p.first + k].job);
   }
@@ -163,8 +163,8 @@ class simulation {
     rep_.segments += r.segments.size();
     rep_.preemptions += r.preemptions;
     rep_.failures += r.failures;
-    for (const std::int64_t f : r.first_start) rep_.never_started += f < 0 ? 1 : 0;
-    rep_.last_end = std::max(rep_.last_end, r.end_time);
+    for (const fleet_time f : r.first_start) rep_.never_started += f == not_started ? 1U : 0U;
+    rep_.last_end = std::max(rep_.last_end, r.end_time.count());
   }
 
   options opt_;

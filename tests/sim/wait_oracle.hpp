@@ -99,17 +99,17 @@ struct held_span {
 [[nodiscard]] inline std::vector<held_span> held_spans(const run_view& v, const std::vector<std::vector<std::uint32_t>>& by_job,
                                                        std::span<const std::int64_t> placed) {
   std::vector<held_span> out(v.r().segments.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {placed[i], v.r().segments[i].end, placed[i] < v.r().segments[i].start};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {placed[i], v.r().segments[i].end.count(), placed[i] < v.r().segments[i].start.count()};
   std::vector<std::uint8_t> taken(out.size(), 0);
   for (const run_preemption& p : v.r().preemption_log)
     for (std::uint32_t k = 0; k < p.count; ++k) {
       const std::uint32_t job = v.r().victims[p.first + k].job;
       if (job >= by_job.size()) continue;
-      const std::ptrdiff_t i = victim_segment(v, by_job[job], p.time, taken);
+      const std::ptrdiff_t i = victim_segment(v, by_job[job], p.time.count(), taken);
       if (i < 0) continue;
       taken[static_cast<std::size_t>(i)] = 1;
       held_span& h = out[static_cast<std::size_t>(i)];
-      h.to = std::max(h.to, p.time + v.notice());
+      h.to = std::max(h.to, p.time.count() + v.notice());
       h.preempting = true;
     }
   return out;
@@ -121,13 +121,13 @@ struct held_span {
                                                                                  const std::vector<std::uint32_t>& segs,
                                                                                  std::span<const std::int64_t> placed) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  std::int64_t from = v.jobs[j].arrival;
+  std::int64_t from = v.jobs[j].arrival.count();
   for (const std::uint32_t i : segs) {
     if (from < placed[i]) out.emplace_back(from, placed[i]);
     const run_segment& s = v.r().segments[i];
-    from = s.preempted || s.failed ? std::max(s.end, placed[i]) : -1;
+    from = s.preempted || s.failed ? std::max(s.end.count(), placed[i]) : -1;
   }
-  if (from >= 0) out.emplace_back(from, v.r().end_time + 1);
+  if (from >= 0) out.emplace_back(from, v.r().end_time.count() + 1);
   return out;
 }
 
@@ -151,7 +151,7 @@ class wait_sweep {
       std::stable_sort(q->begin(), q->end(), [](const mark& a, const mark& b) { return a.time < b.time; });
     for (auto* q : {&adds_, &removes_, &starts_})
       std::transform(q->begin(), q->end(), std::back_inserter(times_), [](const mark& m) { return m.time; });
-    for (const node_event& e : v.events) times_.push_back(e.time);
+    for (const node_event& e : v.events) times_.push_back(e.time.count());
     std::sort(times_.begin(), times_.end());
     times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
     spec_ok_.resize(v.jobs.size() * nodes_.size());
@@ -167,7 +167,7 @@ class wait_sweep {
       std::fill(released_.begin(), released_.end(), 0);
       for (; remove < removes_.size() && removes_[remove].time == t; ++remove) apply(removes_[remove].index, false);
       for (; add < adds_.size() && adds_[add].time == t; ++add) apply(adds_[add].index, true);
-      for (; event < v_.events.size() && v_.events[event].time <= t; ++event)
+      for (; event < v_.events.size() && v_.events[event].time.count() <= t; ++event)
         if (v_.events[event].condition == node_condition::up && v_.events[event].node < nodes_.size()) released_[v_.events[event].node] = 1;
       for (; end < ends_.size() && ends_[end].time <= t; ++end) waiting_[ends_[end].index] = 0;
       std::erase_if(list_, [&](std::uint32_t j) { return waiting_[j] == 0; });

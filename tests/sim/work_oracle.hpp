@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The run oracle, second half: what each job did. Written from fleet.md's rules, not from
-// the loop (fleet/run.hpp) or its checkpoint helper (fleet/run_checkpoint.hpp):
+// the loop (fleet/run/run.hpp) or its checkpoint helper (fleet/run/checkpoint.hpp):
 //   - shape: every segment names a job and holds all its members (a gang all or nothing),
 //     its gpu_milli is its members' sum; a job's runs are numbered 0, 1, ... in order; per-job
 //     vectors have one entry per job;
@@ -61,9 +61,9 @@ namespace gpurent::sim {
 [[nodiscard]] inline std::string check_times(const run_view& v, const std::vector<std::vector<std::uint32_t>>& by_job) {
   for (std::size_t j = 0; j < v.jobs.size(); ++j) {
     const auto& segs = by_job[j];
-    const std::int64_t first = segs.empty() ? -1 : v.r().segments[segs.front()].start;
-    if (v.r().first_start[j] != first) return "job " + v.jobs[j].name + ": first_start disagrees with its first segment";
-    if (!segs.empty() && first < v.jobs[j].arrival) return "job " + v.jobs[j].name + " starts before it arrives";
+    const std::int64_t first = segs.empty() ? -1 : v.r().segments[segs.front()].start.count();
+    if (v.r().first_start[j].count() != first) return "job " + v.jobs[j].name + ": first_start disagrees with its first segment";
+    if (!segs.empty() && first < v.jobs[j].arrival.count()) return "job " + v.jobs[j].name + " starts before it arrives";
     for (std::size_t k = 1; k < segs.size(); ++k)
       if (v.r().segments[segs[k]].start < v.r().segments[segs[k - 1]].end) return "job " + v.jobs[j].name + " runs twice at once";
   }
@@ -82,7 +82,7 @@ struct job_tally {
 
 // Segment s of job j, given the work left before it: "" or what is wrong, and the tally on.
 [[nodiscard]] inline std::string run_work(const run_view& v, const fleet_job& j, const run_segment& s, bool last, job_tally& t) {
-  const std::int64_t ran = s.end - s.start;
+  const std::int64_t ran = (s.end - s.start).count();
   if (!s.preempted && !s.failed) {
     if (!last) return segment_name(v, s) + " ended without a preemption or failure, but the job ran again";
     if (ran != t.work)
@@ -94,7 +94,8 @@ struct job_tally {
   if (ran >= t.work)
     return segment_name(v, s) + " was stopped after " + std::to_string(ran) + " s, when its " + std::to_string(t.work) + " s of work were done";
   const bool final_checkpoint = s.preempted && v.checkpoints.notice >= v.checkpoints.checkpoint_write;
-  const std::int64_t saved = final_checkpoint ? ran : j.checkpoint_every > 0 ? ran / j.checkpoint_every * j.checkpoint_every : 0;
+  const std::int64_t every = j.checkpoint_every.count();
+  const std::int64_t saved = final_checkpoint ? ran : every > 0 ? ran / every * every : 0;
   t.lost_milli_s += s.gpu_milli * (ran - saved);
   t.work = t.work - saved + v.checkpoints.restart.count();
   if (s.preempted) ++t.evictions;
@@ -108,7 +109,7 @@ struct job_tally {
   std::size_t failures = 0;
   for (std::size_t j = 0; j < v.jobs.size(); ++j) {
     detail::job_tally t;
-    t.work = v.jobs[j].duration;
+    t.work = v.jobs[j].duration.count();
     for (std::size_t k = 0; k < by_job[j].size(); ++k) {
       const run_segment& s = v.r().segments[by_job[j][k]];
       failures += s.failed ? 1 : 0;
@@ -133,8 +134,8 @@ namespace detail {
 [[nodiscard]] inline std::ptrdiff_t victim_segment(const run_view& v, const std::vector<std::uint32_t>& segs, std::int64_t t,
                                                    const std::vector<std::uint8_t>& taken) {
   for (const std::uint32_t i : segs) {
-    const run_segment& s = v.r().segments[i];
-    if (taken[i] == 0 && s.start <= t && s.end <= t + v.notice() && (s.end > t || s.end == t + v.notice())) return i;
+    const std::int64_t start = v.r().segments[i].start.count(), end = v.r().segments[i].end.count();
+    if (taken[i] == 0 && start <= t && end <= t + v.notice() && (end > t || end == t + v.notice())) return i;
   }
   return -1;
 }
@@ -144,22 +145,23 @@ namespace detail {
                                                 std::vector<std::uint8_t>& victim_of) {
   if (p.job >= v.jobs.size() || std::size_t{p.first} + p.count > v.r().victims.size()) return "a preemption names a job or victims that do not exist";
   const fleet_job& pj = v.jobs[p.job];
-  const std::string at = "the preemption at " + std::to_string(p.time) + " s for job " + pj.name;
+  const std::int64_t t = p.time.count();
+  const std::string at = "the preemption at " + std::to_string(t) + " s for job " + pj.name;
   if (pj.preemptible) return at + ": a preemptible job preempted others";
   if (p.count == 0) return at + " has no victim";
   const auto& mine = by_job[p.job];
-  if (std::none_of(mine.begin(), mine.end(), [&](std::uint32_t i) { return v.r().segments[i].start == p.time + v.notice(); }))
+  if (std::none_of(mine.begin(), mine.end(), [&](std::uint32_t i) { return v.r().segments[i].start.count() == t + v.notice(); }))
     return at + ": the preemptor does not start when the notice ends";
   for (std::uint32_t k = 0; k < p.count; ++k) {
     const std::uint32_t vj = v.r().victims[p.first + k].job;
     if (vj >= v.jobs.size()) return at + ": a victim that does not exist";
     const fleet_job& victim = v.jobs[vj];
     if (!victim.preemptible || victim.priority >= pj.priority) return at + ": victim " + victim.name + " is not preemptible or not of lower priority";
-    const std::ptrdiff_t i = victim_segment(v, by_job[vj], p.time, victim_of);
+    const std::ptrdiff_t i = victim_segment(v, by_job[vj], t, victim_of);
     if (i < 0) return at + ": victim " + victim.name + " was not running then, or did not stop within the notice";
     const run_segment* s = &v.r().segments[static_cast<std::size_t>(i)];
-    if (p.time - s->start < v.min_runtime) return at + ": victim " + victim.name + " had not run its minimum runtime";
-    if (s->preempted && s->end != p.time + v.notice()) return at + ": victim " + victim.name + " stopped before its notice ended";
+    if (t - s->start.count() < v.min_runtime) return at + ": victim " + victim.name + " had not run its minimum runtime";
+    if (s->preempted && s->end.count() != t + v.notice()) return at + ": victim " + victim.name + " stopped before its notice ended";
     victim_of[static_cast<std::size_t>(i)] = 1;
   }
   return {};

@@ -2,7 +2,9 @@
 // Compile-time checks: what must compile does, what must not compile does not.
 #include <chrono>
 #include <concepts>
+#include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include <gpurent/core/core.hpp>
 
@@ -46,6 +48,28 @@ static_assert(!std::is_default_constructible_v<money_value>);
 static_assert(std::is_constructible_v<money_value, currency, int128>);
 // Decimal products carry the sum of the scales.
 static_assert(std::same_as<decltype(std::declval<decimal<2>>() * std::declval<decimal<3>>()), decimal<5>>);
+
+// fleet run's clock: an instant plus a duration is an instant, two instants subtract to a
+// duration; two instants do not add, and neither a plain number nor a calendar instant is one.
+template <class A, class B>
+concept subtractable = requires(const A& a, const B& b) {
+  a - b;
+};
+static_assert(std::same_as<decltype(fleet_time{} + seconds{1}), fleet_time>);
+static_assert(std::same_as<decltype(seconds{1} + fleet_time{}), fleet_time>);
+static_assert(std::same_as<decltype(fleet_time{} - seconds{1}), fleet_time>);
+static_assert(std::same_as<decltype(fleet_time{} - fleet_time{}), seconds>);
+static_assert(!addable<fleet_time, fleet_time>);
+static_assert(!addable<fleet_time, std::int64_t>);
+static_assert(!subtractable<seconds, fleet_time>);
+static_assert(!subtractable<fleet_time, instant>);
+static_assert(!std::is_convertible_v<std::int64_t, fleet_time>);
+static_assert(!std::is_convertible_v<seconds, fleet_time>);
+static_assert(!std::is_convertible_v<instant, fleet_time>);
+// Zero-cost: one int64, copied as one.
+static_assert(sizeof(fleet_time) == sizeof(std::int64_t) && std::is_trivially_copyable_v<fleet_time>);
+static_assert(fleet_time::at_second(100) - fleet_time::at_second(40) == seconds{60});
+static_assert(fleet_time::at_second(40) + seconds{60} == fleet_time::at_second(100) && fleet_time{} < fleet_time::max());
 
 // An archetype that models exactly RoundingPolicy, and types that do not.
 struct rounding_archetype {

@@ -50,9 +50,9 @@ inline std::vector<fleet_job> random_pods(std::mt19937_64& rng, int count) {
     j.preemptible = std::uniform_int_distribution<int>(0, 2)(rng) == 0;
     j.priority = j.preemptible ? 0 : std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 50 : 100;
     t += std::uniform_int_distribution<std::int64_t>(0, 40)(rng);
-    j.arrival = t;
-    j.duration = std::uniform_int_distribution<std::int64_t>(1, 4000)(rng);
-    j.checkpoint_every = 600;
+    j.arrival = fleet_time::at_second(t);
+    j.duration = seconds(std::uniform_int_distribution<std::int64_t>(1, 4000)(rng));
+    j.checkpoint_every = seconds(600);
     jobs.push_back(std::move(j));
   }
   return jobs;

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Running the gpurent tool from a test: one helper for every layer's command tests. The tool
 // runs through the shell with its stdout and stderr captured to files, so a test sees both
-// streams and the exit status exactly as a user's shell would.
+// streams and the exit status exactly as a user's shell would. The files a test writes and
+// reads are support/files.hpp's.
 #pragma once
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
+
+#include "support/files.hpp"
 
 namespace gpurent::test {
 
@@ -21,25 +21,6 @@ struct tool_result {
   std::string out;
   std::string err;
 };
-
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline void write_file(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-// A scratch directory of this process for `name`, created on first use.
-inline std::filesystem::path scratch_dir(std::string_view name) {
-  auto d = std::filesystem::temp_directory_path() / ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d;
-}
 
 // The tool under test: GPURENT_TEST_TOOL when set (scripts/device-check runs the tests from a
 // bundle), else the one this build made.

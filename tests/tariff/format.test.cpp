@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <gpurent/io/tariff_json.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/tariff/format.hpp>
 
 namespace test_tariff_format {

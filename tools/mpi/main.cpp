@@ -4,7 +4,7 @@
 //   mpirun -np N gpurent-mpi meter --tariff T --period M --usage U1.csv U2.csv ... [--format F]
 //
 // The protocol (what each rank reads, what it sends in which round, how the partials merge at
-// rank 0) is the library's: metering/scale/rounds.hpp, over the files as io/meter_files.hpp
+// rank 0) is the library's: metering/scale/rounds.hpp, over the files as io/billing/meter_files.hpp
 // reads them. This file binds its transport to MPI calls, parses the command line, and
 // prints what rank 0 gets: the invoice, or the earliest error of all ranks, once; every rank
 // exits with the same status.
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include <gpurent/io/meter_files.hpp>
+#include <gpurent/io/billing/meter_files.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/scale/ranks.hpp>
 #include <gpurent/metering/scale/rounds.hpp>

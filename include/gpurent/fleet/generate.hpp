@@ -33,9 +33,10 @@
 #include <vector>
 
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
-#include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/node/policy.hpp>
 
 namespace gpurent {
 
@@ -50,9 +51,9 @@ struct generate_options {
   double exclusive = 0.1;  // fraction of the large jobs that are exclusive (topo)
   // Over time (fleet run): offered load in percent; 0: no arrivals, the mix up to `demand`.
   double load_pct = 0;
-  std::int64_t horizon = 7 * 86400;      // seconds over which the jobs arrive
-  double spot = 0.5;                     // fraction of the jobs that are spot
-  std::int64_t checkpoint_every = 1800;  // seconds of work between a spot job's checkpoints
+  seconds horizon{7 * 86400};      // over which the jobs arrive
+  double spot = 0.5;               // fraction of the jobs that are spot
+  seconds checkpoint_every{1800};  // work between a spot job's checkpoints
 };
 
 struct generated_fleet {
@@ -83,9 +84,10 @@ namespace detail {
   if (!(o.exclusive >= 0 && o.exclusive <= 1)) return make_error(error_code::invalid_argument, "--exclusive", "must be in [0, 1]");
   if (!(o.load_pct >= 0 && o.load_pct <= 10000))
     return make_error(error_code::invalid_argument, "--load", "must be in [0, 10000] (percent; 0: no arrivals)");
-  if (o.horizon < 1 || o.horizon > 366 * 86400) return make_error(error_code::invalid_argument, "--horizon", "must be in [1s, 366d]");
+  if (o.horizon < seconds{1} || o.horizon > seconds{366 * 86400})
+    return make_error(error_code::invalid_argument, "--horizon", "must be in [1s, 366d]");
   if (!(o.spot >= 0 && o.spot <= 1)) return make_error(error_code::invalid_argument, "--spot", "must be in [0, 1]");
-  if (o.checkpoint_every < 1 || o.checkpoint_every > 366 * 86400)
+  if (o.checkpoint_every < seconds{1} || o.checkpoint_every > seconds{366 * 86400})
     return make_error(error_code::invalid_argument, "--checkpoint-every", "must be in [1s, 366d]");
   return {};
 }
@@ -126,17 +128,17 @@ namespace detail {
     const bool partial = uniform_below(rng, 10) < 3 && o.gpus_per_node > 1;
     j.gang.workers = partial ? 1 : static_cast<std::int32_t>(draw(rng, 1, 2));
     if (partial) gpus = static_cast<std::int32_t>(draw(rng, 1, std::min(2, o.gpus_per_node - 1)));
-    j.duration = draw(rng, 600, 14400);
+    j.duration = seconds(draw(rng, 600, 14400));
   } else if (kind < 96) {  // medium
     j.gang.workers = static_cast<std::int32_t>(draw(rng, std::min(4, segment), segment));
     j.gang.required = 1;
-    j.duration = draw(rng, 3600, 86400);
+    j.duration = seconds(draw(rng, 3600, 86400));
   } else {  // large
     j.gang.workers = segment * static_cast<std::int32_t>(draw(rng, 2, 8));
     j.gang.segment = segment;
     if (uniform_below(rng, 2) == 0) j.gang.preferred = 0;
     j.gang.exclusive = static_cast<double>(uniform_below(rng, 1000)) < o.exclusive * 1000.0;
-    j.duration = draw(rng, 14400, 259200);
+    j.duration = seconds(draw(rng, 14400, 259200));
   }
   j.gang.member.num_gpu = gpus;
   j.gang.member.gpu_milli = whole_gpu;
@@ -149,18 +151,19 @@ namespace detail {
 // Over time: the mix until its work reaches the offered load, each job spot or
 // high-priority, arrivals uniform over the horizon in job order (see the header comment).
 inline void generate_over_time(const generate_options& o, std::mt19937_64& rng, generated_fleet& f) {
-  const double target = o.load_pct / 100.0 * 1000.0 * static_cast<double>(f.cluster.gpus_up()) * static_cast<double>(o.horizon);
+  const double target = o.load_pct / 100.0 * 1000.0 * static_cast<double>(f.cluster.gpus_up()) * static_cast<double>(o.horizon.count());
   double work = 0;  // milli-GPU-seconds
   while (work < target) {
     fleet_job j = generate_job(o, rng, f.jobs.size());
-    work += static_cast<double>(j.gpu_milli_demand()) * static_cast<double>(j.duration);
+    work += static_cast<double>(j.gpu_milli_demand()) * static_cast<double>(j.duration.count());
     j.preemptible = static_cast<double>(uniform_below(rng, 1000)) < o.spot * 1000.0;
     j.priority = j.preemptible ? 0 : 100;
     j.checkpoint_every = o.checkpoint_every;
     f.jobs.push_back(std::move(j));
   }
-  std::vector<std::int64_t> arrivals(f.jobs.size());
-  for (std::int64_t& a : arrivals) a = static_cast<std::int64_t>(uniform_below(rng, static_cast<std::uint64_t>(o.horizon)));
+  std::vector<fleet_time> arrivals(f.jobs.size());
+  for (fleet_time& a : arrivals)
+    a = fleet_time::at_second(static_cast<std::int64_t>(uniform_below(rng, static_cast<std::uint64_t>(o.horizon.count()))));
   std::sort(arrivals.begin(), arrivals.end());
   for (std::size_t i = 0; i < f.jobs.size(); ++i) f.jobs[i].arrival = arrivals[i];
 }

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/cluster.hpp>
-#include <gpurent/matching/fragmentation.hpp>
-#include <gpurent/matching/gang_policy.hpp>
-#include <gpurent/matching/gang_request.hpp>
+#include <gpurent/matching/gang/policy.hpp>
+#include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/node/fragmentation.hpp>
 
 namespace gpurent {
 
@@ -22,10 +23,10 @@ struct fleet_job {
   gang_request gang;          // homogeneous: gang.member x gang.workers
   std::int32_t priority = 0;  // higher first in fleet run's queue
   bool preemptible = false;
-  std::int64_t arrival = 0;              // seconds
-  std::int64_t duration = -1;            // seconds of work; -1: not given (fleet pack needs none)
-  std::int64_t checkpoint_every = 1800;  // seconds of work between checkpoints (preemptible jobs)
-  std::string tenant;                    // the jobs file's tenant name (gang.member.tenant is its id); empty: none
+  fleet_time arrival;              // on fleet run's clock
+  seconds duration{-1};            // work; -1 s: not given (fleet pack needs none)
+  seconds checkpoint_every{1800};  // work between checkpoints (preemptible jobs)
+  std::string tenant;              // the jobs file's tenant name (gang.member.tenant is its id); empty: none
 
   // The GPUs all members ask for, in milli-GPU.
   [[nodiscard]] std::int64_t gpu_milli_demand() const noexcept { return static_cast<std::int64_t>(gang.size()) * gang.member.gpu_request_milli(); }

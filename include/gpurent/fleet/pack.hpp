@@ -14,9 +14,9 @@
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
-#include <gpurent/matching/gang.hpp>
-#include <gpurent/matching/gang_check.hpp>
-#include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/matching/gang/check.hpp>
+#include <gpurent/matching/gang/placer.hpp>
+#include <gpurent/matching/gang/policy.hpp>
 
 namespace gpurent {
 

@@ -3,13 +3,13 @@
 // Hard constraints: may request r go to node n at all? Each constraint is a stateless type
 // modelling `Constraint` (a name, a noexcept `admits`, and a `describe` for explanations);
 // `constraint_set<C...>` composes them in order and reports which one rejected a node, so
-// "why did this not fit" is answered per constraint with counts (see matcher.hpp).
+// "why did this not fit" is answered per constraint with counts (see node/matcher.hpp).
 //
 // Extension point: write a type modelling `Constraint` and list it in your own
 // `constraint_set<..., my_constraint>` (or `default_constraints::with<my_constraint>`). If
 // its answer depends on the node only through its spec (the name aside) and state, say so
 // with `static constexpr bool node_symmetric = true;` (the matcher then skips identical
-// untouched nodes; see candidate_index.hpp).
+// untouched nodes; see node/candidate_index.hpp).
 
 #include <array>
 #include <concepts>

@@ -2,7 +2,7 @@
 #pragma once
 // Decision observers: what the matcher calls after it chose where a request goes (or found
 // nowhere) and before it applies the placement, what the gang placer calls once it decided a
-// gang, and what fleet run calls at a preemption (fleet/run.hpp), so an audit trail can
+// gang, and what fleet run calls at a preemption (fleet/run/run.hpp), so an audit trail can
 // record each decision with its per-constraint rejection counts. No hook, no cost: with no
 // observer attached the decider tests one pointer per decision and calls nothing
 // (bench/bench_matching.cpp measures it). An observer is a function pointer and a context,
@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 
+#include <gpurent/core/time.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>
@@ -21,7 +22,7 @@ namespace gpurent {
 
 struct constraint_counts;  // why_not.hpp
 struct why_not;            // why_not.hpp
-struct gang_request;       // gang_request.hpp
+struct gang_request;       // gang/request.hpp
 
 // One decision, seen before it is applied: the inventory is still as the matcher saw it, so
 // explain() counts the rejections that led to it.
@@ -33,7 +34,7 @@ struct match_decision {
   constraint_counts (*explain_fn)(const void*, const placement_request&) = nullptr;
 };
 
-// A gang decision (gang_placer::place, matching/gang.hpp), seen once it is made: placed
+// A gang decision (gang_placer::place, matching/gang/placer.hpp), seen once it is made: placed
 // gangs with their members' placements (already applied), gangs that did not fit with the
 // inventory untouched, so explain_fn says why.
 struct gang_decision {
@@ -45,18 +46,18 @@ struct gang_decision {
   why_not (*explain_fn)(void*, const gang_request&) = nullptr;
 };
 
-// A preemption in fleet run (fleet/run.hpp), once the victims are stopped and the preemptor
+// A preemption in fleet run (fleet/run/run.hpp), once the victims are stopped and the preemptor
 // is placed in their room.
 struct preempt_decision {
   const inventory& inv;
-  std::int64_t time = 0;              // seconds: the victims stop at time + notice
+  fleet_time time;                    // the victims stop at time + notice
   std::uint32_t preemptor = 0;        // job index
   std::span<const victim> victims;    // job indices, what each loses
   std::span<const placement> placed;  // the preemptor's members, in member order
 };
 
 // A function pointer and a context, called with each decision of kind D (match_decision,
-// gang_decision, preempt_decision in fleet/run.hpp). Empty: nothing is called.
+// gang_decision, preempt_decision in fleet/run/run.hpp). Empty: nothing is called.
 template <class D>
 class observer_of {
  public:

@@ -6,9 +6,9 @@
 // preemption trial), holds room that is no job's (a victim in its notice window), changes a
 // node's condition, and explains a job that does not fit (why_not.hpp).
 //
-// Two models: the node matcher (matcher.hpp) for one-member jobs, through
-// one_member_placer below, and the gang placer (gang.hpp) for every job. Fleet run
-// (fleet/run.hpp) and preemption (preempt/) take any Placer.
+// Two models: the node matcher (node/matcher.hpp) for one-member jobs, through
+// one_member_placer below, and the gang placer (gang/placer.hpp) for every job. Fleet run
+// (fleet/run/run.hpp) and preemption (preempt/) take any Placer.
 
 #include <concepts>
 #include <optional>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/matching/gang_request.hpp>
+#include <gpurent/matching/gang/request.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/why_not.hpp>
 #include <gpurent/spec/cluster_topology.hpp>

@@ -23,7 +23,7 @@
 
 namespace gpurent {
 
-// One distinct record as a meter holds it (meter::record_view; io/meter_partial.hpp writes them).
+// One distinct record as a meter holds it (meter::record_view; io/billing/meter_partial.hpp writes them).
 struct meter_record_view {
   std::string_view id;
   std::string_view account;

@@ -37,7 +37,7 @@ namespace gpurent {
 
 class meter {
  public:
-  // What a partial result holds of each distinct record (io/meter_partial.hpp).
+  // What a partial result holds of each distinct record (io/billing/meter_partial.hpp).
   using record_view = meter_record_view;
 
   // A meter for `period` (UTC instants), named `period_name` on the invoice.
@@ -125,7 +125,7 @@ class meter {
   // Distinct record k (k < distinct_records()), as a partial result writes it.
   [[nodiscard]] record_view record_at(std::size_t k) const noexcept { return book_.view(k, lines_); }
   // Adds the totals of a line that a meter sharing no id with this one rated, without its
-  // records (a totals-only partial, io/meter_partial.hpp); not when finish() needs records.
+  // records (a totals-only partial, io/billing/meter_partial.hpp); not when finish() needs records.
   [[nodiscard]] expected<void> add_line_totals(std::string_view account, std::size_t rate_pos, const line_totals& t) {
     if (finish_needs_records() || rate_pos >= tariff_value().rates().size())
       return make_error(error_code::invalid_argument, "partial", "line totals without records cannot be added here");

@@ -284,6 +284,13 @@ namespace detail::plan_text {
 
 // The plan as a table: one row per job (with the unit price it was decided at), totals,
 // savings, packing, owned pools, each job's reason, and where each price came from.
+// Offers the plan could not weigh, one line each (none: nothing).
+[[nodiscard]] inline std::string set_aside_text(const plan_result& p) {
+  std::string out;
+  for (const set_aside_offer& o : p.set_aside) out += fmt::format("set aside: {} ({}), GPU \"{}\": {}\n", o.id, to_string(o.mode), o.gpu, o.reason);
+  return out;
+}
+
 [[nodiscard]] inline std::string format_plan_table(const plan_result& p) {
   const std::vector<std::string> head = {"job", "kind", "offer", "mode", "sharing", "count", "price", "expected", "naive"};
   std::vector<std::vector<std::string>> rows;
@@ -315,7 +322,7 @@ namespace detail::plan_text {
   out += fmt::format("\nbilled total (meter.md rules, one rounding per line): {} {}\n", p.billed_total.to_string(), ccy);
   out += budget_line(p) + detail::plan_text::savings_text(p);
   if (const std::string note = savings_note(p); !note.empty()) out += note + "\n";
-  out += packing_text(p) + owned_text(p) + "\nwhy:\n";
+  out += packing_text(p) + owned_text(p) + set_aside_text(p) + "\nwhy:\n";
   for (const job_plan& j : p.jobs) out += fmt::format("  {}: {}\n", j.name, to_string(j.why));
   out += "\nprices (as planned: what a later report of this plan uses):\n";
   for (const job_plan& j : p.jobs)

@@ -179,6 +179,21 @@ struct offer_quota {
   friend bool operator==(const offer_quota&, const offer_quota&) = default;
 };
 
+// An imported GPU name the catalog could not map keeps its source's name behind a prefix
+// (`gpuhunt:A10G`, io/plan/offer_import_gpu.hpp): no catalog name has a colon.
+[[nodiscard]] inline bool opaque_gpu_name(std::string_view gpu) noexcept { return gpu.find(':') != std::string_view::npos; }
+
+// An offer the planner cannot weigh, kept out of the plan and reported: its GPU is opaque and
+// the offer gives no VRAM or no FP16 throughput for it (hand-added `vram_gib` and `tflops`
+// bring it back). A name without a colon is never set aside: unknown, it is an error.
+struct set_aside_offer {
+  std::string id;
+  offer_mode mode = offer_mode::on_demand;
+  std::string gpu;
+  std::string reason;
+  friend bool operator==(const set_aside_offer&, const set_aside_offer&) = default;
+};
+
 // A validated set of offers in one currency, billed with one rounding mode.
 class offer_catalog {
  public:
@@ -196,12 +211,14 @@ class offer_catalog {
     return nullptr;
   }
   [[nodiscard]] std::span<const offer_quota> quotas() const noexcept { return quotas_; }
+  [[nodiscard]] std::span<const set_aside_offer> set_aside() const noexcept { return set_aside_; }
 
  private:
   currency ccy_{"USD", 2};
   rounding_mode rounding_ = rounding_mode::half_even;
   std::vector<offer> offers_;
   std::vector<offer_quota> quotas_;
+  std::vector<set_aside_offer> set_aside_;
 };
 
 namespace detail::offers {
@@ -218,6 +235,8 @@ namespace detail::offers {
     if (o.vram_mib == 0 && m->vram) o.vram_mib = to_mib(m->vram->value);
     if (o.gflops == 0 && m->throughput.fp16) o.gflops = m->throughput.fp16->value.count();
   }
+  if (o.vram_mib < 0) return bad("vram_gib", "must not be negative");
+  if (o.gflops < 0) return bad("tflops", "must not be negative");
   if (o.vram_mib <= 0) return bad("vram_gib", "unknown GPU model \"" + o.gpu + "\": give vram_gib");
   if (o.gflops <= 0) return bad("tflops", "unknown GPU model \"" + o.gpu + "\" or no FP16 figure: give tflops");
   if (o.gpu_count <= 0) return bad("gpu_count", "must be positive");
@@ -250,14 +269,19 @@ inline expected<offer_catalog> offer_catalog::make(currency c, rounding_mode r, 
   cat.quotas_ = std::move(quotas);
   for (std::size_t i = 0; i < offers.size(); ++i) {
     const std::string at = "offers[" + std::to_string(i) + "]";
+    offer& o = offers[i];
     for (std::size_t j = 0; j < i; ++j)
-      if (offers[j].id == offers[i].id && offers[j].mode == offers[i].mode)
-        return make_error(
-            error_code::duplicate, at + ".id",
-            "offer \"" + offers[i].id + "\" in mode " + std::string(to_string(offers[i].mode)) + " repeats offers[" + std::to_string(j) + "]");
-    GPURENT_TRY(detail::offers::check(offers[i], at));
+      if (offers[j].id == o.id && offers[j].mode == o.mode)
+        return make_error(error_code::duplicate, at + ".id",
+                          "offer \"" + o.id + "\" in mode " + std::string(to_string(o.mode)) + " repeats offers[" + std::to_string(j) + "]");
+    if (opaque_gpu_name(o.gpu) && !find_model(o.gpu) && (o.vram_mib == 0 || o.gflops == 0)) {
+      cat.set_aside_.push_back(
+          {o.id, o.mode, o.gpu, o.vram_mib == 0 ? "GPU not in the catalog: give vram_gib and tflops" : "GPU not in the catalog: give tflops"});
+      continue;
+    }
+    GPURENT_TRY(detail::offers::check(o, at));
+    cat.offers_.push_back(o);  // a copy: the duplicate check above reads the earlier offers
   }
-  cat.offers_ = std::move(offers);
   return cat;
 }
 

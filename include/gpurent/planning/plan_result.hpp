@@ -97,10 +97,11 @@ struct plan_result {
   money_value billed_total;         // the usage rated by the meter (per-line rounding)
   std::optional<invoice> billed;    // the meter's invoice of the usage
   packing_report packing;
-  supply_report supply;                  // how contested supply was shared out
-  std::vector<owned_pool_report> owned;  // one per owned offer, in catalog order
-  money_value owned_fixed_cost;          // of every owned pool, paid whatever the use (by the naive plan too)
-  std::optional<decimal<9>> budget;      // the workload's (planning/budget.hpp checks the plan against it)
+  supply_report supply;                    // how contested supply was shared out
+  std::vector<owned_pool_report> owned;    // one per owned offer, in catalog order
+  money_value owned_fixed_cost;            // of every owned pool, paid whatever the use (by the naive plan too)
+  std::optional<decimal<9>> budget;        // the workload's (planning/budget.hpp checks the plan against it)
+  std::vector<set_aside_offer> set_aside;  // offers the plan could not weigh (planning/offer.hpp), in catalog order
   // Against the naive plan: its total minus this plan's (both pay the same owned pools' fixed
   // cost, so it cancels); none when there is no naive plan.
   // What the plan spends against a budget: the larger of its total and the meter's billed

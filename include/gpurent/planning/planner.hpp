@@ -317,7 +317,9 @@ inline void report_naive(const plan_context& cx, const naive_plan& naive, const 
                   {},
                   {},
                   zero,
-                  w.budget};
+                  w.budget,
+                  {}};
+  out.set_aside.assign(cat.set_aside().begin(), cat.set_aside().end());
   const plan_pricer pricer(cat, out.window);
   const plan_context cx{w, cat, pricer};
   plan_supply supply(cat);

@@ -2,7 +2,7 @@
 #pragma once
 // The built-in GPU catalog (constexpr data, a source for every number) and `catalog`, the
 // run-time value type that holds either the built-in models or models loaded from a file
-// (io/catalog_json.hpp). Both are spans of the same `gpu_model`.
+// (io/spec/catalog_json.hpp). Both are spans of the same `gpu_model`.
 //
 // One header per concept under spec/catalog/: the source documents and the conventions of
 // the data (sources.hpp), the data by vendor (nvidia.hpp, amd.hpp, undisclosed.hpp), the

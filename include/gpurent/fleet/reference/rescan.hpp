@@ -12,7 +12,7 @@
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
-#include <gpurent/fleet/run.hpp>
+#include <gpurent/fleet/run/run.hpp>
 #include <gpurent/matching/reference/full_scan.hpp>
 
 namespace gpurent {

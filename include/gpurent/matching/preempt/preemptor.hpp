@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <queue>
 #include <span>
@@ -30,6 +29,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/core/time.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/preempt/domains.hpp>
@@ -43,7 +43,7 @@ namespace gpurent {
 struct stopped_victim {
   gang_id job = no_gang;
   std::span<const placement> members;
-  std::int64_t stops = 0;
+  fleet_time stops;
   bool exclusive = false;
 };
 
@@ -99,7 +99,7 @@ class preemptor {
   // What the stopped victims still hold at `now`: beyond the preemptor's `placed`, their
   // resources until `until` (the notice's end); their tenancy and exclusive blocks until
   // each stops.
-  void hold_for(std::int64_t now, std::int64_t until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
+  void hold_for(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
     hold_leftovers(now, until, placed, victims);
     for (const stopped_victim& v : victims) {
       if (v.stops <= now) continue;
@@ -118,7 +118,7 @@ class preemptor {
   // Gives back every hold that ends at or before t: freed_room(h) for held room,
   // freed_node(n) for each node of a block that is open again.
   template <class FreedRoom, class FreedNode>
-  void expire(std::int64_t t, FreedRoom&& freed_room, FreedNode&& freed_node) {
+  void expire(fleet_time t, FreedRoom&& freed_room, FreedNode&& freed_node) {
     while (!ends_.empty() && ends_.top().time <= t) {
       const hold_end e = ends_.top();
       ends_.pop();
@@ -135,15 +135,15 @@ class preemptor {
   }
 
   // The earliest instant a hold ends (never_ends: none).
-  static constexpr std::int64_t never_ends = std::numeric_limits<std::int64_t>::max();
-  [[nodiscard]] std::int64_t next_expiry() const noexcept { return ends_.empty() ? never_ends : ends_.top().time; }
+  static constexpr fleet_time never_ends = fleet_time::max();
+  [[nodiscard]] fleet_time next_expiry() const noexcept { return ends_.empty() ? never_ends : ends_.top().time; }
 
   // A job preempted node by node: one member, no topology rules.
   [[nodiscard]] static bool node_local(const gang_request& g) noexcept { return g.size() == 1 && !g.topology_bound() && !g.picks_segment(); }
 
  private:
   struct hold_end {
-    std::int64_t time;
+    fleet_time time;
     std::uint64_t seq;  // holds ending together end in the order they were taken
     std::uint32_t index;
     bool blocks;
@@ -165,13 +165,13 @@ class preemptor {
       if (const std::optional<victim> c = candidate(v)) cand_.push_back(*c);
   }
 
-  void hold_room(const placement& h, std::int64_t until) {
+  void hold_room(const placement& h, fleet_time until) {
     pl_->hold(h);
     room_.push_back(h);
     ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(room_.size() - 1), false});
   }
 
-  void hold_blocks(const stopped_victim& v, std::int64_t until) {
+  void hold_blocks(const stopped_victim& v, fleet_time until) {
     pl_->hold_blocks(v.job, v.members);
     blocks_.push_back(block_hold{v.job, static_cast<std::uint32_t>(block_members_.size()), static_cast<std::uint32_t>(v.members.size())});
     block_members_.insert(block_members_.end(), v.members.begin(), v.members.end());
@@ -180,7 +180,7 @@ class preemptor {
 
   // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held as one
   // placement until `until`, so that nothing else lands on a victim still running.
-  void hold_leftovers(std::int64_t now, std::int64_t until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
+  void hold_leftovers(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
     if (until <= now) return;
     leftover_.clear();
     for (const stopped_victim& v : victims)

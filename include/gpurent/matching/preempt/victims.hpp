@@ -24,7 +24,7 @@
 //    minimal: in the 18 contended Alibaba runs of docs/fleet.md 4 of about 1.0 million
 //    domain searches reach it (gpushare100, placement best-fit), on the NVL72 fleets none.
 //    Domains compare by cost, then victims, then first.
-// Minimality of the re-admission pass: fitting is monotone in what is removed (gang.hpp's
+// Minimality of the re-admission pass: fitting is monotone in what is removed (gang/placer.hpp's
 // counts are exact; one node's resources only grow when a job leaves), so a candidate that
 // could not be re-admitted onto a state cannot be re-admitted onto the larger final one.
 // The cheapest subset is minimal since each cost is >= 0 and ties go to fewer victims.
@@ -45,26 +45,28 @@
 #include <utility>
 #include <vector>
 
+#include <gpurent/core/time.hpp>
+
 namespace gpurent {
 
 // A running job that could be stopped, as a victim policy sees it.
 struct victim {
-  std::uint32_t job = 0;                // the caller's job id
-  std::int32_t priority = 0;            // the job's priority
-  std::int64_t start = 0;               // start of its current run (seconds)
-  std::int64_t gpu_milli = 0;           // GPUs all its members hold, milli-GPU
-  std::int64_t lost_s = 0;              // work it would lose if stopped now (seconds)
-  std::int64_t restart_s = 0;           // work a restart adds (0 for a job that finishes within the notice)
-  std::int64_t since_checkpoint_s = 0;  // work since its last checkpoint (for the explanation)
+  std::uint32_t job = 0;        // the caller's job id
+  std::int32_t priority = 0;    // the job's priority
+  fleet_time start;             // start of its current run
+  std::int64_t gpu_milli = 0;   // GPUs all its members hold, milli-GPU
+  seconds lost{0};              // work it would lose if stopped now
+  seconds restart{0};           // work a restart adds (0 for a job that finishes within the notice)
+  seconds since_checkpoint{0};  // work since its last checkpoint (for the explanation)
 
   // Lost GPU-seconds plus restart cost, in milli-GPU-seconds.
-  [[nodiscard]] constexpr std::int64_t cost() const noexcept { return gpu_milli * (lost_s + restart_s); }
+  [[nodiscard]] constexpr std::int64_t cost() const noexcept { return gpu_milli * (lost + restart).count(); }
 };
 
 // The guards: only a preemptible job of lower priority than the preemptor's, running for at
-// least min_runtime seconds, may be a victim.
-[[nodiscard]] constexpr bool eligible_victim(bool preemptible, std::int32_t priority, std::int64_t start, std::int32_t preemptor_priority,
-                                             std::int64_t now, std::int64_t min_runtime = 0) noexcept {
+// least min_runtime, may be a victim.
+[[nodiscard]] constexpr bool eligible_victim(bool preemptible, std::int32_t priority, fleet_time start, std::int32_t preemptor_priority,
+                                             fleet_time now, seconds min_runtime = seconds{0}) noexcept {
   return preemptible && priority < preemptor_priority && now - start >= min_runtime;
 }
 
@@ -118,7 +120,7 @@ struct victim_policy_kube {
 
   [[nodiscard]] static victim_rank rank(std::span<const victim> c, victim_mask mask) noexcept {
     std::int64_t top = std::numeric_limits<std::int64_t>::min(), sum = 0, count = 0;
-    std::int64_t top_start = std::numeric_limits<std::int64_t>::max();
+    fleet_time top_start = fleet_time::max();
     for (std::size_t i = 0; i < c.size(); ++i) {
       if (mask[i] == 0) continue;
       sum += c[i].priority;
@@ -130,7 +132,7 @@ struct victim_policy_kube {
         top_start = std::min(top_start, c[i].start);
       }
     }
-    return {top, sum, count, -top_start};  // the latest start wins: negated
+    return {top, sum, count, -top_start.count()};  // the latest start wins: negated
   }
 };
 
@@ -241,7 +243,7 @@ template <class Name>
       const victim& v = vs[i];
       const std::int64_t g = v.gpu_milli / 1000, m = v.gpu_milli % 1000;
       s += (i == 0 ? "" : ", ") + std::string(name(v.job)) + " (" + std::to_string(g) + (m != 0 ? "." + std::to_string(1000 + m).substr(1) : "") +
-           " GPUs, " + std::to_string(v.since_checkpoint_s / 60) + " min since checkpoint)";
+           " GPUs, " + std::to_string(v.since_checkpoint.count() / 60) + " min since checkpoint)";
     }
     return s;
   };

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
-#include <gpurent/matching/choice.hpp>
 #include <gpurent/matching/constraints.hpp>
-#include <gpurent/matching/failure_memo.hpp>
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/node/choice.hpp>
+#include <gpurent/matching/node/failure_memo.hpp>
+#include <gpurent/matching/node/policy.hpp>
 #include <gpurent/matching/placer.hpp>
-#include <gpurent/matching/policy.hpp>
 #include <gpurent/matching/request.hpp>
 #include <gpurent/matching/why_not.hpp>
 

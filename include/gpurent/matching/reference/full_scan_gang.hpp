@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A reference, not part of the placer: the gang placer (gang.hpp) counting every node of the
+// A reference, not part of the placer: the gang placer (gang/placer.hpp) counting every node of the
 // cluster for every decision, without its per-shape cache of block capacities. Same
 // layout, same policy, same choices, decision for decision (tests/matching/gang.test.cpp
 // checks that); the baseline the placer's speed is measured against
@@ -11,10 +11,10 @@
 #include <vector>
 
 #include <gpurent/matching/constraints.hpp>
-#include <gpurent/matching/gang.hpp>
-#include <gpurent/matching/gang_capacity.hpp>
-#include <gpurent/matching/gang_layout.hpp>
-#include <gpurent/matching/gang_policy.hpp>
+#include <gpurent/matching/gang/capacity.hpp>
+#include <gpurent/matching/gang/layout.hpp>
+#include <gpurent/matching/gang/placer.hpp>
+#include <gpurent/matching/gang/policy.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/request.hpp>
 

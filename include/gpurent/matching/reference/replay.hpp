@@ -28,10 +28,10 @@
 #include <vector>
 
 #include <gpurent/matching/constraints.hpp>
-#include <gpurent/matching/fragmentation.hpp>
 #include <gpurent/matching/inventory.hpp>
-#include <gpurent/matching/matcher.hpp>
-#include <gpurent/matching/policy.hpp>
+#include <gpurent/matching/node/fragmentation.hpp>
+#include <gpurent/matching/node/matcher.hpp>
+#include <gpurent/matching/node/policy.hpp>
 #include <gpurent/matching/request.hpp>
 
 namespace gpurent {

@@ -3,7 +3,7 @@
 // Bytes that cross between processes and machines, the same on every one: little-endian
 // fixed-size integers whatever the machine's byte order, `i128` as its low then its high 8
 // bytes (two's complement), text as a u32 byte length and the bytes. The partial result format
-// (io/meter_partial.hpp) and the records ranks exchange (scale/rounds.hpp) are written in it.
+// (io/billing/meter_partial.hpp) and the records ranks exchange (scale/rounds.hpp) are written in it.
 
 #include <array>
 #include <cstddef>

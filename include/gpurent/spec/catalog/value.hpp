@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // `catalog`, the run-time value type that holds either the built-in models
-// (spec/catalog/builtin.hpp) or models loaded from a file (io/catalog_json.hpp): both are
+// (spec/catalog/builtin.hpp) or models loaded from a file (io/spec/catalog_json.hpp): both are
 // spans of the same `gpu_model`. A catalog made with `catalog::make` is validated: names
 // unique, every number positive and from a listed source.
 

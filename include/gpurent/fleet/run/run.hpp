@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `fleet run` (../shared/protocols/fleet.md): a cluster over time. At each instant:
+// departures (and preempted jobs coming back to the queue) first, then arrivals in file
+// order, then one scheduling pass over the queue (priority descending, arrival, name), each
+// job placed if it fits, no head-of-line blocking. A job that does not fit and is not
+// preemptible may, under a victim policy, preempt preemptible jobs of lower priority
+// (matching/preempt/: the search, its candidate domains and the holds are matching's): the
+// victims get the notice window, the freed resources are held for the preemptor (placed
+// now, started at t + notice), the victims lose what the checkpoint model says
+// (run/checkpoint.hpp) and come back at their stop instant with their original priority and
+// arrival. The run ends when nothing is left to happen. The loop takes any Placer
+// (matching/placer.hpp): the node matcher for pods, the gang placer for gangs.
+//
+// Speed: a queued job is tried again only after something was released since it last
+// failed (placements only take, so it cannot fit sooner; removing every candidate victim
+// then leaves no more room than before either), and a one-member job only on the nodes
+// released since; with a minimum runtime, waiting jobs retry preemption at every pass
+// since victims become eligible with time. Events are a heap;
+// segments and their members go to flat vectors: nothing allocates per event once grown.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/time.hpp>
+#include <gpurent/fleet/job.hpp>
+#include <gpurent/fleet/run/checkpoint.hpp>
+#include <gpurent/fleet/run/retry_log.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/node/policy.hpp>
+#include <gpurent/matching/observer.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/preempt/preemptor.hpp>
+#include <gpurent/matching/preempt/running.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
+
+namespace gpurent {
+
+// A node failing (down: what runs there stops at once), draining (nothing new; what runs
+// stays) or coming back up, at an instant.
+struct node_event {
+  fleet_time time;
+  node_index node = 0;
+  node_condition condition = node_condition::up;
+};
+
+struct run_options {
+  checkpoint_model checkpoints;
+  seconds min_runtime{0};  // how long a job runs before it may be a victim
+  // The naive loop (fleet/reference/rescan.hpp): every queued job tried again at every
+  // instant, on every node, as if nothing were remembered. Same decisions, more work.
+  bool rescan = false;
+  // Node failures and repairs over time, in time order (a stable sort by time is the
+  // caller's). At an instant they come after the departures and before the arrivals. A job
+  // with a member on a node that goes down stops then, without notice: it keeps its whole
+  // checkpoint intervals (checkpoint_every, every class), its segment ends `failed`, and it
+  // is queued again at once with its original priority and arrival, its work left plus the
+  // restart cost.
+  std::span<const node_event> node_events;
+  // When set, called every 2^14 instants with the instant reached and the jobs arrived so
+  // far (out of all): a progress line; the loop pays one test per instant without it.
+  std::function<void(fleet_time now, std::size_t arrived, std::size_t total)> progress;
+  preempt_observer observer;  // each preemption (audit); none: nothing is called
+};
+
+// One run of one job: its members' placements are members[first, first + count).
+struct run_segment {
+  std::uint32_t job = 0;
+  std::uint32_t run = 0;  // 0-based per job
+  fleet_time start;
+  fleet_time end;
+  bool preempted = false;  // end_reason: preempted (else done)
+  bool failed = false;     // end_reason: failed (its node went down)
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::int64_t gpu_milli = 0;  // all members
+};
+
+// One preemption decision: the preemptor, its victims (victims[first, first + count)) and
+// the next-best set the policy turned down (victims[other_first, other_first + other_count)),
+// for the explanation (victim_explanation) and the audit trail.
+struct run_preemption {
+  fleet_time time;
+  std::uint32_t job = 0;
+  std::uint32_t first = 0, count = 0;
+  std::uint32_t other_first = 0, other_count = 0;
+};
+
+// A job that never started, and why it could never fit (the placer's explanation with its
+// counts); explain_never_started fills them.
+struct run_never_started {
+  std::uint32_t job = 0;
+  std::string why;
+};
+
+// first_start of a job that never started: before any instant a run reaches.
+inline constexpr fleet_time not_started = fleet_time::at_second(-1);
+
+struct run_result {
+  std::vector<run_segment> segments;  // in the order they were decided
+  std::vector<placement> members;
+  std::vector<fleet_time> first_start;         // per job; not_started: never started
+  std::vector<std::uint8_t> completed;         // per job
+  std::vector<std::uint32_t> evictions;        // per job
+  std::vector<std::int64_t> lost_milli_s;      // per job: milli-GPU-seconds of work lost
+  std::size_t preemptions = 0;                 // decisions that evicted
+  std::size_t failures = 0;                    // segments stopped by a node going down
+  std::vector<run_preemption> preemption_log;  // one per decision, in order
+  std::vector<victim> victims;                 // what preemption_log points into
+  fleet_time end_time;
+  std::vector<run_never_started> never_started;  // in job order, after explain_never_started
+};
+
+// The loop over Placer B with victim policy VP; Preempt false: --victims none. The loop
+// keeps the clock, the queue, the retry log and the results; where jobs run and the
+// preemption search with its holds are matching's (running_jobs, preemptor).
+template <Placer B, VictimPolicy VP, bool Preempt>
+class fleet_runner {
+ public:
+  fleet_runner(B& placer, std::span<const fleet_job> jobs, const run_options& o)
+      : b_(&placer), jobs_(jobs), o_(o), running_(placer.inv().size()), pre_(placer, running_) {
+    init();
+  }
+
+  [[nodiscard]] run_result run() {
+    std::size_t next_arrival = 0;
+    while (next_arrival < by_arrival_.size() || !events_.empty() || next_node_ < o_.node_events.size() || pre_.next_expiry() != pre_.never_ends) {
+      fleet_time t = next_arrival < by_arrival_.size() ? jobs_[by_arrival_[next_arrival]].arrival : fleet_time::max();
+      if (!events_.empty()) t = std::min(t, events_.top().time);
+      if (next_node_ < o_.node_events.size()) t = std::min(t, o_.node_events[next_node_].time);
+      t = std::min(t, pre_.next_expiry());
+      now_ = t;
+      departures(t);
+      node_changes(t);
+      for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival) enqueue(by_arrival_[next_arrival]);
+      pass(t);
+      if (o_.progress && (++instants_ & 0x3FFF) == 0) o_.progress(t, next_arrival, by_arrival_.size());
+    }
+    GPURENT_ASSERT(running_.all().empty() && queue_empty_or_stuck());        // nothing runs; what waits can never start
+    GPURENT_ASSERT(b_->inv().gpu_allocated_milli() == allocated_at_start_);  // every run and every hold released
+    r_.end_time = now_;
+    return std::move(r_);
+  }
+
+ private:
+  // A completion; a preempted job back in the queue.
+  enum class kind : std::uint8_t { done, back };
+  struct event {
+    fleet_time time;
+    kind what;
+    std::uint32_t job;
+    std::uint32_t segment;
+    friend bool operator>(const event& a, const event& b) noexcept {
+      return a.time != b.time ? a.time > b.time : a.job != b.job ? a.job > b.job : a.what > b.what;
+    }
+  };
+  struct job_state {
+    seconds work_left{0};
+    std::uint32_t segment = 0;
+    std::uint32_t runs = 0;
+    std::size_t failed_at = never;  // the retry log's position when it last failed to start
+  };
+  static constexpr std::size_t never = ~std::size_t{0};
+  static constexpr std::size_t scan_limit = 64;  // beyond this many freed nodes, a retry scans all
+
+  void init() {
+    const std::size_t n = jobs_.size();
+    r_.first_start.assign(n, not_started);
+    r_.completed.assign(n, 0);
+    r_.evictions.assign(n, 0);
+    r_.lost_milli_s.assign(n, 0);
+    st_.resize(n);
+    by_arrival_.resize(n);
+    std::iota(by_arrival_.begin(), by_arrival_.end(), std::uint32_t{0});
+    std::stable_sort(by_arrival_.begin(), by_arrival_.end(), [&](std::uint32_t a, std::uint32_t b) { return jobs_[a].arrival < jobs_[b].arrival; });
+    std::vector<std::uint32_t> order(by_arrival_);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const fleet_job &x = jobs_[a], &y = jobs_[b];
+      if (x.priority != y.priority) return x.priority > y.priority;
+      return x.arrival != y.arrival ? x.arrival < y.arrival : x.name < y.name;
+    });
+    rank_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) rank_[order[i]] = i;
+    for (std::uint32_t j = 0; j < n; ++j) st_[j].work_left = jobs_[j].duration;
+    allocated_at_start_ = b_->inv().gpu_allocated_milli();
+    const bool network = std::ranges::any_of(jobs_, [](const fleet_job& x) { return x.gang.member.isolation == isolation_level::network; });
+    log_ = retry_log(b_->inv(), network);
+  }
+
+  // The run's end: nothing runs, and what waits could never start (no release is left).
+  [[nodiscard]] bool queue_empty_or_stuck() const noexcept {
+    return std::all_of(queue_.begin(), queue_.end(), [&](std::uint32_t j) { return st_[j].failed_at == log_.position() || o_.rescan; });
+  }
+
+  void enqueue(std::uint32_t j) {
+    const auto at = std::lower_bound(queue_.begin(), queue_.end(), j, [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
+    queue_.insert(at, j);
+  }
+
+  // Completions and jobs back from preemption at t, then the holds that end at t.
+  void departures(fleet_time t) {
+    while (!events_.empty() && events_.top().time == t) {
+      const event e = events_.top();
+      events_.pop();
+      if (e.what == kind::back) {
+        enqueue(e.job);
+        continue;
+      }
+      if (!running_.running(e.job) || st_[e.job].segment != e.segment) continue;  // stopped by a preemption since
+      stop_running(e.job);
+      r_.completed[e.job] = 1;
+    }
+    pre_.expire(
+        t, [&](const placement& h) { log_.freed(h); }, [&](node_index n) { log_.freed(n); });
+  }
+
+  // The job leaves the cluster: its resources released, something may fit again.
+  void stop_running(std::uint32_t j) {
+    const auto members = members_of(r_.segments[st_[j].segment]);
+    b_->release(j, members);
+    running_.remove(j, members);
+    for (const placement& p : members) log_.freed(p);
+  }
+
+  // The node events at t: conditions set; the jobs on a node that went down stopped and
+  // queued again; a node back up is room freed (queued jobs try it).
+  void node_changes(fleet_time t) {
+    for (; next_node_ < o_.node_events.size() && o_.node_events[next_node_].time <= t; ++next_node_) {
+      const node_event& e = o_.node_events[next_node_];
+      b_->set_condition(e.node, e.condition);
+      if (e.condition == node_condition::up) log_.freed(e.node);
+      if (e.condition != node_condition::down) continue;
+      failing_.assign(running_.on(e.node).begin(), running_.on(e.node).end());
+      for (const std::uint32_t j : failing_) fail_job(j, t);
+    }
+  }
+
+  // Job j stops at t without notice (its node failed) and is queued again.
+  void fail_job(std::uint32_t j, fleet_time t) {
+    job_state& s = st_[j];
+    run_segment& seg = r_.segments[s.segment];
+    stop_running(j);
+    seg.failed = true;
+    ++r_.failures;
+    if (t <= seg.start) {  // placed after a preemption, not started yet: nothing ran, nothing lost
+      seg.end = seg.start;
+    } else {
+      checkpoint_model at_once = o_.checkpoints;
+      at_once.notice = seconds{0};
+      at_once.checkpoint_write = std::max(at_once.checkpoint_write, seconds{1});  // no final checkpoint on a failure
+      const stop_outcome o = stop_segment(at_once, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
+      seg.end = t;
+      r_.lost_milli_s[j] += seg.gpu_milli * o.lost.count();
+      s.work_left = o.work_left;
+    }
+    s.failed_at = never;
+    enqueue(j);
+  }
+
+  [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
+
+  // Job j holds `placed` from now and runs from `start`.
+  void start_running(std::uint32_t j, fleet_time start) {
+    job_state& s = st_[j];
+    run_segment seg;
+    seg.job = j;
+    seg.run = s.runs++;
+    seg.start = start;
+    seg.end = start + s.work_left;
+    seg.first = static_cast<std::uint32_t>(r_.members.size());
+    seg.count = static_cast<std::uint32_t>(placed_.size());
+    for (const placement& p : placed_) {
+      r_.members.push_back(p);
+      seg.gpu_milli += p.gpu_milli_total();
+    }
+    s.segment = static_cast<std::uint32_t>(r_.segments.size());
+    r_.segments.push_back(seg);
+    running_.add(j, placed_);
+    if (r_.first_start[j] == not_started) r_.first_start[j] = start;
+    events_.push(event{seg.end, kind::done, j, s.segment});
+  }
+
+  void pass(fleet_time t) {
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+      const std::uint32_t j = queue_[i];
+      if (!try_start(j, t)) queue_[keep++] = j;
+    }
+    queue_.resize(keep);
+  }
+
+  // A job that failed before is tried again only where something was freed since: a
+  // one-member job only on those nodes (elsewhere nodes only filled up, and their candidate
+  // victims are the ones it could not use then), any other job when anything was freed.
+  [[nodiscard]] bool try_start(std::uint32_t j, fleet_time t) {
+    job_state& s = st_[j];
+    const fleet_job& job = jobs_[j];
+    const bool may_preempt = Preempt && !job.preemptible;
+    bool limited = false;
+    if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > seconds{0})) {
+      if (s.failed_at == log_.position()) return false;
+      limited = pre_.node_local(job.gang) && log_.position() - s.failed_at <= scan_limit;
+    }
+    if (limited) scan_ = log_.since(s.failed_at);
+    if ((!limited || any_admits(job)) && b_->place(job.gang, j, placed_)) {
+      start_running(j, t);
+      return true;
+    }
+    if (may_preempt && preempt_for(j, t, limited)) return true;
+    s.failed_at = log_.position();
+    return false;
+  }
+
+  [[nodiscard]] bool any_admits(const fleet_job& job) const noexcept {
+    return std::any_of(scan_.begin(), scan_.end(), [&](node_index n) { return default_constraints::admits(b_->inv(), n, job.gang.member); });
+  }
+
+  // Victims for job j under VP (`limited`: only on the nodes in scan_); when found, they
+  // stop at t + notice, the job is placed in their room now and starts then.
+  [[nodiscard]] bool preempt_for(std::uint32_t j, fleet_time t, bool limited) {
+    const fleet_job& job = jobs_[j];
+    const auto candidate = [&](std::uint32_t v) -> std::optional<victim> {
+      const fleet_job& vj = jobs_[v];
+      const run_segment& seg = r_.segments[st_[v].segment];
+      if (!eligible_victim(vj.preemptible, vj.priority, seg.start, job.priority, t, o_.min_runtime)) return std::nullopt;
+      return victim_of(o_.checkpoints, v, vj.priority, seg.gpu_milli, seg.start, st_[v].work_left, vj.checkpoint_every, t);
+    };
+    const auto members = [&](std::uint32_t v) { return members_of(r_.segments[st_[v].segment]); };
+    const auto gang = [&](std::uint32_t v) -> const gang_request& { return jobs_[v].gang; };
+    if (!pre_.choose(job.gang, j, limited ? &scan_ : nullptr, candidate, members, gang)) return false;
+    log_preemption(j, t);
+    evict(t);
+    const bool ok = pre_.place(job.gang, j, placed_);
+    GPURENT_ASSERT(ok);  // the trial found room
+    if (o_.observer) [[unlikely]]
+      o_.observer(preempt_decision{b_->inv(), t, j, pre_.selection().victims(), placed_});
+    pre_.hold_for(now_, t + o_.checkpoints.notice, placed_, stopped_);
+    start_running(j, t + o_.checkpoints.notice);
+    ++r_.preemptions;
+    return true;
+  }
+
+  void log_preemption(std::uint32_t j, fleet_time t) {
+    const victim_selector<VP>& sel = pre_.selection();
+    run_preemption p;
+    p.time = t;
+    p.job = j;
+    p.first = static_cast<std::uint32_t>(r_.victims.size());
+    p.count = static_cast<std::uint32_t>(sel.victims().size());
+    r_.victims.insert(r_.victims.end(), sel.victims().begin(), sel.victims().end());
+    p.other_first = static_cast<std::uint32_t>(r_.victims.size());
+    p.other_count = static_cast<std::uint32_t>(sel.runner_up().size());
+    r_.victims.insert(r_.victims.end(), sel.runner_up().begin(), sel.runner_up().end());
+    r_.preemption_log.push_back(p);
+  }
+
+  // The chosen victims stop at t + notice (or complete before); their room goes now. Each
+  // goes to stopped_ for the holds.
+  void evict(fleet_time t) {
+    stopped_.clear();
+    for (const victim& v : pre_.selection().victims()) {
+      job_state& s = st_[v.job];
+      const fleet_job& vj = jobs_[v.job];
+      run_segment& seg = r_.segments[s.segment];
+      const stop_outcome o = stop_segment(o_.checkpoints, seg.start, s.work_left, vj.checkpoint_every, t);
+      stop_running(v.job);
+      seg.end = o.stop;
+      stopped_.push_back(stopped_victim{v.job, members_of(seg), seg.end, vj.gang.exclusive});
+      if (o.completes) {
+        r_.completed[v.job] = 1;
+        continue;
+      }
+      seg.preempted = true;
+      ++r_.evictions[v.job];
+      r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost.count();
+      s.work_left = o.work_left;
+      events_.push(event{o.stop, kind::back, v.job, s.segment});
+    }
+  }
+
+  B* b_;
+  std::span<const fleet_job> jobs_;
+  run_options o_;
+  run_result r_;
+  running_jobs running_;
+  preemptor<B, VP> pre_;
+  std::vector<job_state> st_;
+  std::vector<std::uint32_t> by_arrival_;
+  std::vector<std::uint32_t> rank_;
+  std::vector<std::uint32_t> queue_;
+  std::priority_queue<event, std::vector<event>, std::greater<>> events_;
+  std::vector<placement> placed_;
+  std::vector<stopped_victim> stopped_;
+  retry_log log_;
+  std::span<const node_index> scan_;  // a limited retry: the nodes freed since the job failed
+  fleet_time now_;
+  std::uint64_t instants_ = 0;
+  std::size_t next_node_ = 0;
+  std::vector<std::uint32_t> failing_;
+  std::int64_t allocated_at_start_ = 0;
+};
+
+// Runs jobs on Placer b under victim policy VP (Preempt false: no preemption).
+template <VictimPolicy VP, bool Preempt, Placer B>
+[[nodiscard]] run_result run_fleet(B& b, std::span<const fleet_job> jobs, const run_options& o) {
+  fleet_runner<B, VP, Preempt> r(b, jobs, o);
+  return r.run();
+}
+
+// Why each job that never started could never fit, into r.never_started: the placer's
+// explanation with its counts, asked of backend b as the run left it (a run ends when no
+// queued job can ever fit, every other job gone; down nodes still down). Apart from the run,
+// so that the run's loop allocates nothing for it.
+template <Placer B>
+void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
+  r.never_started.clear();
+  for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j)
+    if (r.first_start[j] == not_started) r.never_started.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
+}
+
+}  // namespace gpurent

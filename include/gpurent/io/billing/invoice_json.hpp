@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Writes an invoice as JSON (../shared/protocols/meter.md, "Output") or CSV. Amounts are
+// strings with exactly the currency's minor-unit digits; accounts and lines come sorted.
+// With `detail`, every rounding is shown: the exact amount, the rounding applied, waste.
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include <gpurent/io/text/csv.hpp>
+#include <gpurent/metering/invoice.hpp>
+#include <gpurent/tariff/amount.hpp>
+
+namespace gpurent::io {
+
+struct invoice_format_options {
+  bool detail = false;  // add exact amounts, roundings, carries and waste
+};
+
+[[nodiscard]] inline nlohmann::ordered_json invoice_to_json(const invoice& inv, invoice_format_options opt = {}) {
+  using oj = nlohmann::ordered_json;
+  oj j;
+  j["currency"] = std::string(inv.ccy.code);
+  j["period"] = inv.period;
+  j["timezone"] = inv.timezone;
+  if (opt.detail) {
+    j["start"] = format_instant(inv.span.begin());
+    j["end"] = format_instant(inv.span.end());
+    j["rounding"] = {{"mode", std::string(to_string(inv.rounding.mode))},
+                     {"point", std::string(to_string(inv.rounding.point))},
+                     {"forgive_below_minor_unit", inv.rounding.forgive_below_minor_unit},
+                     {"carry", inv.rounding.carry}};
+  }
+  oj accounts = oj::array();
+  for (const auto& a : inv.accounts) {
+    oj ja;
+    ja["account"] = a.account;
+    oj lines = oj::array();
+    for (const auto& l : a.lines) {
+      oj jl;
+      jl["resource"] = l.resource;
+      jl["mode"] = l.mode;
+      jl["records"] = l.records;
+      jl["billed_seconds"] = l.billed_seconds;
+      jl["amount"] = l.amount.to_string();
+      if (opt.detail) {
+        jl["used_seconds"] = l.used_seconds;
+        jl["exact"] = format_exact(l.exact);
+        if (!(l.carry_in == ratio<>{})) jl["carry_in"] = format_exact(l.carry_in);
+        jl["rounding"] = format_exact(l.rounding);
+        if (inv.rounding.carry) jl["carry_out"] = format_exact(-l.rounding);
+        jl["forgiven"] = l.forgiven;
+        jl["waste_seconds"] = l.billed_seconds - l.used_seconds;
+        jl["waste_amount"] = format_exact(l.waste);
+      }
+      lines.push_back(std::move(jl));
+    }
+    ja["lines"] = std::move(lines);
+    ja["total"] = a.total.to_string();
+    ja["credit_applied"] = a.credit_applied.to_string();
+    ja["due"] = a.due.to_string();
+    if (opt.detail) {
+      ja["exact_total"] = format_exact(a.exact_total);
+      ja["credit_remaining"] = a.credit_remaining.to_string();
+    }
+    accounts.push_back(std::move(ja));
+  }
+  j["accounts"] = std::move(accounts);
+  j["records_out_of_period"] = inv.records_out_of_period;
+  if (opt.detail) j["duplicates_ignored"] = inv.duplicates_ignored;
+  return j;
+}
+
+// The JSON text, indented by two spaces, with a final newline.
+[[nodiscard]] inline std::string write_invoice_json(const invoice& inv, invoice_format_options opt = {}) {
+  return invoice_to_json(inv, opt).dump(2) + "\n";
+}
+
+// CSV: one row per line, then per account its total, credit_applied and due; last the
+// count of records out of period. Columns: kind,account,resource,mode,records,
+// billed_seconds,amount,currency.
+[[nodiscard]] inline std::string write_invoice_csv(const invoice& inv, invoice_format_options opt = {}) {
+  std::string out;
+  const std::string_view ccy = inv.ccy.code;
+  if (opt.detail) {
+    out += "kind,account,resource,mode,records,billed_seconds,amount,currency,used_seconds,exact,rounding,waste_amount\n";
+  } else {
+    out += "kind,account,resource,mode,records,billed_seconds,amount,currency\n";
+  }
+  for (const auto& a : inv.accounts) {
+    std::int64_t recs = 0, billed = 0;
+    for (const auto& l : a.lines) {
+      const std::string r = std::to_string(l.records), b = std::to_string(l.billed_seconds), amt = l.amount.to_string();
+      recs += l.records;
+      billed += l.billed_seconds;
+      if (opt.detail) {
+        const std::string u = std::to_string(l.used_seconds), ex = format_exact(l.exact), ro = format_exact(l.rounding), w = format_exact(l.waste);
+        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy, u, ex, ro, w});
+      } else {
+        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy});
+      }
+    }
+    const std::string tail = opt.detail ? ",,,," : "";
+    const std::string r = std::to_string(recs), b = std::to_string(billed), total = a.total.to_string();
+    const std::string applied = a.credit_applied.to_string(), due = a.due.to_string();
+    for (auto [kind, amount] : {std::pair<std::string_view, std::string_view>{"total", total}, {"credit_applied", applied}, {"due", due}}) {
+      const bool is_total = kind == "total";
+      std::string row;
+      csv_row(row, {kind, a.account, "", "", is_total ? std::string_view(r) : "", is_total ? std::string_view(b) : "", amount, ccy});
+      row.pop_back();
+      out += row + tail + "\n";
+    }
+  }
+  out += "records_out_of_period,,,," + std::to_string(inv.records_out_of_period) + ",,," + std::string(ccy) + (opt.detail ? ",,,," : "") + "\n";
+  return out;
+}
+
+}  // namespace gpurent::io

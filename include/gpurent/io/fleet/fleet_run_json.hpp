@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `fleet run` results as the tool prints them (protocols/fleet.md): the run's JSON object
+// and table, and the --placements, --timeline and --preemptions CSVs. A library user who
+// runs a fleet (fleet/run/run.hpp) gets the same text from the same result.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpurent/fleet/fleet.hpp>  // run.hpp alone misses the observers pack.hpp brings in
+#include <gpurent/io/text/csv.hpp>
+#include <gpurent/io/text/json_number.hpp>
+#include <gpurent/matching/preempt/victims.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent::io {
+
+// What a run report says beside the result and its metrics: how the run was asked for.
+struct run_report {
+  std::string policy, victims;
+  std::optional<std::int64_t> compress;   // --pods: arrivals compressed K-fold
+  std::size_t never_scheduled = 0;        // trace pods the trace itself never scheduled
+  bool node_events = false;               // failures are reported only with node events
+  std::optional<std::size_t> violations;  // with the placement check
+  double elapsed_s = 0;
+};
+
+[[nodiscard]] inline nlohmann::ordered_json class_json(const class_metrics& c, bool spot) {
+  using ojson = nlohmann::ordered_json;
+  ojson o;
+  o["arrived"] = c.arrived;
+  o["completed"] = c.completed;
+  o["never_started"] = c.never_started;
+  o["delay_s"] = ojson{{"mean", rounded(c.delay.mean)}, {"p50", c.delay.p50.count()}, {"p95", c.delay.p95.count()}, {"p99", c.delay.p99.count()}};
+  if (spot) {
+    o["evictions"] = c.evictions;
+    o["lost_gpu_s"] = rounded(c.lost_gpu_s);
+  }
+  return o;
+}
+
+// Each job that never started: its name, class and why it could never fit.
+[[nodiscard]] inline nlohmann::ordered_json never_started_json(std::span<const fleet_job> jobs, const run_result& r) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const run_never_started& n : r.never_started)
+    out.push_back({{"job", jobs[n.job].name}, {"class", jobs[n.job].preemptible ? "spot" : "hp"}, {"why", n.why}});
+  return out;
+}
+
+[[nodiscard]] inline nlohmann::ordered_json run_json(const run_report& a, std::span<const fleet_job> jobs, const run_result& r,
+                                                     const run_metrics& m) {
+  using ojson = nlohmann::ordered_json;
+  ojson o;
+  o["policy"] = a.policy;
+  o["victims"] = a.victims;
+  o["compress"] = a.compress ? ojson(*a.compress) : ojson(nullptr);
+  o["gpus_total"] = m.gpus_total;
+  o["offered_load_pct"] = rounded(m.offered_load_pct);
+  o["allocation_pct"] = rounded(m.allocation_pct);
+  o["classes"] = ojson{{"hp", class_json(m.hp, false)}, {"spot", class_json(m.spot, true)}};
+  o["never_scheduled"] = a.never_scheduled;
+  o["never_started_jobs"] = never_started_json(jobs, r);
+  o["jobs"] = jobs.size();
+  o["preemptions"] = r.preemptions;
+  if (a.node_events) o["failures"] = r.failures;
+  if (a.violations) o["violations"] = *a.violations;
+  o["gpu_s"] = rounded(m.gpu_s);
+  o["end_s"] = r.end_time.count();
+  o["elapsed_s"] = rounded(a.elapsed_s, 10000.0);
+  return o;
+}
+
+[[nodiscard]] inline std::string run_table(const run_report& a, const run_result& r, const run_metrics& m) {
+  std::string s = fmt::format("policy {}  victims {}  GPUs {}  offered load {:.1f}%  allocation {:.1f}%\n", a.policy, a.victims, m.gpus_total,
+                              m.offered_load_pct, m.allocation_pct);
+  s += fmt::format("{:<5} {:>8} {:>10} {:>14} {:>10} {:>8} {:>8} {:>8} {:>10} {:>14}\n", "class", "arrived", "completed", "never_started",
+                   "delay_mean", "p50", "p95", "p99", "evictions", "lost_gpu_h");
+  for (const auto& [name, c] : {std::pair{"hp", &m.hp}, std::pair{"spot", &m.spot}})
+    s += fmt::format("{:<5} {:>8} {:>10} {:>14} {:>10.1f} {:>8} {:>8} {:>8} {:>10} {:>14.1f}\n", name, c->arrived, c->completed, c->never_started,
+                     c->delay.mean, c->delay.p50.count(), c->delay.p95.count(), c->delay.p99.count(), c->evictions, c->lost_gpu_s / 3600.0);
+  s += fmt::format("preemptions {}  GPU-hours {:.1f}  ends at {} s  elapsed {:.3f} s\n", r.preemptions, m.gpu_s / 3600.0, r.end_time.count(),
+                   a.elapsed_s);
+  if (a.violations) s += fmt::format("violations {}\n", *a.violations);
+  return s;
+}
+
+// One row per member per run segment, in start order (ties: decision order).
+[[nodiscard]] inline std::string run_placements_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r) {
+  std::vector<std::uint32_t> order(r.segments.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return r.segments[x].start < r.segments[y].start; });
+  std::string out = "job,run,member,node,gpus,start,end,end_reason\n";
+  for (const std::uint32_t i : order) {
+    const run_segment& s = r.segments[i];
+    const char* reason = s.failed ? "failed" : s.preempted ? "preempted" : "done";
+    for (std::uint32_t m = 0; m < s.count; ++m) {
+      const placement& p = r.members[s.first + m];
+      csv_row(out, {jobs[s.job].name, std::to_string(s.run), std::to_string(m), c.inv.spec(p.node).name, gpu_list_text(p),
+                    std::to_string(s.start.count()), std::to_string(s.end.count()), reason});
+    }
+  }
+  return out;
+}
+
+// The allocation time series, one row every `step`, against the GPUs up.
+[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, seconds step) {
+  const std::int64_t capacity = c.gpus_up() * 1000;
+  std::string out = "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
+  for (const timeline_sample& s : timeline_of(jobs, r, step)) {
+    const double pct = capacity > 0 ? 100.0 * static_cast<double>(s.gpu_milli) / static_cast<double>(capacity) : 0.0;
+    out += fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time.count(), milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp,
+                       s.waiting_spot);
+  }
+  return out;
+}
+
+// One row per preemption decision: who preempted whom, and why those victims.
+[[nodiscard]] inline std::string run_preemptions_csv(std::span<const fleet_job> jobs, const run_result& r) {
+  const auto name = [&](std::uint32_t j) -> const std::string& { return jobs[j].name; };
+  std::string out = "time,job,victims,explanation\n";
+  for (const run_preemption& p : r.preemption_log) {
+    const std::span<const victim> chosen(r.victims.data() + p.first, p.count), other(r.victims.data() + p.other_first, p.other_count);
+    std::string names;
+    for (const victim& v : chosen) names += (names.empty() ? "" : ";") + name(v.job);
+    csv_row(out, {std::to_string(p.time.count()), name(p.job), names, explain_victims(chosen, other, name)});
+  }
+  return out;
+}
+
+}  // namespace gpurent::io

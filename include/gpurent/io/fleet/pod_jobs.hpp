@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Alibaba trace as `fleet run` jobs (../shared/protocols/fleet.md, "The Alibaba trace"):
+// the pod list read (io/fleet/trace_csv.hpp), each pod's request checked against the cluster's
+// inventory and by check_pod (qos, times), arrivals compressed K-fold (fleet/run/pods.hpp).
+// The file must have the columns fleet run needs (pod_run_columns). An error names file and
+// line.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/error.hpp>
+#include <gpurent/fleet/run/pods.hpp>
+#include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/matching/inventory.hpp>
+
+namespace gpurent::io {
+
+[[nodiscard]] inline expected<pod_jobs> read_pod_jobs_file(const std::string& path, const inventory& inv, std::int64_t compress) {
+  GPURENT_TRY(pods, read_trace_pods_file(path, pod_run_columns));
+  std::vector<pod_times> times;
+  times.reserve(pods->size());
+  for (const trace_pod& p : *pods) {
+    auto r = trace_pod_request(p, inv);
+    if (!r) return unexpected<error>(r.error().at(path, p.line));
+    times.push_back(pod_times{p.name, *r, p.qos, p.creation_time, p.scheduled_time, p.deletion_time});
+    if (auto ok = check_pod(times.back()); !ok) return unexpected<error>(ok.error().at(path, p.line));
+  }
+  return jobs_of_pods(times, compress);
+}
+
+}  // namespace gpurent::io

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// An independent check of placed gangs against fleet.md's rules, sharing no code with the
+// placer: it rebuilds every node's use from the placements alone and counts the members
+// placed against a rule (`fleet pack` prints the count as `violations`, which must be 0).
+//
+// Rules: a member takes exactly its request (num_gpu distinct GPUs of the node, gpu_milli
+// each, its CPU and memory), of an allowed model; no node's CPU or memory and no GPU's 1000
+// milli is exceeded, and no GPU is shared by two tenants; nothing on a down or drained node
+// (conditions as they were when the gangs were placed); a gang has all its members or none;
+// at most per_node of a gang on one node; a gang with a topology rule only on nodes in the
+// topology; `required`: one domain of that level; `segment`: each group of s members in one
+// base block; `exclusive`: no other gang's member in a base block the gang uses.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/enum.hpp>
+#include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/request.hpp>
+#include <gpurent/spec/cluster_topology.hpp>
+
+namespace gpurent {
+
+struct gang_check_result {
+  std::size_t violations = 0;         // members placed against at least one rule
+  std::vector<std::string> messages;  // the first few, "gang 3 member 2: ..."
+  static constexpr std::size_t max_messages = 20;
+};
+
+namespace detail {
+
+class gang_checker {
+ public:
+  gang_checker(const inventory& inv, const cluster_topology& t, std::span<const gang_request> gangs, std::span<const std::vector<placement>> placed)
+      : inv_(inv), t_(t), gangs_(gangs), placed_(placed) {
+    for (std::size_t j = 0; j < placed.size(); ++j) flagged_.emplace_back(placed[j].size(), false);
+  }
+
+  [[nodiscard]] gang_check_result run() {
+    for (std::size_t j = 0; j < gangs_.size(); ++j) check_members(j);
+    check_capacity();
+    for (std::size_t j = 0; j < gangs_.size(); ++j) check_gang_rules(j);
+    check_exclusive();
+    for (const auto& f : flagged_) result_.violations += static_cast<std::size_t>(std::count(f.begin(), f.end(), true));
+    return std::move(result_);
+  }
+
+ private:
+  void flag(std::size_t j, std::size_t m, const std::string& why) {
+    if (!flagged_[j][m] && result_.messages.size() < gang_check_result::max_messages)
+      result_.messages.push_back("gang " + std::to_string(j) + " member " + std::to_string(m) + ": " + why);
+    flagged_[j][m] = true;
+  }
+  void flag_all(std::size_t j, const std::string& why) {
+    for (std::size_t m = 0; m < placed_[j].size(); ++m) flag(j, m, why);
+  }
+
+  // Each member on its own: the node, its condition and model, exactly its request.
+  void check_members(std::size_t j) {
+    const gang_request& g = gangs_[j];
+    for (std::size_t m = 0; m < placed_[j].size(); ++m) {
+      const placement& p = placed_[j][m];
+      if (p.node >= inv_.size()) {
+        flag(j, m, "no such node");
+        continue;
+      }
+      const placement_request& r = g.at(g.homogeneous() ? 0 : m);
+      const node_spec& s = inv_.spec(p.node);
+      if (t_.condition(p.node) != node_condition::up) flag(j, m, "on a node that is " + std::string(to_string(t_.condition(p.node))));
+      if (g.topology_bound() && !t_.in_topology(p.node)) flag(j, m, "a gang with topology rules on a node outside the topology");
+      if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant)
+        flag(j, m, "CPU, memory or tenant differ from the request");
+      if (p.count != r.num_gpu) flag(j, m, "takes " + std::to_string(p.count) + " GPUs, asked for " + std::to_string(r.num_gpu));
+      if (p.count > 0 && (r.allowed_models >> s.model & 1U) == 0) flag(j, m, "a GPU model the request does not allow");
+      std::uint32_t seen = 0;
+      for (std::size_t i = 0; i < p.count; ++i) {
+        const gpu_take t = p.gpus[i];
+        if (t.gpu >= s.gpu_count || (seen >> t.gpu & 1U) != 0 || t.milli != r.gpu_milli.count() || t.mig_start >= 0)
+          flag(j, m, "GPU " + std::to_string(t.gpu) + " is not a distinct GPU of the node taken at the requested share");
+        if (t.gpu < 32) seen |= 1U << t.gpu;
+      }
+    }
+  }
+
+  // Every node's and GPU's use, summed over all members.
+  void check_capacity() {
+    struct use {
+      std::int64_t cpu = 0, memory = 0;
+      std::array<std::int32_t, max_gpus_per_node> milli{};
+      std::array<tenant_id, max_gpus_per_node> tenant{};
+      std::array<bool, max_gpus_per_node> used{};
+      bool shared = false;
+    };
+    std::map<node_index, use> nodes;
+    for (std::size_t j = 0; j < placed_.size(); ++j)
+      for (const placement& p : placed_[j]) {
+        if (p.node >= inv_.size()) continue;
+        use& u = nodes[p.node];
+        u.cpu += p.cpu_milli;
+        u.memory += p.memory_mib;
+        for (std::size_t i = 0; i < p.count && p.gpus[i].gpu < max_gpus_per_node; ++i) {
+          const std::size_t g = p.gpus[i].gpu;
+          u.milli[g] += p.gpus[i].milli;
+          if (u.used[g] && u.tenant[g] != p.tenant) u.shared = true;
+          u.used[g] = true;
+          u.tenant[g] = p.tenant;
+        }
+      }
+    for (std::size_t j = 0; j < placed_.size(); ++j)
+      for (std::size_t m = 0; m < placed_[j].size(); ++m) {
+        const auto it = nodes.find(placed_[j][m].node);
+        if (it == nodes.end()) continue;
+        const use& u = it->second;
+        const node_spec& s = inv_.spec(it->first);
+        const bool over =
+            u.cpu > s.cpu_milli || u.memory > s.memory_mib || std::any_of(u.milli.begin(), u.milli.end(), [](std::int32_t x) { return x > 1000; });
+        if (over) flag(j, m, "node " + s.name + " is over its capacity");
+        if (u.shared) flag(j, m, "node " + s.name + " has a GPU shared by two tenants");
+      }
+  }
+
+  // The gang's own rules: all or nothing, per node, required level, segments.
+  void check_gang_rules(std::size_t j) {
+    const gang_request& g = gangs_[j];
+    const auto& ps = placed_[j];
+    if (ps.empty()) return;
+    if (ps.size() != g.size()) flag_all(j, "placed " + std::to_string(ps.size()) + " of " + std::to_string(g.size()) + " members");
+    std::map<node_index, std::int32_t> per_node;
+    for (const placement& p : ps) ++per_node[p.node];
+    for (std::size_t m = 0; m < ps.size(); ++m)
+      if (g.per_node > 0 && per_node[ps[m].node] > g.per_node) flag(j, m, "more than " + std::to_string(g.per_node) + " members on one node");
+    if (g.required != no_level && g.required < t_.level_count() && !same_domain(ps, 0, ps.size(), g.required))
+      flag_all(j, "not inside one " + std::string(t_.level_name(g.required)) + " domain");
+    if (g.segment > 0 && t_.level_count() > 0)
+      for (std::size_t b = 0; b < ps.size(); b += static_cast<std::size_t>(g.segment))
+        if (!same_domain(ps, b, std::min(ps.size(), b + static_cast<std::size_t>(g.segment)), t_.block_level()))
+          for (std::size_t m = b; m < std::min(ps.size(), b + static_cast<std::size_t>(g.segment)); ++m)
+            flag(j, m, "a segment split across base blocks");
+  }
+
+  [[nodiscard]] bool same_domain(const std::vector<placement>& ps, std::size_t first, std::size_t end, level_index l) const {
+    for (std::size_t m = first; m < end; ++m) {
+      if (ps[m].node >= inv_.size() || !t_.in_topology(ps[m].node)) return false;
+      if (t_.domain_of(ps[m].node, l) != t_.domain_of(ps[first].node, l)) return false;
+    }
+    return true;
+  }
+
+  // Base blocks an exclusive gang uses hold no other gang's member.
+  void check_exclusive() {
+    if (t_.level_count() == 0) return;
+    std::map<domain_index, std::vector<std::size_t>> gangs_in;  // block -> gangs with members there
+    for (std::size_t j = 0; j < placed_.size(); ++j)
+      for (const placement& p : placed_[j]) {
+        if (p.node >= inv_.size() || !t_.in_topology(p.node)) continue;
+        auto& v = gangs_in[t_.block_of(p.node)];
+        if (v.empty() || v.back() != j) v.push_back(j);
+      }
+    for (const auto& [block, js] : gangs_in) {
+      if (js.size() < 2 || std::none_of(js.begin(), js.end(), [&](std::size_t j) { return gangs_[j].exclusive; })) continue;
+      for (const std::size_t j : js)
+        for (std::size_t m = 0; m < placed_[j].size(); ++m)
+          if (placed_[j][m].node < inv_.size() && t_.in_topology(placed_[j][m].node) && t_.block_of(placed_[j][m].node) == block)
+            flag(j, m, "shares base block " + std::string(t_.domain_name(t_.block_level(), block)) + " with an exclusive gang");
+    }
+  }
+
+  const inventory& inv_;
+  const cluster_topology& t_;
+  std::span<const gang_request> gangs_;
+  std::span<const std::vector<placement>> placed_;
+  std::vector<std::vector<bool>> flagged_;
+  gang_check_result result_;
+};
+
+}  // namespace detail
+
+// Checks placed gangs (placed[j]: gang j's placements in member order, empty when it was not
+// placed) on a cluster: inv's specs and models (not its live state), t's domains and
+// conditions.
+[[nodiscard]] inline gang_check_result check_gangs(const inventory& inv, const cluster_topology& t, std::span<const gang_request> gangs,
+                                                   std::span<const std::vector<placement>> placed) {
+  GPURENT_ASSERT(gangs.size() == placed.size());
+  return detail::gang_checker(inv, t, gangs, placed).run();
+}
+
+}  // namespace gpurent

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Gangs on the network topology: place a gang all or nothing (fleet.md's rules: per-node
+// cap, required and preferred levels, segments in base blocks, exclusive blocks, nodes in no
+// domain only for gangs without topology rules, down and drained nodes take nothing new),
+// release it, change a node's condition, and explain a gang that does not fit.
+//
+// How a homogeneous gang is decided (gang/request.hpp: members_fitting is exact and
+// exchangeable): per base block (or run of outside nodes, a *group*, gang/layout.hpp) the
+// members it can take; in units (members, or segments: floor(members / s) per block, since
+// a segment must sit in one block); per domain the sum over its blocks. The gang fits a
+// domain exactly when its units reach the gang's, so the placer cannot miss a placement.
+// The policy (gang/policy.hpp) then only ranks: which domain, which blocks in what order,
+// which nodes. Nothing touches the inventory until the whole gang is assigned. Gangs whose
+// members differ go through the exact search (gang/search.hpp).
+//
+// Speed: a group's capacity for a member shape is cached with the group's version (bumped
+// by any change of one of its nodes, through the inventory's journal), so a decision reads
+// one cached entry per block and recounts only the blocks that changed since that shape
+// was last placed: O(blocks) instead of O(nodes). reference/full_scan_gang.hpp is the same
+// placer recounting every node for every decision (the baseline, same decisions).
+// Nothing allocates per decision once the scratch space has grown.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpurent/core/assert.hpp>
+#include <gpurent/core/error.hpp>
+#include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/gang/assign.hpp>
+#include <gpurent/matching/gang/capacity.hpp>
+#include <gpurent/matching/gang/counts.hpp>
+#include <gpurent/matching/gang/layout.hpp>
+#include <gpurent/matching/gang/policy.hpp>
+#include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/gang/search.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/node/policy.hpp>
+#include <gpurent/matching/observer.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/why_not.hpp>
+#include <gpurent/spec/cluster_topology.hpp>
+
+namespace gpurent {
+
+namespace detail {
+// Whether another tenant keeps g's network members out of segment s (segment_tenancy):
+// it holds the segment in network isolation, or has work there.
+enum class segment_refusal : std::uint8_t { open, held, busy };
+[[nodiscard]] inline segment_refusal segment_refusal_of(const inventory& inv, const gang_request& g, segment_id s) noexcept {
+  const segment_tenancy& t = inv.segment_tenants(s);
+  segment_refusal why = segment_refusal::open;
+  for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i) {
+    const placement_request& r = g.at(i);
+    if (r.isolation != isolation_level::network) continue;
+    if (!t.open_to(r.tenant)) return segment_refusal::held;
+    if (!t.only(r.tenant)) why = segment_refusal::busy;
+  }
+  return why;
+}
+
+// The reasons of explain_segments: the segments other tenants keep (network isolation),
+// and of the rest those without room (of `failing` segments that do not hold the gang).
+inline void explain_segment_reasons(const std::array<std::size_t, 3>& refused, std::size_t failing, why_not& w) {
+  const std::size_t held = refused[static_cast<std::size_t>(segment_refusal::held)];
+  const std::size_t busy = refused[static_cast<std::size_t>(segment_refusal::busy)];
+  w.reasons.clear();
+  if (held > 0) w.reasons.push_back({"are held in isolation by another tenant (network segment)", held});
+  if (busy > 0) w.reasons.push_back({"hold another tenant's work (network segment)", busy});
+  if (failing > held + busy || held + busy == 0) w.reasons.push_back({"have room for fewer (network segment)", failing - held - busy});
+}
+
+}  // namespace detail
+
+// Where a placer counts capacity: cached_gang_capacity, or the full scan of every node
+// (reference/full_scan_gang.hpp).
+template <class C>
+concept GangCapacity = requires(C& c, const gang_layout& l, const inventory& inv, const placement_request& r, std::int32_t k) {
+  c.reset();
+  { c.caps(l, inv, r, k) } -> std::convertible_to<std::span<const gang_group_caps>>;
+};
+
+template <GangPolicy GP, ConstraintSet Cs = default_constraints, GangCapacity Capacity = cached_gang_capacity<Cs>>
+class gang_placer {
+ public:
+  using policy_type = GP;
+  using constraints_type = Cs;
+
+  // A placer over inv and topo (same nodes, same numbers); ctx feeds gpurent's policy.
+  gang_placer(inventory& inv, cluster_topology& topo, gang_context ctx = {}) : inv_(&inv), topo_(&topo), ctx_(std::move(ctx)) {
+    GPURENT_ASSERT(topo.node_count() == inv.size());
+    rebuild();
+  }
+
+  // Places gang g, all members or none, as gang `id` (unique among the live gangs); its
+  // placements in member order into out (cleared first). nullopt when it does not fit:
+  // the inventory is then untouched (explain says why).
+  // A gang under network isolation that names no network segment goes into one segment
+  // chosen for the whole gang: the segments in the order the inventory interned them (the
+  // nodes file's order of first appearance), the first that no other tenant keeps (held in
+  // network isolation, or with its work) and that holds it.
+  // The observer, when one is attached, sees the decision once it is made.
+  [[nodiscard]] std::optional<gang_outcome> place(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    out.clear();
+    std::optional<gang_outcome> r = place_unobserved(g, id, out);
+    if (observer_) [[unlikely]]
+      observer_(gang_decision{*inv_, g, id, out, this, [](void* p, const gang_request& x) { return static_cast<gang_placer*>(p)->explain(x); }});
+    return r;
+  }
+
+  // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
+  // For a preemption search: release candidate victims, ask, restore them.
+  [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
+    if (!check_gang(g, *topo_)) return false;
+    sync();
+    if (!g.picks_segment()) return fits_decided(g, id);
+    return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) {
+      return detail::segment_refusal_of(*inv_, g, s) == detail::segment_refusal::open && fits_decided(g.in_segment(s, segment_members_), id);
+    });
+  }
+
+  // Calls o with every decision of place (none: nothing is called, nothing is computed).
+  void set_observer(gang_observer o) noexcept { observer_ = o; }
+
+  // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
+  // undo of release, e.g. when a trial release found no room for a preemptor.
+  void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members) {
+      inv_->place(p);
+      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
+    }
+  }
+
+  // The workload gpurent's policy plans for (fleet run: the jobs change over time).
+  void set_context(gang_context ctx) { ctx_ = std::move(ctx); }
+
+  // Gang `id` leaves: every member released, its exclusive blocks free again.
+  void release(gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members) {
+      inv_->release(p);
+      const domain_index b = topo_->block_of(p.node);
+      if (b != outside_topology && held_[b] == id) held_[b] = no_gang;
+    }
+  }
+
+  // Gang `id` was released but still runs (a preemption victim in its notice window): the
+  // base blocks of `members` that no gang holds now are held for it, so no other gang lands
+  // there, until unhold_blocks. Blocks the preemptor took exclusively stay the preemptor's.
+  void hold_blocks(gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members)
+      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == no_gang) held_[b] = id;
+  }
+  // Room that is no gang's (a victim's leftovers in its notice window) taken and given back.
+  void hold(const placement& h) noexcept { inv_->place(h); }
+  void unhold(const placement& h) noexcept { inv_->release(h); }
+  // The end of hold_blocks: the blocks `id` still holds are free again.
+  void unhold_blocks(gang_id id, std::span<const placement> members) noexcept {
+    for (const placement& p : members)
+      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == id) held_[b] = no_gang;
+  }
+
+  // A node goes down, drains or comes back up: down and drained nodes take nothing new
+  // (what runs there is the caller's to stop or keep).
+  void set_condition(node_index n, node_condition c) noexcept {
+    topo_->set_condition(n, c);
+    inv_->drain(n, c != node_condition::up);
+  }
+
+  // The gang holding base block b exclusively (no_gang: none).
+  [[nodiscard]] gang_id holder(domain_index b) const noexcept { return held_[b]; }
+  [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
+  [[nodiscard]] const cluster_topology& topology() const noexcept { return *topo_; }
+
+  // Why g does not fit now (see why_not). A gang that picks a network segment: the
+  // segments are the candidates, and the failing segment in which most members fit says
+  // the rest.
+  [[nodiscard]] why_not explain(const gang_request& g) {
+    why_not w;
+    w.members = g.size();
+    if (auto c = check_gang(g, *topo_); !c) {
+      w.note = "invalid gang: " + c.error().describe();
+      return w;
+    }
+    sync();
+    return g.picks_segment() ? explain_segments(g) : explain_decided(g);
+  }
+
+ private:
+  using counts = gang_counts<GP>;
+  using scope = typename counts::scope;
+  static constexpr std::size_t root = counts::root;
+
+  [[nodiscard]] std::optional<gang_outcome> place_unobserved(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    if (!check_gang(g, *topo_)) return std::nullopt;
+    sync();
+    if (!(g.picks_segment() ? place_in_a_segment(g, id, out) : place_decided(g, id, out))) {
+      out.clear();
+      return std::nullopt;
+    }
+    if (g.exclusive)
+      for (const placement& p : out) held_[topo_->block_of(p.node)] = id;
+    return gang_outcome{preferred_met(g, out)};
+  }
+
+  [[nodiscard]] bool place_decided(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    return g.homogeneous() ? place_counted(g, id, out) : place_searched(g, id, out);
+  }
+
+  // The job-level choice of a network segment: each segment in turn, the first that holds it.
+  [[nodiscard]] bool place_in_a_segment(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    for (const segment_id s : segments_) {
+      if (detail::segment_refusal_of(*inv_, g, s) != detail::segment_refusal::open) continue;
+      if (place_decided(g.in_segment(s, segment_members_), id, out)) return true;
+      out.clear();
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool fits_decided(const gang_request& g, gang_id id) {
+    if (!g.homogeneous()) return find_searched(g, id, trial_);
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    build_views(g, id, unit, counts::reads_levels(g));
+    return counts_.choose_scope(layout_, ctx_, g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+  }
+
+  // explain for a gang that picks a segment: per segment, whether it holds the gang.
+  [[nodiscard]] why_not explain_segments(const gang_request& g) {
+    why_not w;
+    std::size_t holding = 0;
+    std::array<std::size_t, 3> refused{};  // per segment_refusal
+    bool failed = false;
+    for (const segment_id s : segments_) {
+      ++refused[static_cast<std::size_t>(detail::segment_refusal_of(*inv_, g, s))];
+      const gang_request gs = g.in_segment(s, segment_members_);
+      if (fits_decided(gs, no_gang)) {
+        ++holding;
+        continue;
+      }
+      why_not ws = explain_decided(gs);
+      if (!failed || ws.fit > w.fit) w = std::move(ws);
+      failed = true;
+    }
+    w.members = g.size();
+    if (segments_.empty()) w.note = "no node is in a network segment (network isolation needs one)";
+    w.candidates = "network segments";
+    w.total = segments_.size();
+    w.holding = holding;
+    w.holds = "all " + std::to_string(g.size()) + " members";
+    detail::explain_segment_reasons(refused, segments_.size() - holding, w);
+    if (!w.note.empty() && !segments_.empty())
+      w.note = "no network segment holds all " + std::to_string(g.size()) + " members (network segment): " + w.note;
+    return w;
+  }
+
+  // explain for a gang whose every member's constraints are set.
+  [[nodiscard]] why_not explain_decided(const gang_request& g) {
+    why_not w;
+    w.members = g.size();
+    w.nodes = explain_nodes<Cs>(*inv_, g.at(0), [&](node_index n) { return !g.topology_bound() || topo_->in_topology(n); });
+    if (!g.homogeneous()) {
+      w.note = "no arrangement of the " + std::to_string(g.size()) + " members fits (exact search" +
+               (search_.exhausted() ? ", which ran out of steps" : "") + "); nodes for member 0: " + w.nodes.summary();
+      return w;
+    }
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    build_views(g, no_gang, unit, true);
+    counts_.explain_scope(layout_, *topo_, g, unit, w);
+    counts_.explain_blocks(layout_, held_, g, unit, w);
+    return w;
+  }
+
+  void rebuild() {
+    layout_.build(*inv_, *topo_);
+    capacity_.reset();
+    counts_.reset(layout_);
+    assigner_.reset(inv_->size());
+    held_.resize(topo_->level_count() == 0 ? 0 : topo_->domain_count(topo_->block_level()), no_gang);
+    segments_.clear();
+    for (node_index n = 0; n < inv_->size(); ++n)
+      if (const segment_id s = inv_->spec(n).segment; s != no_segment) segments_.push_back(s);
+    std::sort(segments_.begin(), segments_.end());
+    segments_.erase(std::unique(segments_.begin(), segments_.end()), segments_.end());
+  }
+  void sync() {
+    if (!layout_.sync(*inv_)) rebuild();
+  }
+
+  [[nodiscard]] bool usable(group_index gi, const gang_request& g, gang_id id) const noexcept {
+    if (layout_.outside(gi)) return !g.topology_bound();
+    const gang_id h = held_[layout_.topology_domain(layout_.level_count() - 1, gi)];
+    if (h != no_gang && h != id) return false;
+    return !g.exclusive || layout_.busy_nodes(gi) == 0;
+  }
+
+  // Every group's and domain's view for gang g (id): its capacity where it may go.
+  void build_views(const gang_request& g, gang_id id, std::int64_t unit, bool levels) {
+    counts_.build(layout_, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, levels, [&](group_index gi) { return usable(gi, g, id); });
+  }
+
+  [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    const auto need = static_cast<std::int64_t>(g.size()) / unit;
+    build_views(g, id, unit, counts::reads_levels(g));
+    const std::optional<scope> s = counts_.choose_scope(layout_, ctx_, g, need, unit);
+    if (!s) return false;
+    counts_.fill(layout_, ctx_, *s, need, unit);
+    if (!assigner_.assign(layout_, *inv_, g, counts_.steps(), unit)) return false;
+    assigner_.apply(*inv_, g.member, out);
+    return true;
+  }
+
+  // A gang of different members: the exact search, in the preferred level's domains first,
+  // then the required level's (or the whole cluster).
+  [[nodiscard]] bool find_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    const auto try_scope = [&](const scope& s) {
+      search_nodes_.clear();
+      const group_index first = s.level == root ? 0 : layout_.first_group(s.level, s.domain);
+      const auto end = static_cast<group_index>(s.level == root ? layout_.group_count() : layout_.end_group(s.level, s.domain));
+      for (group_index gi = first; gi < end; ++gi)
+        if (usable(gi, g, id)) search_nodes_.insert(search_nodes_.end(), layout_.nodes_of(gi).begin(), layout_.nodes_of(gi).end());
+      const gang_search::input in{g.members, g.per_node, g.segment, search_nodes_, Cs::node_symmetric};
+      const auto admits = [this](node_index n, const placement_request& r) { return Cs::admits(*inv_, n, r); };
+      return search_.run(
+          *inv_, in, admits, [this](node_index n) { return topo_->block_of(n); }, out);
+    };
+    const auto try_level = [&](std::size_t l) {
+      for (std::uint32_t d = 0; d < layout_.domain_count(l); ++d)
+        if (try_scope(scope{l, d})) return true;
+      return false;
+    };
+    bool found = false;
+    if (g.preferred != no_level && (g.required == no_level || g.preferred > g.required)) found = try_level(g.preferred);
+    if (!found) found = g.required != no_level ? try_level(g.required) : try_scope(scope{});
+    return found;
+  }
+
+  [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
+    if (!find_searched(g, id, out)) return false;
+    for (const placement& p : out) inv_->place(p);
+    return true;
+  }
+
+  [[nodiscard]] bool preferred_met(const gang_request& g, std::span<const placement> out) const noexcept {
+    if (g.preferred == no_level || out.empty()) return false;
+    const domain_index d = topo_->domain_of(out.front().node, g.preferred);
+    return d != outside_topology &&
+           std::all_of(out.begin(), out.end(), [&](const placement& p) { return topo_->domain_of(p.node, g.preferred) == d; });
+  }
+
+  inventory* inv_;
+  cluster_topology* topo_;
+  gang_context ctx_;
+  gang_layout layout_;
+  Capacity capacity_;
+  counts counts_;
+  gang_assigner<GP, Cs> assigner_;
+  std::vector<gang_id> held_;  // per base block (the topology's number): the exclusive holder
+  gang_search search_;
+  std::vector<node_index> search_nodes_;
+  std::vector<placement> trial_;                    // fits' scratch answer for a search
+  std::vector<segment_id> segments_;                // the nodes' network segments, ascending
+  std::vector<placement_request> segment_members_;  // a heterogeneous gang's members in one segment
+  gang_observer observer_;
+};
+
+}  // namespace gpurent

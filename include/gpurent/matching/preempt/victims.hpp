@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include <gpurent/core/time.hpp>
+#include <gpurent/core/fleet_time.hpp>
 
 namespace gpurent {
 

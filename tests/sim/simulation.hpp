@@ -378,7 +378,7 @@ class simulation {
     }
     if (chance(300)) r.allowed_models = model_mask{1} << below(detail::models.size());
     if (chance(100)) r.min_vram = gib(40);
-    if (chance(400)) r.accepts |= accept_mode::spot;
+    r.accepts_spot = chance(400);
     j.remaining = static_cast<std::int64_t>(60 + below(chance(100) ? 3 * 86400 : 4 * 3600));
     j.checkpoint_every = chance(700) ? static_cast<std::int64_t>(600 + below(3000)) : 0;
     const std::uint64_t id = j.id;

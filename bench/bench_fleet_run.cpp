@@ -2,7 +2,7 @@
 // `fleet run` speed on the Alibaba trace (openb_pod_list_default.csv, read from
 // ../shared/data; skipped with a message when absent):
 //   - a whole run on the full GPU node list (1,213 nodes) at K = 96, an offered load of about
-//     100% by fleet.md's measure, placement gpurent, victims gpurent (the target:
+//     100% by docs/formats/fleet.md's measure, placement gpurent, victims gpurent (the target:
 //     under 1 s of CPU);
 //   - events per second (arrivals, starts and ends) of the loop (retry log, candidate index)
 //     against the naive loop (fleet/reference/rescan.hpp: every queued job at every instant,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// gpurent fleet: jobs across nodes on a network topology (../shared/protocols/fleet.md).
+// gpurent fleet: jobs across nodes on a network topology (docs/formats/fleet.md).
 //   fleet pack      the jobs in file order on an empty cluster, each placed whole or not at
 //                   all, with a check of the placements against the rules
 //   fleet generate  a fleet (nodes, topology) and a job mix after NVIDIA's segment guidance
@@ -176,7 +176,7 @@ void setup_generate(CLI::App& fleet, const std::shared_ptr<generate_args>& a) {
 }
 
 gpurent::tool::runner setup_fleet(CLI::App& app) {
-  auto* fleet = app.add_subcommand("fleet", "jobs across nodes on a network topology (protocols/fleet.md)");
+  auto* fleet = app.add_subcommand("fleet", "jobs across nodes on a network topology (docs/formats/fleet.md)");
   fleet->require_subcommand(1);
   auto pa = std::make_shared<pack_args>();
   auto ga = std::make_shared<generate_args>();

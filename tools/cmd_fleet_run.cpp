@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpurent fleet run: a cluster over time with departures, queueing and preemption
-// (../shared/protocols/fleet.md), on --jobs (gangs on the topology) or --pods (the Alibaba
+// (docs/formats/fleet.md), on --jobs (gangs on the topology) or --pods (the Alibaba
 // trace, arrivals compressed K-fold). tools/cmd_fleet.cpp registers it.
 
 #include <algorithm>
@@ -73,7 +73,7 @@ struct loaded {
   std::size_t never_scheduled = 0;
 };
 
-// The options' combinations (protocols/fleet.md's synopsis): one of --jobs and --pods,
+// The options' combinations (docs/formats/fleet.md's synopsis): one of --jobs and --pods,
 // --compress with --pods and only there.
 expected<void> check_usage(const run_args& a) {
   if (a.jobs.empty() == a.pods.empty()) return make_error(error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)");
@@ -275,7 +275,7 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--restart", a.restart, "work a restart adds")->capture_default_str();
   cmd.add_option("--min-runtime", a.min_runtime, "a job runs this long before it may be a victim")->capture_default_str();
   cmd.add_option("--placements", a.placements, "one CSV row per member per run segment");
-  cmd.add_option("--emit-usage", a.emit_usage, "the run segments as meter.md usage CSV");
+  cmd.add_option("--emit-usage", a.emit_usage, "the run segments as usage CSV for gpurent meter");
   cmd.add_option("--node-events", a.node_events, "node failures and repairs over time: CSV time,node,state (down, drain, up)");
   cmd.add_option("--timeline", a.timeline, "the allocation time series: one CSV row every --timeline-step");
   cmd.add_option("--timeline-step", a.timeline_step, "seconds between --timeline rows")->capture_default_str();
@@ -292,7 +292,7 @@ namespace gpurent::tool {
 // `fleet run` under `fleet`; the runner to call when it was parsed.
 runner setup_fleet_run(CLI::App& fleet) {
   auto a = std::make_shared<fleet_run_cmd::run_args>();
-  CLI::App* cmd = fleet.add_subcommand("run", "a cluster over time: arrivals, departures, queueing, preemption (protocols/fleet.md)");
+  CLI::App* cmd = fleet.add_subcommand("run", "a cluster over time: arrivals, departures, queueing, preemption (docs/formats/fleet.md)");
   fleet_run_cmd::add_options(*cmd, *a);
   return [a]() -> int { return fleet_run_cmd::run_command(*a); };
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // gpurent meter: usage CSVs under a tariff JSON, for one calendar month, to an invoice
-// (../shared/protocols/meter.md), on every core, optionally one shard of the ids, optionally
+// (docs/formats/billing.md), on every core, optionally one shard of the ids, optionally
 // writing the meter's partial result; `gpurent meter merge` prints the invoice of partial
-// results (cli.md). The whole output is built before anything is printed, so an error leaves
+// results (docs/formats/billing.md). The whole output is built before anything is printed, so an error leaves
 // stdout empty.
 #include <cstdio>
 #include <memory>
@@ -126,7 +126,7 @@ void add_merge(CLI::App& cmd, meter_options& o) {
 
 tool::runner setup_meter(CLI::App& app) {
   auto o = std::make_shared<meter_options>();
-  auto* cmd = app.add_subcommand("meter", "rate usage CSVs under a tariff for one calendar month (protocols/meter.md)");
+  auto* cmd = app.add_subcommand("meter", "rate usage CSVs under a tariff for one calendar month (docs/formats/billing.md)");
   cmd->add_option("--tariff", o->tariff_path, "tariff JSON file");
   cmd->add_option("--usage", o->usage_paths, "usage CSV files (id,account,resource,mode,quantity,start,end), rated as one stream");
   cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpurent mig: a model's MIG profiles, and where wanted instances fit next to existing ones
-// (with an optional repartition plan when they do not fit as is). Contract: protocols/cli.md.
+// (with an optional repartition plan when they do not fit as is). Documented in docs/spec-mig.md.
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpurent offers import: public offer catalogs (dstack's gpuhunt CSVs, SkyPilot's vms.csv) into
-// the offers JSON `gpurent plan --offers` reads (cli.md, docs/offers-import.md). The reading,
+// the offers JSON `gpurent plan --offers` reads (docs/planning.md, docs/offers-import.md). The reading,
 // mapping, terms and ids are the library's (io/plan/offer_import.hpp); this reads the files and
 // writes the result.
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// gpurent plan: what to rent for a workload, how to share it, and what it costs (cli.md).
+// gpurent plan: what to rent for a workload, how to share it, and what it costs (docs/planning.md).
 #include <fstream>
 #include <memory>
 #include <string>
@@ -32,7 +32,7 @@ struct plan_options_cli {
   tool::audit_cli audit;
 };
 
-// The usage and the tariff the plan was priced with, in meter.md's formats.
+// The usage and the tariff the plan was priced with, in the meter's formats (docs/formats/billing.md).
 expected<void> emit(const plan_options_cli& o, const plan_result& p) {
   GPURENT_TRY(tool::write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
   GPURENT_TRY(t, io::tariff_to_json(*p.prices));
@@ -105,8 +105,8 @@ tool::runner setup_plan(CLI::App& app) {
   cmd->add_option("--workload", o->workload, "workload JSON (docs/planning.md); default: the built-in example");
   cmd->add_option("--offers", o->offers, "offers JSON (docs/planning.md); default: the built-in example catalog");
   tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
-  auto* usage = cmd->add_option("--emit-usage", o->emit_usage, "write the plan's usage as meter.md CSV");
-  auto* tariff = cmd->add_option("--emit-tariff", o->emit_tariff, "write the plan's tariff as meter.md JSON");
+  auto* usage = cmd->add_option("--emit-usage", o->emit_usage, "write the plan's usage as a usage CSV for gpurent meter");
+  auto* tariff = cmd->add_option("--emit-tariff", o->emit_tariff, "write the plan's tariff as a tariff JSON for gpurent meter");
   usage->needs(tariff);
   tariff->needs(usage);
   tool::add_audit_options(*cmd, o->audit);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// gpurent replay: the FGD paper's trace replay (../shared/protocols/fgd-replay.md) with a
-// chosen placement policy; one seed or a range with mean and sd. Contract: protocols/cli.md.
+// gpurent replay: the FGD paper's trace replay (docs/matching.md, "The replay protocol as implemented") with a
+// chosen placement policy; one seed or a range with mean and sd. Files: docs/formats/fleet.md.
 
 #include <unistd.h>
 

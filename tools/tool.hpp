@@ -32,7 +32,7 @@
 
 namespace gpurent::tool {
 
-// Exit statuses, as ../shared/protocols/cli.md fixes them.
+// Exit statuses, as docs/formats/README.md states them.
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_invalid = 2;      // invalid input or usage; message on stderr, nothing on stdout
 inline constexpr int exit_not_here = 3;     // the thing asked for does not exist here

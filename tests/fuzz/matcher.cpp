@@ -83,8 +83,7 @@ placement_request random_request(bytes_reader& in) {
                                                                                           : gpu_locality::same_node;
   r.tenant = static_cast<tenant_id>(in.below(3));
   r.required_labels = (kind & 0x30U) == 0x30U ? label_mask{1} : 0;
-  r.accepts = accept_mode::exclusive | accept_mode::fractional;
-  if ((f & 0x40U) != 0) r.accepts |= accept_mode::spot;
+  r.accepts_spot = (f & 0x40U) != 0;
   r.priority = static_cast<std::int32_t>(f >> 7);
   return r;
 }

@@ -116,7 +116,7 @@ struct world {
     }  // else CPU only
     if (below(4) == 0) r.tenant = static_cast<tenant_id>(below(10));
     if (below(8) == 0) r.required_labels = below(2) == 0 ? eu : eu | gdpr;
-    if (below(4) == 0) r.accepts |= accept_mode::spot;
+    r.accepts_spot = below(4) == 0;
     if (below(6) == 0) r.allowed_models = model_mask{1} << (below(2) == 0 ? g2 : t4);
     if (below(10) == 0) r.min_vram = gib(20);
     if (below(50) == 0) r.cpu_milli = -1;  // invalid: never placed

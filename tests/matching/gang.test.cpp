@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Gangs on the network topology (gang.hpp, ../shared/protocols/fleet.md): all or nothing
+// Gangs on the network topology (gang.hpp, docs/formats/fleet.md): all or nothing
 // (the inventory exactly as before on failure), segments, exclusive blocks, required and
 // preferred levels, nodes outside the topology, down and drained nodes, the 2 + 4 gang,
 // departures, explanations with counts, and, on random small clusters, the placer's answer

@@ -194,7 +194,7 @@ TEST_CASE("labels, models, VRAM minimums, spot and drain are constraints with co
   CHECK(w.count("labels") == 1);
   CHECK(w.count("spot") == 1);
   CHECK(w.count("gpu-spec") == 1);
-  r.accepts = accept_mode::exclusive | accept_mode::spot;
+  r.accepts_spot = true;
   auto q = m.find(r);
   REQUIRE(q);
   CHECK(q->node == 2);

@@ -14,10 +14,9 @@
 namespace test_matching_request {
 using namespace gpurent;
 
-// The request stays a small regular value: the accepted modes are one byte.
+// The request stays a small regular value.
 static_assert(std::is_trivially_copyable_v<placement_request>);
-static_assert(std::is_same_v<decltype(placement_request{}.accepts), accept_set>);
-static_assert(placement_request{}.accepts == (accept_mode::exclusive | accept_mode::fractional));
+static_assert(!placement_request{}.accepts_spot);  // spot capacity only when asked for
 
 constexpr placement_request shaped(std::int32_t n, std::int32_t milli, std::string_view mig = {}) {
   placement_request r;
@@ -61,7 +60,7 @@ TEST_CASE("request: made from a sharing mode, and back") {
   // Preemptible capacity: whole GPUs, and the request accepts spot nodes.
   const auto spot = gpu_request(*preemptible::make(30s), 2);
   REQUIRE(spot);
-  CHECK(spot->accepts.contains(accept_mode::spot));
+  CHECK(spot->accepts_spot);
   CHECK(spot->num_gpu == 2);
   CHECK(gpu_request(*fractional_share::make(milli_gpu(250)), 2).error().field == "gpus");
   CHECK(gpu_request(exclusive{}, 17).error().field == "gpus");
@@ -78,7 +77,7 @@ TEST_CASE("request: a spot node takes only requests that accept spot") {
   placement_request r = shaped(1, 1000);
   CHECK_FALSE(m.find(r));
   CHECK(m.explain(r).count("spot") == 1);
-  r.accepts |= accept_mode::spot;
+  r.accepts_spot = true;
   CHECK(m.find(r));
   const auto from_mode = gpu_request(*preemptible::make(std::chrono::seconds(120)));
   REQUIRE(from_mode);

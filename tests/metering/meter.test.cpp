@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The meter against meter.md's rules and published examples: clipping, minimums,
+// The meter against the rating rules (docs/formats/billing.md) and published examples: clipping, minimums,
 // increments, price changes, tiers, dedup, rounding points, DST and month ends.
 #include <doctest/doctest.h>
 
@@ -91,7 +91,7 @@ TEST_CASE("Stripe tiers through the meter: 6 unit-hours, graduated 41.50, volume
   CHECK(gr->accounts[0].total.to_string() == "41.50");
 }
 
-TEST_CASE("meter.md: clipping, minimum only when starting inside, out of period") {
+TEST_CASE("rating rules: clipping, minimum only when starting inside, out of period") {
   const tariff t = make_tariff("USD", "UTC", R"({"resource":"g","mode":"m","unit_price":"3.60","per":"1h","increment":"60s","minimum":"600s"})");
   // Starts before the period: no minimum, clipped to 00:00:00..00:00:30 -> 60 s.
   // Starts inside: 30 s -> minimum 600 s. Entirely in October: out of period.
@@ -234,7 +234,7 @@ TEST_CASE("credits: applied up to the total, never negative") {
   CHECK(inv->accounts[1].credit_remaining.to_string() == "97.51");
 }
 
-TEST_CASE("the meter.md example tariff end to end") {
+TEST_CASE("the meter contract's example tariff end to end") {
   const tariff t =
       make_tariff("USD", "America/New_York",
                   R"({ "resource": "gpu/H100-80GB", "mode": "on_demand", "unit_price": "2.49", "per": "1h", "increment": "60s", "minimum": "60s" },

@@ -71,7 +71,7 @@ std::string rate(const offer_catalog& cat, const std::vector<rec>& recs) {
 
 }  // namespace
 
-TEST_CASE("offers price through the tariff: increments and minimums (meter.md rules 3, 4, 7)") {
+TEST_CASE("offers price through the tariff: increments and minimums (rating rules 3, 4, 7)") {
   const auto cat = one_offer(R"("price": "2.49", "increment": "60s", "minimum": "60s")");
   CHECK(cat[0].pricing.time.billed(seconds(61)) == seconds(120));
   CHECK(cat[0].pricing.time.billed(seconds(1)) == seconds(60));

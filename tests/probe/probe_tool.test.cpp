@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent probe` as protocols/cli.md fixes it: with no GPU, exit 3 with a one-line reason on
+// `gpurent probe` as docs/formats/README.md fixes it: with no GPU, exit 3 with a one-line reason on
 // stderr and nothing on stdout; with a GPU (here: the fake NVML), JSON on stdout. Runs the
 // built tool.
 #include <algorithm>

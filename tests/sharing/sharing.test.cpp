@@ -36,16 +36,6 @@ static_assert(!mig_slice::well_formed(""));
 static_assert(kind_of(sharing_mode(exclusive{})) == sharing_kind::exclusive);
 static_assert(SharingModeValue<mig_slice> && SharingModeValue<preemptible> && !SharingModeValue<sharing_mode> && !SharingModeValue<int>);
 
-// accept_set: one mode converts to a set; sets compose with |; a set test is one AND.
-static_assert((accept_mode::exclusive | accept_mode::spot).contains(accept_mode::spot));
-static_assert(!(accept_mode::exclusive | accept_mode::spot).contains(accept_mode::fractional));
-static_assert(accept_set{}.empty() && !accept_set(accept_mode::mig).empty());
-static_assert((accept_mode::exclusive | accept_mode::spot) == (accept_set(accept_mode::spot) | accept_mode::exclusive));
-static_assert(sizeof(accept_set) == 1 && std::is_trivially_copyable_v<accept_set>);
-static_assert(!std::is_convertible_v<int, accept_set>);
-static_assert(accept_mode_of(sharing_kind::preemptible) == accept_mode::spot);
-static_assert(accept_mode_of(sharing_kind::share) == accept_mode::fractional && !accept_mode_of(sharing_kind::mps));
-
 // What each mode isolates (NVIDIA's comparison, sharing/isolation.hpp).
 static_assert(isolation_of(sharing_kind::mig).complete() && isolation_of(sharing_kind::exclusive).complete());
 static_assert(isolation_of(sharing_kind::share) == isolation{});
@@ -147,11 +137,4 @@ TEST_CASE("sharing_mode: each single mode formats as its variant does") {
   CHECK(fmt::format("{}", *fractional_share::make(milli_gpu(250))) == "share:250");
   CHECK(fmt::format("{}", *mig_slice::make("3g.40gb")) == "mig:3g.40gb");
   CHECK(fmt::format("{}", *preemptible::make(30s)) == "preemptible:30s");
-}
-
-TEST_CASE("accept_set: text in the table's order") {
-  CHECK(to_string(accept_mode::spot | accept_mode::exclusive) == "exclusive|spot");
-  CHECK(fmt::format("{}", accept_mode::fractional | accept_mode::mig) == "fractional|mig");
-  CHECK(to_string(accept_set{}) == "none");
-  CHECK(fmt::format("{}", accept_mode::spot) == "spot");
 }

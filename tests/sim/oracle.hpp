@@ -45,7 +45,7 @@ struct live_placement {
   if (!r.ok() || s.drained) return false;
   if (spec.reserved_for != no_tenant && spec.reserved_for != r.tenant) return false;
   if ((spec.labels & r.required_labels) != r.required_labels) return false;
-  if (spec.spot && !r.accepts.contains(accept_mode::spot)) return false;
+  if (spec.spot && !r.accepts_spot) return false;
   if (s.cpu_free < r.cpu_milli || s.memory_free < r.memory_mib) return false;
   if (r.num_gpu == 0) return true;
   if (spec.gpu_count == 0 || ((r.allowed_models >> spec.model) & 1U) == 0) return false;

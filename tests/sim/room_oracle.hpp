@@ -69,7 +69,7 @@ namespace detail {
   if ((s.labels & r.required_labels) != r.required_labels) return "is on " + s.name + ", which lacks a required label";
   if (r.residency != 0 && (s.labels & r.residency) == 0) return "is on " + s.name + ", outside the request's residency";
   if (s.reserved_for != no_tenant && s.reserved_for != r.tenant) return "is on " + s.name + ", reserved for another tenant";
-  if (s.spot && !r.accepts.contains(accept_mode::spot)) return "is on spot node " + s.name + " without accepting spot";
+  if (s.spot && !r.accepts_spot) return "is on spot node " + s.name + " without accepting spot";
   if (r.isolation == isolation_level::network && r.segment != no_segment && s.segment != r.segment)
     return "is on " + s.name + ", outside its network segment";
   if (topology_bound && !c.topology.in_topology(n)) return "has topology rules but is on " + s.name + ", outside the topology";

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// An independent checker of `gpurent fleet run`'s placements CSV (protocols/fleet.md), in the
+// An independent checker of `gpurent fleet run`'s placements CSV (docs/formats/fleet.md), in the
 // tests and sharing no code with the tool's bookkeeping: it replays the CSV's rows and
 // checks capacity at every instant, no start before arrival, one run of a job at a time,
 // preemption only of preemptible jobs, every segment with all its members starting and
@@ -44,7 +44,7 @@ struct run_job_row {
   std::int64_t arrival = 0, duration = 0;
 };
 
-// The jobs of a jobs CSV by its header's column names (fleet.md's defaults for absent ones).
+// The jobs of a jobs CSV by its header's column names (docs/formats/fleet.md's defaults for absent ones).
 inline std::vector<run_job_row> run_job_rows(const std::string& text) {
   std::map<std::string, std::size_t> col;
   {
@@ -76,7 +76,7 @@ inline std::vector<run_job_row> run_job_rows(const std::string& text) {
   return out;
 }
 
-// Every rule fleet.md states for the placements CSV (see the file comment).
+// Every rule docs/formats/fleet.md states for the placements CSV (see the file comment).
 inline void check_run_placements(const std::vector<run_job_row>& jobs, const std::string& csv, double reported_gpu_s,
                                  std::size_t reported_completed) {
   std::map<std::string, run_job_row> by_name;

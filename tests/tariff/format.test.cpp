@@ -14,7 +14,7 @@ namespace test_tariff_format {
 namespace {
 using namespace gpurent;
 
-// protocols/meter.md's example tariff, with a credit for a second account, a volume tier
+// the meter contract's first example tariff (USD, New York), with a credit for a second account, a volume tier
 // table with a flat fee, a package, a protected spot rate and a compute-unit divisor.
 tariff example() {
   auto t = io::parse_tariff_json(R"({

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `gpurent fleet pack` and `fleet generate` as other programs see them
-// (../shared/protocols/fleet.md): the JSON fields on a hand-computed cluster, the placements
+// (docs/formats/fleet.md): the JSON fields on a hand-computed cluster, the placements
 // CSV, and bad nodes, topology and jobs files exiting 2 with the file, line and field named
 // and nothing on stdout.
 

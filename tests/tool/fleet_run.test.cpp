@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent fleet run` as other programs see it (protocols/fleet.md): a hand-computed
+// `gpurent fleet run` as other programs see it (docs/formats/fleet.md): a hand-computed
 // preemption, and the independent checker (support/fleet_run_check.hpp) that replays the
 // placements CSV (not the tool's bookkeeping): capacity at every instant, no start before
 // arrival, one run of a job at a time, preemption only of preemptible jobs, completed work

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent fleet run` refuses bad input as protocols/cli.md says: exit 2, a message on stderr
+// `gpurent fleet run` refuses bad input as docs/formats/README.md says: exit 2, a message on stderr
 // naming the file, line and field (or the option), nothing on stdout and no output file.
 // One case per input the contract review found accepted or misreported: the trace's times
 // and qos (fleet/run/pods.hpp's check_pod) and its columns, a jobs file without durations,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent meter` as a program: the meter.md output, and every invalid input exits 2 with
+// `gpurent meter` as a program: the invoice of docs/formats/billing.md, and every invalid input exits 2 with
 // a message naming the file, line and field on stderr and nothing on stdout.
 #include <doctest/doctest.h>
 

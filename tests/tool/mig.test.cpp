@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent mig profiles` and `gpurent mig fit` as protocols/cli.md fixes them: JSON on stdout,
+// `gpurent mig profiles` and `gpurent mig fit` as docs/spec-mig.md fixes them: JSON on stdout,
 // exit 0 / 3 (no fit, reason on stdout) / 2 (bad input: message naming the field on stderr,
 // nothing on stdout). Runs the built tool.
 #include <cstdio>

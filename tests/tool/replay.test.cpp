@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `gpurent replay` as other programs see it (protocols/cli.md): exit 2 with the file, line
+// `gpurent replay` as other programs see it (docs/formats/README.md): exit 2 with the file, line
 // and field on bad input, nothing on stdout; JSON fields; the placements CSV.
 
 #include <doctest/doctest.h>

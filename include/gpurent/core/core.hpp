@@ -8,6 +8,7 @@
 #include <gpurent/core/currency.hpp>
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
+#include <gpurent/core/fleet_time.hpp>
 #include <gpurent/core/integer.hpp>
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/quantity.hpp>

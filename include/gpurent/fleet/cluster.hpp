@@ -2,7 +2,7 @@
 #pragma once
 // A fleet: its nodes in the matcher's inventory and its network topology with each node's
 // condition (up, down, drain), numbered alike. Built from node descriptions (the nodes CSV
-// of ../shared/protocols/fleet.md, or code) and then, optionally, placed into domains.
+// of docs/formats/fleet.md, or code) and then, optionally, placed into domains.
 
 #include <cstddef>
 #include <cstdint>

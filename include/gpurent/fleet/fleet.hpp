@@ -4,7 +4,7 @@
 // what happens to them: `pack` (arrival-only packing, fleet pack), a generated fleet
 // and job mix (fleet generate), and `run_fleet` (a cluster over time with departures,
 // queueing and preemption, fleet run: run*.hpp). Readers and writers of the files: io/fleet_csv.hpp and
-// io/fleet/topology_json.hpp. Contract: ../shared/protocols/fleet.md.
+// io/fleet/topology_json.hpp. Contract: docs/formats/fleet.md.
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/generate.hpp>
 #include <gpurent/fleet/job.hpp>

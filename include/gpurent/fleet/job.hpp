@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A job of a fleet (a row of the jobs CSV, ../shared/protocols/fleet.md): a gang of
+// A job of a fleet (a row of the jobs CSV, docs/formats/fleet.md): a gang of
 // identical members with its topology rules, and what `fleet run` needs to schedule it over
 // time (priority, preemptible, arrival, work, checkpoints).
 

@@ -161,7 +161,7 @@ struct spot {
   static constexpr std::string_view name = "spot";
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
-    return !inv.hot(n).spot || r.accepts.contains(accept_mode::spot);
+    return !inv.hot(n).spot || r.accepts_spot;
   }
   [[nodiscard]] static std::string describe(const placement_request&) { return "are spot capacity, which the request does not accept"; }
 };

@@ -13,7 +13,7 @@
 #include <optional>
 #include <span>
 
-#include <gpurent/core/time.hpp>
+#include <gpurent/core/fleet_time.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 #include <gpurent/matching/request.hpp>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // What a job asks for: GPUs (whole or a milli-GPU share), per-GPU minimums, allowed models,
-// CPU and memory, topology, tenant, labels, sharing modes, priority. The sharing vocabulary
-// (modes, what a request accepts) is the sharing layer's; a request's GPU part can be made
-// from a `sharing_mode` and described as one.
+// CPU and memory, topology, tenant, labels, whether spot capacity will do, priority. The
+// sharing vocabulary (modes) is the sharing layer's; a request's GPU part can be made from a
+// `sharing_mode` and described as one. Its shape says the mode: whole GPUs, a share of one,
+// or a MIG slice.
 
 #include <array>
 #include <cstdint>
@@ -15,7 +16,6 @@
 #include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/quantity.hpp>
-#include <gpurent/sharing/accept.hpp>
 #include <gpurent/sharing/isolation.hpp>
 #include <gpurent/sharing/modes.hpp>
 
@@ -65,9 +65,9 @@ struct placement_request {
   gflops min_compute{0};  // per GPU, of the model (0: no minimum)
   gpu_locality locality = gpu_locality::same_node;
   tenant_id tenant = no_tenant;
-  label_mask required_labels = 0;                                         // the node must carry all of them
-  accept_set accepts = accept_mode::exclusive | accept_mode::fractional;  // spot nodes need spot
-  std::int32_t priority = 0;                                              // higher goes first in batch placement (no preemption)
+  label_mask required_labels = 0;  // the node must carry all of them
+  bool accepts_spot = false;       // may go on preemptible (spot) capacity; spot nodes take only such requests
+  std::int32_t priority = 0;       // higher goes first in batch placement (no preemption)
   // A MIG instance ("3g.40gb") on a GPU in MIG mode instead of milli-GPU: then num_gpu = 1
   // and gpu_milli = 0. The view must outlive the request (a literal, or the catalog's name).
   std::string_view mig_profile{};
@@ -125,7 +125,7 @@ struct placement_request {
     r.gpu_milli = milli_gpu(0);
     r.mig_profile = s->profile();
   }
-  if (k == sharing_kind::preemptible) r.accepts |= accept_mode::spot;
+  r.accepts_spot = k == sharing_kind::preemptible;
   if (k == sharing_kind::mps) return make_error(error_code::unsupported, "sharing_mode", "the matcher places no MPS clients");
   if (!r.ok())
     return make_error(error_code::invalid_argument, "gpus",

@@ -169,7 +169,7 @@ class invoice_builder {
     return l;
   }
 
-  // Line point (meter.md): the exact amount, plus the previous invoice's carry when the tariff
+  // Line point (the tool's default): the exact amount, plus the previous invoice's carry when the tariff
   // carries remainders, rounded once.
   void round_line(invoice_line& l, const std::string& account) const {
     ratio<> base = l.exact;

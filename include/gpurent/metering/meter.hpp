@@ -42,7 +42,7 @@ class meter {
 
   // A meter for `period` (UTC instants), named `period_name` on the invoice.
   meter(const tariff& t, interval period, std::string period_name) : lines_(t, period), period_name_(std::move(period_name)) {}
-  // The meter of a calendar month ("2026-11") in the tariff's time zone (meter.md rule 1).
+  // The meter of a calendar month ("2026-11") in the tariff's time zone (docs/formats/billing.md, rule 1).
   [[nodiscard]] static expected<meter> for_month(const tariff& t, std::string_view yyyy_mm) {
     auto ym = parse_year_month(yyyy_mm);
     if (!ym) return unexpected(ym.error());

@@ -19,7 +19,7 @@ namespace gpurent {
 // One record's contribution to its line.
 struct rated_usage {
   seconds used{0};        // actual seconds inside the period
-  seconds billed{0};      // b: after minimum and increment (meter.md rule 3)
+  seconds billed{0};      // b: after minimum and increment (docs/formats/billing.md, rule 3)
   cost_numerator amount;  // unit-priced rates: exact amount x rate.denominator()
   cost_numerator waste;   // the part of `amount` due to b - used
   nano_usage usage;       // billed use (quantity x b)
@@ -34,7 +34,7 @@ struct enum_names<rating_status> {
       {rating_status::rated, "rated"}, {rating_status::out_of_period, "out_of_period"}, {rating_status::overflow, "overflow"}};
 };
 
-// Rates [start, end) x quantity under `r` within `period` (meter.md rules 2 to 5).
+// Rates [start, end) x quantity under `r` within `period` (docs/formats/billing.md, rules 2 to 5).
 [[nodiscard]] inline rating_status rate_usage(const rate& r, const interval& period, instant start, instant end, nano_quantity quantity,
                                               rated_usage& out) noexcept {
   const instant b = start > period.begin() ? start : period.begin();

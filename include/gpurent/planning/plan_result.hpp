@@ -90,7 +90,7 @@ struct plan_result {
   std::string timezone;
   interval window;
   std::vector<job_plan> jobs;       // in workload order
-  std::vector<usage_record> usage;  // what the plan produces (meter.md's usage)
+  std::vector<usage_record> usage;  // what the plan produces (the meter's usage records)
   std::optional<tariff> prices;     // the rates the usage is priced with (the offers used)
   money_value total_cost;           // sum of the jobs' expected costs
   baseline_report naive;            // the naive plan (planning/naive.hpp), rounded once

@@ -121,7 +121,7 @@ class plan_pricer {
 };
 
 // The tariff a catalog's offers make for invoices in `zone` (an IANA name): one rate per
-// offer, rounded once per line with the catalog's mode (meter.md). `used` selects offers
+// offer, rounded once per line with the catalog's mode (docs/formats/billing.md). `used` selects offers
 // (by index, ascending); empty: all of them.
 [[nodiscard]] inline expected<tariff> offers_tariff(const offer_catalog& cat, const std::string& zone, std::span<const std::size_t> used = {}) {
   std::vector<rate> rates;

@@ -2,7 +2,7 @@
 #pragma once
 // What a renter wants to run: training runs, inference services and bursts of short
 // experiments, each with constraints, placed in one billing period (a calendar month in a
-// time zone, as meter.md bills it).
+// time zone, as the meter bills it).
 
 #include <cstdint>
 #include <optional>

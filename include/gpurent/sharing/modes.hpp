@@ -6,7 +6,7 @@
 // small regular value; one that takes a number is made through `make`, which returns an
 // error for a value outside its domain. `sharing_mode` is the variant of all of them and
 // `sharing_kind` names which one a value is. What each mode isolates is in
-// sharing/isolation.hpp; which modes a placement request accepts, in sharing/accept.hpp.
+// sharing/isolation.hpp.
 
 #include <chrono>
 #include <concepts>

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The sharing layer: how a GPU is handed out (exclusive, fractional share, MIG slice, MPS,
-// preemptible/spot), what each mode isolates, and which modes a placement request accepts.
+// preemptible/spot), and what each mode isolates.
 // Formatters are in sharing/format.hpp.
-#include <gpurent/sharing/accept.hpp>
 #include <gpurent/sharing/isolation.hpp>
 #include <gpurent/sharing/modes.hpp>
 #include <gpurent/sharing/rental.hpp>

@@ -9,7 +9,7 @@
 //
 // A domain belongs to exactly one domain of the level above (a block to one spine): assign
 // says which node broke that rule. The value is built in code (assign) or read from the
-// topology JSON (io/fleet/topology_json.hpp; ../shared/protocols/fleet.md).
+// topology JSON (io/fleet/topology_json.hpp; docs/formats/fleet.md).
 
 #include <cstddef>
 #include <cstdint>

@@ -14,7 +14,7 @@
 namespace gpurent {
 
 // b = ceil(max(a, minimum) / increment) * increment, for a record of `a` actual seconds.
-// The minimum applies only where the caller says so (meter.md: the record starts inside
+// The minimum applies only where the caller says so (docs/formats/billing.md: the record starts inside
 // the billing period, so a job crossing a month boundary pays its minimum once).
 class billing_rule {
  public:

@@ -109,7 +109,7 @@ struct rate {
   return r;
 }
 
-// Where the one rounding happens. `line` is meter.md's rule; `record` rounds each record's
+// Where the one rounding happens. `line` is the tool's default; `record` rounds each record's
 // amount (a line is the sum of rounded records); `invoice` rounds an account's exact total
 // once and allocates it over the lines by largest remainder.
 enum class rounding_point : std::uint8_t { record, line, invoice };

@@ -77,7 +77,7 @@ class tier_table {
   [[nodiscard]] bool cost(nano_usage usage, cost_numerator& out) const noexcept {
     return mode_ == tier_mode::graduated ? graduated(usage, out) : volume(usage, out);
   }
-  // Graduated: the cost of `usage` laid on the steps after `before` (meter.md rule 6).
+  // Graduated: the cost of `usage` laid on the steps after `before` (docs/formats/billing.md, rule 6).
   [[nodiscard]] bool graduated_part(nano_usage before, nano_usage usage, cost_numerator& out) const noexcept {
     cost_numerator a, b;
     nano_usage end = before;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// fleet.md's placement rules over time (`fleet run --check`): at every instant at which a run
+// The placement rules of docs/formats/fleet.md over time (`fleet run --check`): at every instant at which a run
 // segment starts, the segments running then ([start, end), zero-length ones hold nothing) are
 // checked together by check_gangs (matching/gang/check.hpp, sharing no code with the placer):
 // capacity, all members or none, per_node, required, segments, exclusive. A rule can only

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The checkpoint and notice model of `fleet run` (../shared/protocols/fleet.md): a
+// The checkpoint and notice model of `fleet run` (docs/formats/fleet.md): a
 // preemptible job checkpoints every `checkpoint_every` of work after the start of
 // each run segment. Stopped at t + notice with a notice of at least the checkpoint write
 // time, it writes a final checkpoint and loses nothing; with less, it loses the work since

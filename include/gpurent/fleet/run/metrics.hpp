@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The metrics of `fleet run` (../shared/protocols/fleet.md), per class (hp: not
+// The metrics of `fleet run` (docs/formats/fleet.md), per class (hp: not
 // preemptible; spot: preemptible): arrivals, completions, jobs that never started, the
 // delay from arrival to first start (nearest-rank percentiles over the jobs that started),
 // evictions and lost GPU-seconds; over the run: the offered load and the allocation inside

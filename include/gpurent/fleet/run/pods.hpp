@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The Alibaba trace as `fleet run` jobs (../shared/protocols/fleet.md): each pod that ran is
+// The Alibaba trace as `fleet run` jobs (docs/formats/fleet.md): each pod that ran is
 // a one-member job arriving at max(0, creation_time - t0) / K (rounded down; K the
 // compression, t0 the 1st percentile, nearest rank, of creation_time over the pods that
 // ran), working deletion_time - scheduled_time seconds; pods never scheduled are left out

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `fleet run` (../shared/protocols/fleet.md): a cluster over time. At each instant:
+// `fleet run` (docs/formats/fleet.md): a cluster over time. At each instant:
 // departures (and preempted jobs coming back to the queue) first, then arrivals in file
 // order, then one scheduling pass over the queue (priority descending, arrival, name), each
 // job placed if it fits, no head-of-line blocking. A job that does not fit and is not

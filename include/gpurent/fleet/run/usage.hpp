@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `fleet run --emit-usage` (../shared/protocols/fleet.md): the run's segments as metering
+// `fleet run --emit-usage` (docs/formats/fleet.md): the run's segments as metering
 // usage records, one per member per segment, so that the run's revenue and each renter's
 // bill come out of the one meter (spot billed only for the time it ran). Id
 // `<job>-<run>-<member>`, account `hp` or `spot`, resource `gpu/<model>` of the member's

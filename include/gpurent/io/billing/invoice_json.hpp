@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Writes an invoice as JSON (../shared/protocols/meter.md, "Output") or CSV. Amounts are
+// Writes an invoice as JSON (docs/formats/billing.md, "Invoice JSON") or CSV. Amounts are
 // strings with exactly the currency's minor-unit digits; accounts and lines come sorted.
 // With `detail`, every rounding is shown: the exact amount, the rounding applied, waste.
 

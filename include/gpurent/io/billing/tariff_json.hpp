@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Reads a tariff from JSON (../shared/protocols/meter.md, plus the library's extras:
+// Reads a tariff from JSON (docs/formats/billing.md, plus the library's extras:
 // rounding_point, forgive_below_minor_unit, carry, protection, package, flat_fee). Every
 // error names the file and the JSON path of the field ("rates[2].tiers.steps[1].up_to").
 // Decimals are strings: a JSON number would already have been rounded by someone's double.
@@ -283,7 +283,7 @@ namespace detail {
 }
 }  // namespace detail
 
-// A tariff as JSON in the format parse_tariff_json reads (meter.md), so that writing and
+// A tariff as JSON in the format parse_tariff_json reads (docs/formats/billing.md), so that writing and
 // reading give the same tariff. Options at their defaults are left out.
 [[nodiscard]] inline expected<nlohmann::json> tariff_to_json(const tariff& t) {
   json rates = json::array();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Reads usage records from CSV (../shared/protocols/meter.md): a header naming at least
+// Reads usage records from CSV (docs/formats/billing.md): a header naming at least
 // id,account,resource,mode,quantity,start,end (any order; other columns are labels), then
 // one record per line. RFC 4180 quoting is understood within a line. Every error names the
 // file, the line and the field. Rows are handed over as views, so a million of them go
@@ -304,7 +304,7 @@ class row_rate {
   });
 }
 
-// Usage records as CSV in the format read_usage_csv reads (meter.md): the seven columns,
+// Usage records as CSV in the format read_usage_csv reads (docs/formats/billing.md): the seven columns,
 // then one column per label name (in order of first appearance); quantities as the
 // shortest exact decimal ("0.25", "4").
 [[nodiscard]] inline std::string write_usage_csv(std::span<const usage_record> records) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The fleet's nodes file (../shared/protocols/fleet.md): the Alibaba trace's node format
+// The fleet's nodes file (docs/formats/fleet.md): the Alibaba trace's node format
 // `sn,cpu_milli,memory_mib,gpu,model` with an optional `state` column (up, down, drain), read
 // with every error at file:line naming the field, and written back (fleet generate). Two more
-// optional columns (fleet.md allows added columns): `segment`, the node's network segment
+// optional columns (beyond the trace's node format): `segment`, the node's network segment
 // (an InfiniBand partition key or a VLAN; empty: none), and `labels`, '|'-separated labels
 // such as region=eu-west-1|jurisdiction=CH (docs/isolation.md).
 // Integers are read as the trace reader reads them (trace_csv.hpp); columns are found by name

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `fleet pack` and `fleet generate` results as the tool prints them (protocols/fleet.md):
+// `fleet pack` and `fleet generate` results as the tool prints them (docs/formats/fleet.md):
 // the pack's JSON object, its table and its --placements CSV; the summary of a generated
 // fleet. A library user who packs or generates gets the same text.
 

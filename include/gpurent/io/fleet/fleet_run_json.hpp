@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `fleet run` results as the tool prints them (protocols/fleet.md): the run's JSON object
+// `fleet run` results as the tool prints them (docs/formats/fleet.md): the run's JSON object
 // and table, and the --placements, --timeline and --preemptions CSVs. A library user who
 // runs a fleet (fleet/run/run.hpp) gets the same text from the same result.
 

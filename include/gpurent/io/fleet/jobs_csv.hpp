@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The fleet's jobs file (../shared/protocols/fleet.md): `name`, `workers` and `num_gpu`
+// The fleet's jobs file (docs/formats/fleet.md): `name`, `workers` and `num_gpu`
 // required, every other column optional with its default (gpu_milli 1000, cpu_milli and
 // memory_mib 0, gpu_spec any, per_node 0, required/preferred none, segment 0, exclusive
 // none, priority 0, preemptible false, arrival 0, duration none, checkpoint_every 1800).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The Alibaba trace as `fleet run` jobs (../shared/protocols/fleet.md, "The Alibaba trace"):
+// The Alibaba trace as `fleet run` jobs (docs/formats/fleet.md, "The Alibaba trace"):
 // the pod list read (io/fleet/trace_csv.hpp), each pod's request checked against the cluster's
 // inventory and by check_pod (qos, times), arrivals compressed K-fold (fleet/run/pods.hpp).
 // The file must have the columns fleet run needs (pod_run_columns). An error names file and

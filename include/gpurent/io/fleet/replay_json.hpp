@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// `gpurent replay` results as the tool prints them (protocols/fgd-replay.md): one run's JSON
+// `gpurent replay` results as the tool prints them (docs/matching.md): one run's JSON
 // object and table, a multi-seed summary (mean and sd per replay point) and the --placements
 // CSV. A library user who replays (matching/reference/replay.hpp) gets the same text.
 

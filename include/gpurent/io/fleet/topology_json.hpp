@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The fleet's topology file (../shared/protocols/fleet.md):
+// The fleet's topology file (docs/formats/fleet.md):
 //
 //   { "levels": ["spine", "block"],
 //     "nodes": { "n0000": ["spine-0", "block-000"], "n0001": ["spine-0", "block-000"] } }

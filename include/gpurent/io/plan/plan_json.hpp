@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A plan as JSON: the contract of protocols/cli.md's `gpurent plan`, plus details (spot
+// A plan as JSON: `gpurent plan`'s output (docs/planning.md), plus details (spot
 // estimates, packing). The plan's usage and tariff are written by the usage CSV and tariff
 // JSON writers (io/billing/usage_csv.hpp, io/billing/tariff_json.hpp); its files are read by
 // io/plan/offers_json.hpp and io/plan/workload_json.hpp.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// An independent check of placed gangs against fleet.md's rules, sharing no code with the
+// An independent check of placed gangs against the rules of docs/formats/fleet.md, sharing no code with the
 // placer: it rebuilds every node's use from the placements alone and counts the members
 // placed against a rule (`fleet pack` prints the count as `violations`, which must be 0).
 //

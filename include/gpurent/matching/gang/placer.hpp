@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Gangs on the network topology: place a gang all or nothing (fleet.md's rules: per-node
+// Gangs on the network topology: place a gang all or nothing (docs/formats/fleet.md's rules: per-node
 // cap, required and preferred levels, segments in base blocks, exclusive blocks, nodes in no
 // domain only for gangs without topology rules, down and drained nodes take nothing new),
 // release it, change a node's condition, and explain a gang that does not fit.

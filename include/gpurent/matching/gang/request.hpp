@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A gang: N members, each a placement request, placed all or nothing across nodes, with the
-// topology rules of ../shared/protocols/fleet.md: at most `per_node` members on one node,
+// topology rules of docs/formats/fleet.md: at most `per_node` members on one node,
 // all members inside one domain of the `required` level, inside one of the `preferred`
 // level when possible, members taken in order in groups of `segment` each inside one base
 // block, and `exclusive` (no other job in any base block the gang uses). Level numbers are

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
-#include <gpurent/core/time.hpp>
+#include <gpurent/core/fleet_time.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/preempt/domains.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Preemption as a matcher operation (../shared/protocols/fleet.md, "Victim policies"): for a
+// Preemption as a matcher operation (docs/fleet.md, "Victims"): for a
 // request or gang that does not fit, the set of running jobs whose removal makes it fit.
 // Whole jobs only (a gang's members leave together), all or nothing (no set: nothing is
 // preempted), minimal (no victim whose removal is not needed).
@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include <gpurent/core/time.hpp>
+#include <gpurent/core/fleet_time.hpp>
 
 namespace gpurent {
 

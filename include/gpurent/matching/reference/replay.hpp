@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A reference protocol, not part of the matcher: the FGD paper's trace replay
-// (../shared/protocols/fgd-replay.md). A seeded arrival sequence inflated to `tune` x
+// (docs/matching.md). A seeded arrival sequence inflated to `tune` x
 // cluster GPU capacity, a seeded fixed node order for ties, every task tried once, and the
 // allocation curve read at 90..130% arrival. It drives any matcher with the matcher's
 // interface (`ReplayMatcher`): `replay<P>` runs the matcher, `replay_with<M>` another one,

@@ -25,13 +25,7 @@
 namespace test_fleet_isolation {
 using namespace gpurent;
 
-// n0, n1 in segment pkey-a (EU), n2, n3 in pkey-b (US); 4 GPUs each.
-const std::string nodes_csv =
-    "sn,cpu_milli,memory_mib,gpu,model,segment,labels\n"
-    "n0,64000,262144,4,H100,pkey-a,region=eu-west-1|jurisdiction=DE\n"
-    "n1,64000,262144,4,H100,pkey-a,region=eu-west-1\n"
-    "n2,64000,262144,4,H100,pkey-b,region=us-east-1\n"
-    "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
+const std::string& nodes_csv = gpurent::test::segmented_nodes_csv;
 
 fleet_cluster cluster(const std::string& nodes = nodes_csv) { return gpurent::test::read_cluster(nodes); }
 std::vector<fleet_job> jobs(const fleet_cluster& c, const std::string& csv) { return gpurent::test::read_jobs(c, csv); }

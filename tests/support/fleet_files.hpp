@@ -16,6 +16,15 @@
 
 namespace gpurent::test {
 
+// Four nodes of 4 H100s: n0, n1 in network segment pkey-a (EU, n0 in Germany), n2, n3 in
+// pkey-b (US): the isolation and residency cases' cluster.
+inline const std::string segmented_nodes_csv =
+    "sn,cpu_milli,memory_mib,gpu,model,segment,labels\n"
+    "n0,64000,262144,4,H100,pkey-a,region=eu-west-1|jurisdiction=DE\n"
+    "n1,64000,262144,4,H100,pkey-a,region=eu-west-1\n"
+    "n2,64000,262144,4,H100,pkey-b,region=us-east-1\n"
+    "n3,64000,262144,4,H100,pkey-b,region=us-east-1\n";
+
 inline fleet_cluster read_cluster(const std::string& nodes_csv) {
   auto n = io::read_fleet_nodes_csv(nodes_csv, "nodes.csv");
   REQUIRE(n);

@@ -319,7 +319,7 @@ namespace detail::plan_text {
   const std::string ccy(p.ccy.code);
   std::string out = fmt::format("gpurent plan: {} jobs in {} ({}), amounts in {}\n\n", p.jobs.size(), p.period, p.timezone, ccy) + line(head) + rule;
   for (std::size_t i = 0; i < rows.size(); ++i) out += (i + 1 == rows.size() ? rule : std::string()) + line(rows[i]);
-  out += fmt::format("\nbilled total (meter.md rules, one rounding per line): {} {}\n", p.billed_total.to_string(), ccy);
+  out += fmt::format("\nbilled total (the meter's rules, one rounding per line): {} {}\n", p.billed_total.to_string(), ccy);
   out += budget_line(p) + detail::plan_text::savings_text(p);
   if (const std::string note = savings_note(p); !note.empty()) out += note + "\n";
   out += packing_text(p) + owned_text(p) + set_aside_text(p) + "\nwhy:\n";

@@ -149,6 +149,50 @@ TEST_CASE("preemptor: leftovers beyond the preemptor are held until the notice e
   CHECK(s.inv.gpu_allocated_milli() == 6000);
 }
 
+TEST_CASE("preemptor: a victim's leftover is held for its tenant, beside that tenant's other work on the GPU") {
+  // One node, 2 GPUs. On GPU 0: victim v (tenant 1, 0.5 GPU) and w (tenant 1, 0.3 GPU),
+  // which stays. The preemptor (tenant 2) takes GPU 1; v's half of GPU 0 stays held for
+  // tenant 1 through v's notice, so no stranger joins the GPU v still runs on.
+  inventory inv;
+  inv.add_model({"H100", gib(80), {}});
+  inv.add_node(node("n0", 2));
+  matcher<policy_best_fit> m(inv);
+  running_jobs running(3);
+  const auto share = [](std::int32_t milli, tenant_id t) {
+    gang_request g;
+    g.member.num_gpu = 1;
+    g.member.gpu_milli = milli_gpu(milli);
+    g.member.tenant = t;
+    return g;
+  };
+  std::vector<placement> v, w, p;
+  REQUIRE(m.place(share(500, tenant_id{1}), 0, v));
+  REQUIRE(m.place(share(300, tenant_id{1}), 1, w));
+  REQUIRE(v[0].gpus[0].gpu == w[0].gpus[0].gpu);  // one GPU, one tenant
+  const std::uint8_t g = v[0].gpus[0].gpu;
+  running.add(0, v);
+  running.add(1, w);
+  preemptor<matcher<policy_best_fit>, victim_policy_kube> pre(m, running);
+  m.release(0, v);
+  running.remove(0, v);
+  REQUIRE(m.place(job(1), 2, p));  // the preemptor, whole GPU: the other one
+  REQUIRE(p[0].gpus[0].gpu != g);
+  const auto at = fleet_time::at_second;
+  const std::vector<stopped_victim> stopped{{0, v, at(130), false}};
+  pre.hold_for(at(100), at(130), p, stopped);
+  CHECK(inv.state(0).idle[g] == 200);  // v's half held beside w
+  CHECK(inv.state(0).owner[g] == tenant_id{1});
+  std::vector<placement> stranger;
+  CHECK_FALSE(m.place(share(100, no_tenant), 3, stranger));  // neither GPU takes a stranger now
+  std::vector<placement> freed;
+  pre.expire(
+      at(130), [&](const placement& h) { freed.push_back(h); }, [](node_index) {});
+  REQUIRE_FALSE(freed.empty());
+  CHECK(freed[0].tenant == tenant_id{1});
+  CHECK(inv.state(0).idle[g] == 700);
+  CHECK_FALSE(m.place(share(100, no_tenant), 3, stranger));  // w is tenant 1's: still closed to strangers
+}
+
 TEST_CASE("preemptor: a gang required inside one block searches each block's jobs") {
   inventory inv;
   inv.add_model({"H100", gib(80), {}});

@@ -156,6 +156,8 @@ class preemptor {
   struct held_room {
     std::int64_t cpu = 0, memory = 0;
     std::array<std::int32_t, max_gpus_per_node> milli{};
+    std::array<tenant_id, max_gpus_per_node> tenant{};  // per GPU: the victims' tenant
+    std::uint16_t closed = 0;                           // bit g: a victim on GPU g asked for isolation
   };
 
   template <class Candidate>
@@ -178,8 +180,9 @@ class preemptor {
     ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(blocks_.size() - 1), true});
   }
 
-  // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held as one
-  // placement until `until`, so that nothing else lands on a victim still running.
+  // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held until
+  // `until` (one placement per tenant the GPUs answer to, hold_of), so that nothing else
+  // lands on a victim still running.
   void hold_leftovers(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
     if (until <= now) return;
     leftover_.clear();
@@ -187,15 +190,42 @@ class preemptor {
       for (const placement& p : v.members) take_back(p, 1);
     for (const placement& p : placed) take_back(p, -1);
     for (const auto& [n, acc] : leftover_) {
-      placement h;
-      h.node = n;
-      h.cpu_milli = std::max<std::int64_t>(0, acc.cpu);
-      h.memory_mib = std::max<std::int64_t>(0, acc.memory);
-      for (std::size_t g = 0; g < max_gpus_per_node; ++g)
-        if (acc.milli[g] > 0) h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
-      if (h.count == 0 && h.cpu_milli == 0 && h.memory_mib == 0) continue;
-      hold_room(h, until);
+      holds_.clear();
+      for (std::size_t g = 0; g < max_gpus_per_node; ++g) {
+        if (acc.milli[g] <= 0) continue;
+        placement& h = hold_of(n, g, acc);
+        h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
+      }
+      if (acc.cpu > 0 || acc.memory > 0) {
+        if (holds_.empty()) holds_.push_back(placement_on(n, no_tenant, isolation_level::gpu));
+        holds_.front().cpu_milli = std::max<std::int64_t>(0, acc.cpu);
+        holds_.front().memory_mib = std::max<std::int64_t>(0, acc.memory);
+      }
+      for (const placement& h : holds_) hold_room(h, until);
     }
+  }
+
+  // The hold that takes GPU g of node n stands in for its victims: their tenant, at GPU
+  // isolation when one of them asked for it (so no stranger joins the GPU while they still
+  // run), else at none. Work of another tenant still on the GPU shared it with them at
+  // none: the hold joins it at none. One hold per (tenant, level) on a node.
+  placement& hold_of(node_index n, std::size_t g, const held_room& acc) {
+    const node_state& s = pl_->inv().state(n);
+    const bool stranger = s.users[g] != 0 && s.owner[g] != acc.tenant[g];
+    const tenant_id t = stranger ? s.owner[g] : acc.tenant[g];
+    const isolation_level level = (acc.closed >> g & 1U) != 0 && !stranger ? isolation_level::gpu : isolation_level::none;
+    auto it = std::find_if(holds_.begin(), holds_.end(), [&](const placement& h) { return h.tenant == t && h.isolation == level; });
+    if (it != holds_.end()) return *it;
+    holds_.push_back(placement_on(n, t, level));
+    return holds_.back();
+  }
+
+  [[nodiscard]] static placement placement_on(node_index n, tenant_id t, isolation_level level) noexcept {
+    placement h;
+    h.node = n;
+    h.tenant = t;
+    h.isolation = level;
+    return h;
   }
 
   // Adds (sign 1) or subtracts (-1) p into its node's leftover.
@@ -208,7 +238,19 @@ class preemptor {
     }
     it->second.cpu += sign * p.cpu_milli;
     it->second.memory += sign * p.memory_mib;
-    for (std::size_t g = 0; g < p.count; ++g) it->second.milli[p.gpus[g].gpu] += sign * p.gpus[g].milli;
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const std::size_t g = p.gpus[i].gpu;
+      held_room& r = it->second;
+      if (sign > 0) note_victim(r, g, p);
+      r.milli[g] += sign * p.gpus[i].milli;
+    }
+  }
+
+  // A victim's member on GPU g: its tenant, and whether it closed the GPU to strangers.
+  static void note_victim(held_room& r, std::size_t g, const placement& p) noexcept {
+    const auto bit = static_cast<std::uint16_t>(1U << g);
+    if (r.milli[g] == 0) r.tenant[g] = p.tenant;
+    if (p.isolation != isolation_level::none) r.closed = static_cast<std::uint16_t>(r.closed | bit);
   }
 
   Pl* pl_;
@@ -218,6 +260,7 @@ class preemptor {
   std::vector<victim> cand_;
   std::vector<node_index> sorted_;
   std::vector<std::pair<node_index, held_room>> leftover_;
+  std::vector<placement> holds_;  // one node's leftover holds (hold_leftovers)
   std::vector<placement> room_;
   std::vector<block_hold> blocks_;
   std::vector<placement> block_members_;

@@ -193,6 +193,58 @@ TEST_CASE("preemptor: a victim's leftover is held for its tenant, beside that te
   CHECK_FALSE(m.place(share(100, no_tenant), 3, stranger));  // w is tenant 1's: still closed to strangers
 }
 
+TEST_CASE("preemptor: node by node, a node in a block another gang holds exclusively is no candidate") {
+  // n0 in block b0, n1 in b1. Job 0 (1 GPU, exclusive) holds b0 and may not be preempted; job
+  // 1 fills n1. A 2-GPU job fits n0's free GPUs by the node's constraints, but the gang
+  // placer keeps b0 to job 0: only job 1's node is a candidate (choosing n0 with no victim
+  // left the preemptor nowhere to go, and fleet run stopped on it).
+  inventory inv;
+  inv.add_model({"H100", gib(80), {}});
+  inv.add_node(node("n0", 4));
+  inv.add_node(node("n1", 4));
+  auto topo = cluster_topology::make({"block"}, 2);
+  REQUIRE(topo);
+  for (node_index n = 0; n < 2; ++n) {
+    const std::array<std::string_view, 1> path{n == 0 ? "b0" : "b1"};
+    REQUIRE(topo->assign(n, path));
+  }
+  gang_placer<gang_policy_best_fit> gp(inv, *topo);
+  running_jobs running(2);
+  std::vector<gang_request> gangs{job(1), job(4)};
+  gangs[0].exclusive = true;
+  std::vector<std::vector<placement>> members(2);
+  for (std::uint32_t v = 0; v < 2; ++v) {
+    REQUIRE(gp.place(gangs[v], v, members[v]));
+    running.add(v, members[v]);
+  }
+  REQUIRE(members[0][0].node == 0);
+  REQUIRE(members[1][0].node == 1);
+  const gang_request two = job(2);
+  std::vector<placement> out;
+  REQUIRE_FALSE(gp.place(two, 9, out));
+  CHECK_FALSE(gp.admits(0, two, 9));  // b0 is job 0's
+  CHECK(gp.admits(0, job(1), 0));     // to job 0's own members it is open
+  static_assert(Placer<gang_placer<gang_policy_best_fit>>);
+  preemptor<gang_placer<gang_policy_best_fit>, victim_policy_kube> pre(gp, running);
+  const auto candidate = [&](std::uint32_t v) -> std::optional<victim> {
+    if (v == 0) return std::nullopt;  // job 0 may not be preempted
+    victim c;
+    c.job = v;
+    c.gpu_milli = 4000;
+    return c;
+  };
+  const auto mem = [&](std::uint32_t v) { return std::span<const placement>(members[v]); };
+  const auto gang = [&](std::uint32_t v) -> const gang_request& { return gangs[v]; };
+  REQUIRE(pre.choose(two, 9, nullptr, candidate, mem, gang));
+  CHECK(pre.selection().domain() == 1);
+  REQUIRE(pre.selection().victims().size() == 1);
+  CHECK(pre.selection().victims()[0].job == 1);
+  gp.release(1, members[1]);
+  running.remove(1, members[1]);
+  REQUIRE(pre.place(two, 9, out));  // what fleet run asserts
+  CHECK(out[0].node == 1);
+}
+
 TEST_CASE("preemptor: a gang required inside one block searches each block's jobs") {
   inventory inv;
   inv.add_model({"H100", gib(80), {}});

@@ -33,6 +33,7 @@ concept Placer = requires(P& p, const P& cp, const gang_request& g, gang_id id, 
                           const placement& h, node_index n, node_condition c) {
   { p.place(g, id, out) } -> std::same_as<std::optional<gang_outcome>>;  // all members into out, or none
   { p.fits(g, id) } -> std::same_as<bool>;                               // what place would answer
+  { p.admits(n, g, id) } -> std::same_as<bool>;                          // could job g put a member on node n now (node by node preemption)
   p.release(id, ps);                                                     // the job leaves
   p.restore(g, id, ps);                                                  // put back exactly as placed
   p.hold(h);                                                             // room taken that is no job's
@@ -60,6 +61,7 @@ class one_member_placer {
     return gang_outcome{};
   }
   [[nodiscard]] bool fits(const gang_request& g, gang_id) { return one_member(g) && self().find(g.member).has_value(); }
+  [[nodiscard]] bool admits(node_index n, const gang_request& g, gang_id) { return Derived::constraints_type::admits(stock(), n, g.member); }
   void release(gang_id, std::span<const placement> ps) noexcept {
     for (const placement& p : ps) stock().release(p);
   }

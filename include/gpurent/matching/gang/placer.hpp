@@ -117,6 +117,13 @@ class gang_placer {
 
   // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
   // For a preemption search: release candidate victims, ask, restore them.
+  // Whether job g (id) could put a member on node n now: n's constraints and the rules of its
+  // group (a base block that another gang holds exclusively takes nothing of g's).
+  [[nodiscard]] bool admits(node_index n, const gang_request& g, gang_id id) {
+    sync();
+    return Cs::admits(*inv_, n, g.member) && usable(layout_.group_of(n), g, id);
+  }
+
   [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
     if (!check_gang(g, *topo_)) return false;
     sync();

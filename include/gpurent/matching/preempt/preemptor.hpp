@@ -74,7 +74,7 @@ class preemptor {
     };
     if (node_local(g)) {
       const auto on_node = [&](node_index n) {
-        if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return default_constraints::admits(pl_->inv(), n, g.member); });
+        if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return pl_->admits(n, g, j); });
       };
       if (freed != nullptr) {
         sorted_.assign(freed->begin(), freed->end());

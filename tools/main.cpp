@@ -5,12 +5,15 @@
 #include <string>
 #include <system_error>
 
+#include <gpurent/version.hpp>
+
 #include "tool.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpurent::tool;
   CLI::App app{"gpurent: match work to GPUs and bill for it, exactly"};
   app.name("gpurent");
+  app.set_version_flag("--version", "gpurent " + std::string(gpurent::version), "print the version and exit");
   app.require_subcommand(1);
   std::map<std::string, runner> runners;
   for (const auto& [name, setup] : registry()) runners.emplace(name, setup(app));

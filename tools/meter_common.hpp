@@ -32,10 +32,8 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
   return t;
 }
 
-// `--format focus`, meter's own: the FOCUS 1.0 CSV (io/billing/invoice_focus.hpp). tool.hpp's
-// output_format has no name for it; the option stores the enum's integer, so a value past
-// its last names it.
-inline constexpr output_format focus_format = static_cast<output_format>(3);
+// `--format focus`, meter's own: the FOCUS 1.0 CSV (io/billing/invoice_focus.hpp).
+inline constexpr output_format focus_format = output_format::focus;
 
 // The --format choices of `gpurent meter` and `meter merge`.
 inline std::initializer_list<std::pair<std::string, output_format>> meter_formats() {

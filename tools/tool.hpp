@@ -38,7 +38,7 @@ inline constexpr int exit_invalid = 2;      // invalid input or usage; message o
 inline constexpr int exit_not_here = 3;     // the thing asked for does not exist here
 inline constexpr int exit_not_written = 4;  // an output (stdout or a file) could not be written in full; no partial file is left
 
-enum class output_format { json, table, csv };
+enum class output_format { json, table, csv, focus };  // focus: the FOCUS 1.0 CSV of an invoice (meter only)
 
 // A command's setup adds its subcommand and options to the app and returns what runs it.
 using runner = std::function<int()>;

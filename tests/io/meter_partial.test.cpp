@@ -214,7 +214,8 @@ TEST_CASE("partials: an account name that is not UTF-8, checksum and all, is rej
   const auto bad_whole = io::read_partial(blank, spoil(*whole), "p");
   REQUIRE_FALSE(bad_whole);
   CHECK(bad_whole.error().describe() ==
-        "p: field 'partial': invalid partial result: damaged: its file or account names are cut short, out of order or not UTF-8");
+        "p: field 'partial': invalid partial result: damaged: its file, account or label set names are cut short, out of order, not UTF-8 or not "
+        "label sets");
   const auto bad_totals = io::read_totals_partial(blank, spoil(*totals), "p");
   REQUIRE_FALSE(bad_totals);
   CHECK(bad_totals.error().message.find("not UTF-8") != std::string::npos);

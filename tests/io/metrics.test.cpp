@@ -308,6 +308,28 @@ TEST_CASE("gpurent idle: bad input and usage exit 2 with the reason on stderr, n
 
 std::filesystem::path scratch() { return test::scratch_dir("idle-metrics"); }
 
+TEST_CASE("gpurent idle: the gpu label in a `labels` cell (gpu=...) reads as the gpu column does") {
+  std::string text = test::slurp(data_dir + "idle_usage.csv");
+  std::string usage;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    std::string line = text.substr(at, nl - at);
+    const std::size_t comma = line.rfind(',');
+    line = at == 0 ? line.substr(0, comma) + ",labels" : line.substr(0, comma + 1) + "gpu=" + line.substr(comma + 1);
+    usage += line + "\n";
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  const auto path = scratch() / "labels_usage.csv";
+  test::write_file(path, usage);
+  const auto o = test::run_tool("idle --metrics " + data_dir + "query_range.json --usage " + path.string() + " --tariff " + data_dir +
+                                "idle_tariff.json --period 2026-11");
+  const auto g = test::run_tool("idle --metrics " + data_dir + "query_range.json --usage " + data_dir + "idle_usage.csv --tariff " + data_dir +
+                                "idle_tariff.json --period 2026-11");
+  REQUIRE_MESSAGE(o.status == 0, o.err);
+  CHECK(o.out.find("billed_idle") != std::string::npos);
+  CHECK(o.out == g.out);
+}
+
 TEST_CASE("gpurent idle: a usage gpu naming no series is an error at its line; --allow-unmatched makes it a stated warning") {
   const auto usage = scratch() / "u.csv";
   // node-a:0 is Hostname:gpu of the series that has a UUID label, so no series is called that.

@@ -4,7 +4,9 @@
 // parallel_quoting.test.cpp, ranks in rounds.test.cpp): RFC 4180 quoting of any field, at
 // random where it need not be (quotes doubled inside, commas inside), CRLF or LF line ends, a
 // UTF-8 byte-order mark, blank lines, non-ASCII names, fields of thousands of bytes, identical
-// repeats of earlier lines; and the tariff they are rated under.
+// repeats of earlier lines, a label column and a `labels` column of key=value pairs (labels
+// travel with every record through shards, ranks and partials); and the tariff they are rated
+// under.
 #include <cstddef>
 #include <random>
 #include <string>
@@ -48,7 +50,7 @@ inline hostile_file hostile_usage(std::mt19937_64& rng, int rows, const std::str
   const std::string eol = rng() % 2 ? "\r\n" : "\n";
   hostile_file f;
   if (rng() % 2) f.text += "\xEF\xBB\xBF";
-  f.text += hostile_field(rng, "id") + ",account,resource,mode,quantity,start,end," + hostile_field(rng, "project") + eol;
+  f.text += hostile_field(rng, "id") + ",account,resource,mode,quantity,start,end," + hostile_field(rng, "project") + ",labels" + eol;
   std::vector<std::string> kept;
   for (int i = 0; i < rows; ++i) {
     if (!kept.empty() && rng() % 10 == 0) {  // an identical repeat of an earlier line
@@ -62,10 +64,14 @@ inline hostile_file hostile_usage(std::mt19937_64& rng, int rows, const std::str
     const int day = 1 + static_cast<int>(rng() % 28);
     const std::string start = "2026-11-" + std::string(day < 10 ? "0" : "") + std::to_string(day) + "T0" + std::to_string(rng() % 10) + ":00:00Z";
     const std::string end = "2026-11-" + std::string(day < 10 ? "0" : "") + std::to_string(day) + "T1" + std::to_string(rng() % 10) + ":30:00Z";
-    const std::string project = rng() % 30 == 0 ? std::string(5000, 'p') : "proj " + std::to_string(rng() % 4);
+    const std::string project = rng() % 30 == 0 ? std::string(5000, 'p') : rng() % 5 == 0 ? "" : "proj " + std::to_string(rng() % 4);
+    const std::vector<std::string> label_cells = {"", "team=cv", "team=cv|env=prod", "env=dev, \"eu\"|team=\xc3\xa9quipe",
+                                                  "job.id=" + std::to_string(rng() % 3)};
+    const std::string& labels = label_cells[rng() % label_cells.size()];
     const std::string line = hostile_field(rng, id) + "," + hostile_field(rng, accounts[rng() % accounts.size()]) + "," +
                              hostile_field(rng, resource) + "," + hostile_field(rng, mode) + "," + hostile_field(rng, std::to_string(1 + rng() % 8)) +
-                             "," + hostile_field(rng, start) + "," + hostile_field(rng, end) + "," + hostile_field(rng, project) + eol;
+                             "," + hostile_field(rng, start) + "," + hostile_field(rng, end) + "," + hostile_field(rng, project) + "," +
+                             hostile_field(rng, labels) + eol;
     f.text += line;
     kept.push_back(line);
     ++f.records;

@@ -253,9 +253,12 @@ TEST_CASE("partials: every damaged byte, every truncation, another tariff, perio
   for (std::size_t n = 0; n < good.size(); ++n) rejected(good.substr(0, n), "invalid partial result");
   rejected(good + "x", "invalid partial result");
   rejected("GPURENTQ" + good.substr(8), "not a gpurent partial result");
-  std::string v2 = good;
-  v2[8] = 2;
-  rejected(v2, "format version 2; this gpurent reads version 1");
+  std::string v3 = good;
+  v3[8] = 3;
+  rejected(v3, "format version 3; this gpurent reads version 2");
+  std::string v1 = good;  // before label sets
+  v1[8] = 1;
+  rejected(v1, "format version 1; this gpurent reads version 2");
   // Damage behind a recomputed checksum: the structure and the re-rating catch it.
   const auto resealed = [](std::string bytes) {
     bytes.resize(bytes.size() - 8);
@@ -263,24 +266,25 @@ TEST_CASE("partials: every damaged byte, every truncation, another tariff, perio
     for (int k = 0; k < 8; ++k) bytes.push_back(static_cast<char>(static_cast<unsigned char>(sum >> (8 * k))));
     return bytes;
   };
-  // The first line's record count: past the names (u64 counts at 40 and 48, u32 lengths).
+  // The first line's record count: past the names (u64 counts at 40, 48 and 56, u32 lengths)
+  // and the line's three indices.
   const auto u = [&](std::size_t at, int n) {
     std::uint64_t v = 0;
     for (int k = n - 1; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(good[at + static_cast<std::size_t>(k)]);
     return static_cast<std::size_t>(v);
   };
   std::size_t pos = io::partial_header_bytes;
-  for (std::size_t n = u(40, 8) + u(48, 8); n > 0; --n) pos += 4 + u(pos, 4);
+  for (std::size_t n = u(40, 8) + u(48, 8) + u(56, 8); n > 0; --n) pos += 4 + u(pos, 4);
   std::string totals = good;
-  flip_bits(totals, pos + 8, 1);
+  flip_bits(totals, pos + 12, 1);
   rejected(resealed(totals), "its line totals are not those of its records");
   std::string count = good;
-  flip_bits(count, 80, 0x80);  // the count of repeats ignored: negative
-  flip_bits(count, 72, 1);     // the count of records out of period
+  flip_bits(count, 88, 0x80);  // the count of repeats ignored: negative
+  flip_bits(count, 80, 1);     // the count of records out of period
   rejected(resealed(count), "damaged");
-  std::string v3 = good;
-  v3[8] = 3;
-  rejected(resealed(v3), "format version 3");
+  std::string v4 = good;
+  v4[8] = 4;
+  rejected(resealed(v4), "format version 4");
   // Another tariff (a different price), another period.
   std::string other_text = tariff_text;
   other_text.replace(other_text.find("%POINT%"), 7, "line");

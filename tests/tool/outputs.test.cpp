@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <string>
 
+#include <gpurent/version.hpp>
+
 #include "support/tool.hpp"
 
 // One namespace per test file: CI compiles each layer as a unity build.
@@ -196,6 +198,16 @@ TEST_CASE("meter: a line whose rounding needs more than 128 bits gives the exact
   CAPTURE(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("\"total\": \"14317708571428715679.49\"") != std::string::npos);
+}
+
+TEST_CASE("gpurent --version prints the library's version (the one CMake's project() names) and exits 0") {
+  const auto v = run_tool("--version");
+  CHECK(v.status == 0);
+  CHECK(v.out == "gpurent " + std::string(gpurent::version) + "\n");
+  CHECK(std::string(gpurent::version) ==
+        std::to_string(GPURENT_VERSION_MAJOR) + "." + std::to_string(GPURENT_VERSION_MINOR) + "." + std::to_string(GPURENT_VERSION_PATCH));
+  const auto none = run_tool("");
+  CHECK(none.status == 2);  // a subcommand is still required
 }
 
 }  // namespace test_tool_outputs

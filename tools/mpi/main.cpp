@@ -26,6 +26,7 @@
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/scale/ranks.hpp>
 #include <gpurent/metering/scale/rounds.hpp>
+#include <gpurent/version.hpp>
 
 #include "../meter_common.hpp"
 #include "../tool.hpp"
@@ -162,7 +163,7 @@ int run(const options& o, mpi_transport& t) {
   int status = tool::exit_ok;
   if (t.rank() == 0) {
     const expected<invoice>& inv = *out.result;
-    status = tool::finish_stdout(inv ? tool::print_invoice(*inv, o.format, o.detail) : tool::fail(inv.error()));
+    status = tool::finish_stdout(inv ? tool::print_invoice(*inv, o.format, o.detail, &m->tariff_value()) : tool::fail(inv.error()));
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (o.stats) print_stats(out.counters, t);
@@ -173,6 +174,7 @@ int run(const options& o, mpi_transport& t) {
 int parse_args(int argc, char** argv, options& o, const mpi_transport& t) {
   CLI::App app{"gpurent-mpi: gpurent meter on MPI ranks (mpirun -np N gpurent-mpi meter ...)"};
   app.name("gpurent-mpi");
+  app.set_version_flag("--version", "gpurent-mpi " + std::string(gpurent::version), "print the version and exit");
   app.require_subcommand(1);
   auto* cmd = app.add_subcommand("meter", "rate usage CSVs under a tariff for one calendar month, on every rank");
   cmd->add_option("--tariff", o.tariff_path, "tariff JSON file")->required();
@@ -183,8 +185,7 @@ int parse_args(int argc, char** argv, options& o, const mpi_transport& t) {
   cmd->add_option("--round-bytes", o.round_bytes, "packed records a rank sends per exchange round, at most (default 64 MiB)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--stats", o.stats, "print each rank's rounds, bytes exchanged, CPU time and peak memory to stderr");
-  tool::add_format_option(*cmd, o.format,
-                          {{"json", tool::output_format::json}, {"csv", tool::output_format::csv}, {"table", tool::output_format::table}});
+  tool::add_format_option(*cmd, o.format, tool::meter_formats());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -32,6 +32,7 @@ struct meter_record_view {
   instant start, end;
   std::string_view source;  // the file it came from ("": none)
   std::size_t line;
+  std::string_view labels;  // its label set's key (metering/labels.hpp), "" for none
 };
 
 namespace detail {
@@ -61,7 +62,7 @@ class record_book {
   [[nodiscard]] meter_record_view view(std::size_t k, const line_ledger& lines) const {
     const meter_record e = records_.at(k);
     const instant start{seconds{e.start}}, end{seconds{e.end}};
-    return {records_.id_of(k), lines.account(e.account), e.rate, e.quantity, start, end, sources_[e.source], e.line};
+    return {records_.id_of(k), lines.account(e.account), e.rate, e.quantity, start, end, sources_[e.source], e.line, lines.labels(e.account)};
   }
 
   // A checked record (from the current source) into the book: rated and kept when its id is
@@ -71,11 +72,12 @@ class record_book {
     const std::uint64_t h = record_store::hash(id);
     if (const std::size_t at = records_.find(id, h); at != npos) {
       const meter_record first = records_.at(at);
-      if (differing(first, e, first.account == e.account).empty()) {
+      const std::string_view owners = lines.owner_difference(first.account, e.account);
+      if (differing(first, e, owners).empty()) {
         lines.count_duplicate();
         return {};
       }
-      return locate(conflict(id, first, e, first.account == e.account), e.line);
+      return locate(conflict(id, first, e, owners), e.line);
     }
     if (const auto c = lines.contribute_status(e, 1); c != line_ledger::contribution::ok) [[unlikely]]
       return locate(line_ledger::contribution_error(c), e.line);
@@ -95,7 +97,8 @@ class record_book {
   [[nodiscard]] expected<void> replace_later(std::string_view id, std::size_t at, const meter_record& e, line_ledger& lines,
                                              meter_record_view* displaced) {
     const meter_record kept = records_.at(at);
-    if (differing(e, kept, e.account == kept.account).empty()) {
+    const std::string_view owners = lines.owner_difference(e.account, kept.account);
+    if (differing(e, kept, owners).empty()) {
       records_.replace(at, e);
       lines.count_duplicate();
       return {};
@@ -104,7 +107,7 @@ class record_book {
     GPURENT_TRY(lines.contribute(kept, -1));
     GPURENT_TRY(lines.contribute(e, 1));
     records_.replace(at, e);
-    error err = conflict(id, e, kept, true);
+    error err = conflict(id, e, kept, owners);
     err.where = where(kept.source, kept.line);
     return unexpected(std::move(err));
   }
@@ -120,22 +123,25 @@ class record_book {
     if (line != 0 || !sources_[source_].empty()) e.where = where(source_, line);
     return unexpected<error>(std::move(e));
   }
-  // A record that repeats the id of `first` with a different priced field.
-  [[nodiscard]] error conflict(std::string_view id, const meter_record& first, const meter_record& now, bool same_account) const {
+  // A record that repeats the id of `first` with a different field (`owners`: how their
+  // accounts and labels differ, line_ledger::owner_difference).
+  [[nodiscard]] error conflict(std::string_view id, const meter_record& first, const meter_record& now, std::string_view owners) const {
     return error{error_code::duplicate,
                  "id",
                  "record \"" + std::string(id) + "\" repeats the id of " + where(first.source, first.line) + " with a different " +
-                     std::string(differing(first, now, same_account)),
+                     std::string(differing(first, now, owners)),
                  {}};
   }
-  // The first priced field in which two records differ; empty when none does.
-  [[nodiscard]] static std::string_view differing(const meter_record& a, const meter_record& b, bool same_account) noexcept {
-    if (!same_account) return "account";
+  // The first field in which two records differ (account and labels as `owners` says); empty
+  // when none does. Labels are fields of a record: a repeat with other labels is a conflict,
+  // so which of two records is kept never decides a label set's amount.
+  [[nodiscard]] static std::string_view differing(const meter_record& a, const meter_record& b, std::string_view owners) noexcept {
+    if (owners == "account") return owners;
     if (a.rate != b.rate) return "resource/mode";
     if (a.quantity != b.quantity) return "quantity";
     if (a.start != b.start) return "start";
     if (a.end != b.end) return "end";
-    return {};
+    return owners;
   }
 
  private:

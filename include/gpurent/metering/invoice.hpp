@@ -14,18 +14,31 @@
 
 namespace gpurent {
 
+// A line's part for one label set of its records (metering/labels.hpp): what a line's amount
+// comes to per label set, the parts adding up to the line's amount exactly.
+struct invoice_label_share {
+  std::string labels;  // the label set's key ("project=vision|team=cv"), "" for records without labels
+  std::int64_t records = 0;
+  std::int64_t billed_seconds = 0;
+  std::int64_t used_seconds = 0;
+  ratio<> exact{};     // the set's exact amount (docs/formats/billing.md, "Labels")
+  money_value amount;  // its part of the line's amount (largest remainder)
+  friend bool operator==(const invoice_label_share&, const invoice_label_share&) = default;
+};
+
 struct invoice_line {
   std::string resource;
   std::string mode;
   std::int64_t records = 0;
-  std::int64_t billed_seconds = 0;  // sum of the records' b (quantity not applied)
-  std::int64_t used_seconds = 0;    // sum of the records' actual seconds in the period
-  ratio<> exact{};                  // unrounded amount, major units
-  ratio<> carry_in{};               // remainder carried from the previous invoice (carry rule)
-  money_value amount;               // what is charged
-  ratio<> rounding{};               // amount - (exact + carry_in): every rounding, visible
-  bool forgiven = false;            // below one minor unit and not charged
-  ratio<> waste{};                  // the part of `exact` due to increments and minimums
+  std::int64_t billed_seconds = 0;          // sum of the records' b (quantity not applied)
+  std::int64_t used_seconds = 0;            // sum of the records' actual seconds in the period
+  ratio<> exact{};                          // unrounded amount, major units
+  ratio<> carry_in{};                       // remainder carried from the previous invoice (carry rule)
+  money_value amount;                       // what is charged
+  ratio<> rounding{};                       // amount - (exact + carry_in): every rounding, visible
+  bool forgiven = false;                    // below one minor unit and not charged
+  ratio<> waste{};                          // the part of `exact` due to increments and minimums
+  std::vector<invoice_label_share> labels;  // by label set (byte order), when any record has labels
   friend bool operator==(const invoice_line&, const invoice_line&) = default;
 };
 

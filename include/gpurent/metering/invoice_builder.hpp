@@ -59,9 +59,9 @@ class invoice_builder {
     std::string_view id;
     meter_record e;
   };
-  // A line with records, on its way to the invoice.
+  // A line (of one label set) with records, on its way to the invoice.
   struct pending {
-    std::uint32_t account;
+    std::uint32_t owner;  // account and label set
     std::uint32_t rate;
     std::size_t key;  // into the ledger
   };
@@ -81,36 +81,42 @@ class invoice_builder {
                 .duplicates_ignored = lines_->duplicates()};
     const std::vector<pending> ls = sorted_lines();
     const tiered_records ordered = t_->rounding().point == rounding_point::record ? order_tiered_records() : tiered_records{};
+    const line_owners& owners = lines_->owners();
     for (std::size_t i = 0; i < ls.size();) {
       std::size_t end = i;
-      while (end < ls.size() && ls[end].account == ls[i].account) ++end;
+      while (end < ls.size() && owners.account_index(ls[end].owner) == owners.account_index(ls[i].owner)) ++end;
       try {  // an overflow names the account whose lines overflowed
         GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), ordered));
         inv.accounts.push_back(std::move(*acc));
       } catch (const exception& e) {
-        return make_error(e.err().code, "account", e.err().message + in_account(ls[i].account));
+        return make_error(e.err().code, "account", e.err().message + in_account(ls[i].owner));
       } catch (const std::overflow_error& e) {
-        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].owner));
       } catch (const std::range_error& e) {
-        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].account));
+        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].owner));
       }
       i = end;
     }
     return inv;
   }
 
-  // The lines with records, by account, resource and mode (byte order).
+  // The lines with records, by account, resource, mode and label set (byte order).
   [[nodiscard]] std::vector<pending> sorted_lines() const {
     std::vector<pending> ls;
     for (std::size_t k = 0; k < lines_->size(); ++k) {
-      if (lines_->at(k).records > 0) ls.push_back({lines_->account_of(k), lines_->rate_of(k), k});
+      if (lines_->at(k).records > 0) ls.push_back({lines_->owner_of(k), lines_->rate_of(k), k});
     }
     std::ranges::sort(ls, [&](const pending& a, const pending& b) {
       const rate& ra = t_->rate_at(a.rate);
       const rate& rb = t_->rate_at(b.rate);
-      return std::tie(lines_->account(a.account), ra.resource, ra.mode) < std::tie(lines_->account(b.account), rb.resource, rb.mode);
+      return std::tie(lines_->account(a.owner), ra.resource, ra.mode, lines_->labels(a.owner)) <
+             std::tie(lines_->account(b.owner), rb.resource, rb.mode, lines_->labels(b.owner));
     });
     return ls;
+  }
+  // The key of an invoice line (account and rate, whatever the label set) among tiered_records.
+  [[nodiscard]] std::size_t invoice_line_key(std::uint32_t owner, std::uint32_t rate) const {
+    return std::size_t{lines_->owners().account_index(owner)} * t_->rates().size() + rate;
   }
 
   // Record-point rounding of tiered lines needs their records in (start, id) order.
@@ -120,7 +126,7 @@ class invoice_builder {
     for (std::size_t k = 0; k < records.size(); ++k) {
       const meter_record e = records.at(k);
       if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
-      ordered[lines_->key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
+      ordered[invoice_line_key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
     }
     for (auto& [k, v] : ordered) {
       std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
@@ -128,26 +134,72 @@ class invoice_builder {
     return ordered;
   }
 
-  // One account: its lines rounded at the tariff's rounding point, their total, its credit.
+  // One account: its lines rounded at the tariff's rounding point (then told per label set),
+  // their total, its credit.
   [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const tiered_records& ordered) const {
     const money_value zero(t_->currency_value(), 0);
     invoice_account acc{
-        .account = lines_->account(ls.front().account), .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
-    for (const pending& p : ls) {
-      GPURENT_TRY(l, finish_line(p, acc.account, ordered));
+        .account = lines_->account(ls.front().owner), .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
+    std::vector<std::span<const pending>> sets;  // each line's label sets
+    for (std::size_t i = 0; i < ls.size();) {
+      std::size_t end = i + 1;
+      while (end < ls.size() && ls[end].rate == ls[i].rate) ++end;
+      sets.push_back(ls.subspan(i, end - i));
+      GPURENT_TRY(l, finish_line(sets.back(), acc.account, ordered));
       acc.exact_total += l->exact;
       acc.lines.push_back(std::move(*l));
+      i = end;
     }
     if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) GPURENT_TRY(share_labels(acc.lines[i], sets[i]));
     settle(acc);
     return acc;
   }
 
-  // One line: its exact amount and waste (the rating of metering/rating.hpp), rounded at the
-  // line or record point (the invoice point rounds the account's total in allocate_invoice).
-  [[nodiscard]] expected<invoice_line> finish_line(const pending& p, const std::string& account, const tiered_records& ordered) const {
+  // A line's label sets: each set's exact amount (unit prices: its records' amounts; tiers and
+  // packages: the line's amount in proportion to the set's billed unit-hours) and its part of
+  // the line's amount, by largest remainder of those exact amounts (ties: the set first in byte
+  // order), so the parts add up to the line exactly. Nothing for a line without labels.
+  [[nodiscard]] expected<void> share_labels(invoice_line& l, std::span<const pending> sets) const {
+    if (std::ranges::all_of(sets, [&](const pending& p) { return lines_->labels(p.owner).empty(); })) return {};
+    const rate& r = t_->rate_at(sets.front().rate);
+    std::vector<int128> weights;
+    int128 sum = 0;
+    for (const pending& p : sets) {
+      const line_totals& t = lines_->at(p.key);
+      weights.push_back(detail::to_int128(r.kind == price_kind::unit ? t.amount.raw() : t.usage.raw()));
+      sum += weights.back();
+    }
+    std::vector<int128> parts(sets.size(), int128(0));
+    parts.front() = l.amount.minor_units();  // nothing to weigh by (a free rate): the first set
+    if (sum != 0) {
+      GPURENT_TRY(split, allocate(l.amount.minor_units(), weights));
+      parts = std::move(*split);
+    }
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      const line_totals& t = lines_->at(sets[i].key);
+      const ratio<> exact = r.kind == price_kind::unit ? exact_amount(t.amount, r.denominator())
+                            : sum == 0                 ? ratio<>{}
+                                                       : l.exact * ratio<>(weights[i], sum);
+      l.labels.push_back({.labels = lines_->labels(sets[i].owner),
+                          .records = t.records,
+                          .billed_seconds = t.billed_seconds,
+                          .used_seconds = t.used_seconds,
+                          .exact = exact,
+                          .amount = money_value(t_->currency_value(), parts[i])});
+    }
+    return {};
+  }
+
+  // One line: its exact amount and waste (the rating of metering/rating.hpp) over the records
+  // of all its label sets, rounded at the line or record point (the invoice point rounds the
+  // account's total in allocate_invoice).
+  [[nodiscard]] expected<invoice_line> finish_line(std::span<const pending> sets, const std::string& account, const tiered_records& ordered) const {
+    const pending& p = sets.front();
     const rate& r = t_->rate_at(p.rate);
-    const line_totals& tot = lines_->at(p.key);
+    line_totals tot;
+    for (const pending& s : sets)
+      if (!tot.merge(lines_->at(s.key))) return overflow_error("the totals of line " + r.resource + "/" + r.mode);
     auto exact = line_exact(r, tot);
     if (!exact) return overflow_error("the amount of line " + r.resource + "/" + r.mode);
     auto waste = line_waste(r, tot, *exact);
@@ -159,10 +211,11 @@ class invoice_builder {
                    .used_seconds = tot.used_seconds,
                    .exact = *exact,
                    .amount = money_value(t_->currency_value(), 0),
-                   .waste = *waste};
+                   .waste = *waste,
+                   .labels = {}};
     if (t_->rounding().point == rounding_point::line) round_line(l, account);
     if (t_->rounding().point == rounding_point::record) {
-      auto it = ordered.find(p.key);
+      auto it = ordered.find(invoice_line_key(p.owner, p.rate));
       GPURENT_TRY(minor, record_point_amount(r, it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second), tot));
       l.amount = money_value(t_->currency_value(), *minor);
     }

@@ -16,6 +16,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/core/wide.hpp>
+#include <gpurent/metering/owners.hpp>
 #include <gpurent/metering/paged.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/record_store.hpp>
@@ -34,32 +35,6 @@ namespace gpurent::detail {
   return exact.round_to_digits(t.currency_value().minor_units, t.rounding().mode);
 }
 
-// The names of a meter's accounts, each once, by index (found through a key_index as the ids
-// are; the last one found is remembered, as records of one account often come together).
-class account_names {
- public:
-  [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
-  [[nodiscard]] const std::string& operator[](std::size_t k) const noexcept { return names_[k]; }
-  // The index of `account`; `added` tells that it is new.
-  std::uint32_t intern(std::string_view account, bool& added) {
-    added = false;
-    if (last_ != UINT32_MAX && same_bytes(names_[last_], account)) return last_;
-    const std::uint64_t h = table_hash(account);
-    const std::size_t k = index_.find(h, [&](std::size_t i) { return same_bytes(names_[i], account); });
-    if (k != key_index::npos) return last_ = static_cast<std::uint32_t>(k);
-    last_ = static_cast<std::uint32_t>(names_.size());
-    names_.emplace_back(account);
-    added = true;
-    index_.added(names_.size(), h, [&](std::size_t i) { return table_hash(names_[i]); });
-    return last_;
-  }
-
- private:
-  std::vector<std::string> names_;
-  key_index index_;
-  std::uint32_t last_ = UINT32_MAX;
-};
-
 class line_ledger {
  public:
   line_ledger(const tariff& t, interval period) : t_(&t), n_rates_(t.rates().size()), period_(period) {}
@@ -69,18 +44,26 @@ class line_ledger {
   // Only meters of one tariff and one period add up.
   [[nodiscard]] bool same_terms(const line_ledger& o) const noexcept { return o.t_ == t_ && o.period_ == period_; }
 
-  // The account's index, a new one (with a line per rate) for an account not seen before.
-  std::uint32_t intern(std::string_view account) {
+  // The index of the owner (account, label set), a new one (with a line per rate) for an
+  // owner not seen before (metering/owners.hpp).
+  std::uint32_t intern(std::string_view account, std::string_view labels = {}) {
     bool added = false;
-    const std::uint32_t a = accounts_.intern(account, added);
-    if (added) lines_.resize(accounts_.size() * n_rates_);
-    return a;
+    const std::uint32_t o = owners_.intern(account, labels, added);
+    if (added) lines_.resize(owners_.size() * n_rates_);
+    return o;
   }
-  [[nodiscard]] const std::string& account(std::uint32_t a) const noexcept { return accounts_[a]; }
-  // Lines are numbered account x rates + rate.
+  [[nodiscard]] const std::string& account(std::uint32_t owner) const noexcept { return owners_.account(owner); }
+  [[nodiscard]] const std::string& labels(std::uint32_t owner) const noexcept { return owners_.labels(owner); }
+  [[nodiscard]] const line_owners& owners() const noexcept { return owners_; }
+  // How the owners of two records differ: "account", "labels", or "" (the same owner).
+  [[nodiscard]] std::string_view owner_difference(std::uint32_t a, std::uint32_t b) const noexcept {
+    if (a == b) return {};
+    return owners_.account_index(a) != owners_.account_index(b) ? "account" : "labels";
+  }
+  // Lines are numbered owner x rates + rate.
   [[nodiscard]] std::size_t key(std::uint32_t account, std::uint32_t rate) const noexcept { return std::size_t{account} * n_rates_ + rate; }
   [[nodiscard]] std::size_t size() const noexcept { return lines_.size(); }
-  [[nodiscard]] std::uint32_t account_of(std::size_t key) const noexcept { return static_cast<std::uint32_t>(key / n_rates_); }
+  [[nodiscard]] std::uint32_t owner_of(std::size_t key) const noexcept { return static_cast<std::uint32_t>(key / n_rates_); }
   [[nodiscard]] std::uint32_t rate_of(std::size_t key) const noexcept { return static_cast<std::uint32_t>(key % n_rates_); }
   [[nodiscard]] const line_totals& at(std::size_t key) const noexcept { return lines_[key]; }
 
@@ -120,22 +103,25 @@ class line_ledger {
   [[nodiscard]] expected<void> merge_totals(const line_ledger& o) {
     for (std::size_t k = 0; k < o.lines_.size(); ++k) {
       if (o.lines_[k] == line_totals{}) continue;
-      const std::size_t at = key(intern(o.accounts_[o.account_of(k)]), o.rate_of(k));
+      const std::uint32_t own = o.owner_of(k);
+      const std::size_t at = key(intern(o.account(own), o.labels(own)), o.rate_of(k));
       if (!lines_[at].merge(o.lines_[k])) return overflow_error("line totals");
     }
     if (!add_to(out_of_period_, o.out_of_period_) || !add_to(duplicates_, o.duplicates_)) return overflow_error("record counts");
     return {};
   }
   // Adds one line's totals (false on overflow).
-  [[nodiscard]] bool add_line(std::string_view account, std::uint32_t rate, const line_totals& t) {
-    const std::size_t at = key(intern(account), rate);
+  [[nodiscard]] bool add_line(std::string_view account, std::string_view labels, std::uint32_t rate, const line_totals& t) {
+    const std::size_t at = key(intern(account, labels), rate);
     return lines_[at].merge(t);
   }
-  // Calls f(account, rate index, totals) for each line with records, in no particular order.
+  // Calls f(account, labels, rate index, totals) for each line (and label set) with records,
+  // in no particular order.
   template <class F>
   void for_each_line(F&& f) const {
     for (std::size_t k = 0; k < lines_.size(); ++k)
-      if (!(lines_[k] == line_totals{})) f(std::string_view(accounts_[account_of(k)]), std::size_t{rate_of(k)}, lines_[k]);
+      if (!(lines_[k] == line_totals{}))
+        f(std::string_view(account(owner_of(k))), std::string_view(labels(owner_of(k))), std::size_t{rate_of(k)}, lines_[k]);
   }
 
   [[nodiscard]] std::int64_t out_of_period() const noexcept { return out_of_period_; }
@@ -148,8 +134,8 @@ class line_ledger {
   const tariff* t_;
   std::size_t n_rates_;
   interval period_;
-  account_names accounts_;
-  std::vector<line_totals> lines_;  // account x n_rates_ + rate
+  line_owners owners_;
+  std::vector<line_totals> lines_;  // owner x n_rates_ + rate
   std::int64_t out_of_period_ = 0;
   std::int64_t duplicates_ = 0;
 };

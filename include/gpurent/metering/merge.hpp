@@ -48,9 +48,11 @@ struct merge_plan {
     }
     const meter_record a = mine.at(at);
     const meter_record b = theirs.at(k);
-    const bool same_account = into.lines.account(a.account) == from.lines.account(b.account);
-    if (!record_book::differing(a, b, same_account).empty()) {
-      error e = into.book.conflict(id, a, b, same_account);
+    const std::string_view owners = into.lines.account(a.account) != from.lines.account(b.account) ? "account"
+                                    : into.lines.labels(a.account) != from.lines.labels(b.account) ? "labels"
+                                                                                                   : "";
+    if (!record_book::differing(a, b, owners).empty()) {
+      error e = into.book.conflict(id, a, b, owners);
       e.where = from.book.where(b.source, b.line);
       return unexpected(std::move(e));
     }
@@ -62,7 +64,7 @@ struct merge_plan {
 // Record k of `from` as `into` numbers its account and file.
 [[nodiscard]] inline meter_record remap(meter_state into, const_meter_state from, std::size_t k) {
   meter_record r = from.book.records().at(k);
-  r.account = into.lines.intern(from.lines.account(r.account));
+  r.account = into.lines.intern(from.lines.account(r.account), from.lines.labels(r.account));
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <gpurent/core/calendar.hpp>
 #include <gpurent/core/error.hpp>
@@ -25,6 +26,7 @@
 #include <gpurent/metering/dedup.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/invoice_builder.hpp>
+#include <gpurent/metering/labels.hpp>
 #include <gpurent/metering/line_ledger.hpp>
 #include <gpurent/metering/merge.hpp>
 #include <gpurent/metering/rating.hpp>
@@ -74,14 +76,18 @@ class meter {
   [[nodiscard]] expected<void> add(const usage_record& r, std::size_t line = 0) {
     auto ri = rate_index(r.resource, r.mode);
     if (!ri) return book_.locate(ri.error(), line);
-    return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line);
+    std::vector<label_pair> pairs(r.labels.begin(), r.labels.end());
+    std::string labels;
+    if (auto v = label_set_text(pairs, labels); !v) return book_.locate(v.error(), line);
+    return add(r.id, r.account, *ri, r.quantity, r.start, r.end, line, labels);
   }
-  // The same from parsed fields and the index of the rate in the tariff (the readers' path).
+  // The same from parsed fields and the index of the rate in the tariff (the readers' path);
+  // `labels` is a label set's key (metering/labels.hpp: label_set_text), "" for none.
   [[nodiscard]] expected<void> add(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity, instant start,
-                                   instant end, std::size_t line) {
+                                   instant end, std::size_t line, std::string_view labels = {}) {
     if (auto v = validate_usage(id, account, quantity, start, end); !v) return book_.locate(v.error(), line);
     if (auto v = detail::record_store::packable(rate_pos, line); !v) return book_.locate(v.error(), line);
-    return book_.add(id, checked(account, rate_pos, quantity, start, end, line), lines_);
+    return book_.add(id, checked(account, labels, rate_pos, quantity, start, end, line), lines_);
   }
   // add() for records that may arrive after records of a later (source, line), as records
   // exchanged between MPI ranks in rounds do (sources numbered in the order set_source first
@@ -89,12 +95,13 @@ class meter {
   // conflicts resolve as in one run in file order; a conflict is located at the later of the
   // two, and when that is the record kept so far, `displaced` receives it.
   [[nodiscard]] expected<void> add_out_of_order(std::string_view id, std::string_view account, std::size_t rate_pos, nano_quantity quantity,
-                                                instant start, instant end, std::size_t line, record_view* displaced = nullptr) {
+                                                instant start, instant end, std::size_t line, record_view* displaced = nullptr,
+                                                std::string_view labels = {}) {
     const std::size_t at = book_.records().find(id, detail::record_store::hash(id));
-    if (at == detail::record_store::npos || book_.kept_before(at, line)) return add(id, account, rate_pos, quantity, start, end, line);
+    if (at == detail::record_store::npos || book_.kept_before(at, line)) return add(id, account, rate_pos, quantity, start, end, line, labels);
     if (auto v = validate_usage(id, account, quantity, start, end); !v) return book_.locate(v.error(), line);
     GPURENT_TRY(detail::record_store::packable(rate_pos, line));
-    return book_.replace_later(id, at, checked(account, rate_pos, quantity, start, end, line), lines_, displaced);
+    return book_.replace_later(id, at, checked(account, labels, rate_pos, quantity, start, end, line), lines_, displaced);
   }
 
   // Merges another meter's partial result (same tariff, same period) into this one; a failed
@@ -126,15 +133,16 @@ class meter {
   [[nodiscard]] record_view record_at(std::size_t k) const noexcept { return book_.view(k, lines_); }
   // Adds the totals of a line that a meter sharing no id with this one rated, without its
   // records (a totals-only partial, io/billing/meter_partial.hpp); not when finish() needs records.
-  [[nodiscard]] expected<void> add_line_totals(std::string_view account, std::size_t rate_pos, const line_totals& t) {
+  [[nodiscard]] expected<void> add_line_totals(std::string_view account, std::string_view labels, std::size_t rate_pos, const line_totals& t) {
     if (finish_needs_records() || rate_pos >= tariff_value().rates().size())
       return make_error(error_code::invalid_argument, "partial", "line totals without records cannot be added here");
-    if (!lines_.add_line(account, static_cast<std::uint32_t>(rate_pos), t)) return detail::overflow_error("line totals");
+    if (!lines_.add_line(account, labels, static_cast<std::uint32_t>(rate_pos), t)) return detail::overflow_error("line totals");
     return {};
   }
   // Counts records out of period that another meter rated (a totals-only partial's).
   [[nodiscard]] bool add_records_out_of_period(std::int64_t n) noexcept { return lines_.add_out_of_period(n); }
-  // Calls f(account, rate index, totals) for each line with records, in no particular order.
+  // Calls f(account, labels, rate index, totals) for each line (and label set) with records,
+  // in no particular order.
   template <class F>
   void for_each_line(F&& f) const {
     lines_.for_each_line(std::forward<F>(f));
@@ -160,9 +168,9 @@ class meter {
     return make_error(error_code::invalid_argument, "period", "only meters of the same tariff and period merge");
   }
   // A record checked by validate_usage and packable, as the book stores it.
-  [[nodiscard, gnu::always_inline]] detail::meter_record checked(std::string_view account, std::size_t rate_pos, nano_quantity quantity,
-                                                                 instant start, instant end, std::size_t line) {
-    return {lines_.intern(account),
+  [[nodiscard, gnu::always_inline]] detail::meter_record checked(std::string_view account, std::string_view labels, std::size_t rate_pos,
+                                                                 nano_quantity quantity, instant start, instant end, std::size_t line) {
+    return {lines_.intern(account, labels),
             static_cast<std::uint32_t>(rate_pos),
             book_.source(),
             quantity,

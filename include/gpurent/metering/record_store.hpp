@@ -19,9 +19,10 @@
 namespace gpurent::detail {
 
 // A record's priced fields and origin, unpacked (what the meter checks, compares and rates):
-// indices of its account (line_ledger), rate (the tariff's) and file (record_book).
+// indices of its owner (account and label set: line_ledger), rate (the tariff's) and file
+// (record_book).
 struct meter_record {
-  std::uint32_t account;
+  std::uint32_t account;  // the owner index
   std::uint32_t rate;
   std::uint32_t source;
   nano_quantity quantity;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Writes an invoice as a FOCUS 1.0 CSV (FinOps Open Cost and Usage Specification): every
-// FOCUS 1.0 column, one Usage row per invoice line, one Credit row per account with a credit
+// FOCUS 1.0 column, one Usage row per invoice line and label set (Tags), one Credit row per account with a credit
 // applied, then the gpurent columns (x_...). Amounts are exact decimals with the currency's
 // minor-unit digits; the BilledCost of an account's rows adds up to its due. docs/focus.md
 // says what gpurent writes where FOCUS leaves a choice.
@@ -12,11 +12,14 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/labels.hpp>
 #include <gpurent/tariff/amount.hpp>
 #include <gpurent/tariff/rate.hpp>
 
@@ -143,7 +146,15 @@ struct row_context {
   return v;
 }
 
-inline void usage_row(std::string& out, const row_context& c, const invoice_line& l, const rate* r) {
+// A label set as FOCUS's Tags: a JSON object of its pairs ("" for none).
+[[nodiscard]] inline std::string tags_text(std::string_view labels) {
+  if (labels.empty()) return {};
+  nlohmann::ordered_json tags = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : label_set_pairs(labels)) tags[k] = v;
+  return tags.dump();
+}
+
+inline void usage_row(std::string& out, const row_context& c, const invoice_line& l, const rate* r, std::string_view labels = {}) {
   const gpu_facts f = facts_of(l.resource);
   const pricing p = pricing_of(l, r, f.unit);
   auto v = common_row(c);
@@ -166,6 +177,7 @@ inline void usage_row(std::string& out, const row_context& c, const invoice_line
   v[35] = f.unit;
   v[38] = l.resource;
   v[39] = l.resource + ":" + l.mode;
+  v[42] = tags_text(labels);
   v[48] = f.model;
   v[49] = f.mig_profile;
   v[50] = f.sharing;
@@ -198,7 +210,17 @@ inline void credit_row(std::string& out, const row_context& c) {
     const focus_detail::row_context c{inv, a, opt};
     for (const auto& l : a.lines) {
       const auto at = t != nullptr ? t->find(l.resource, l.mode) : std::nullopt;
-      focus_detail::usage_row(out, c, l, at ? &t->rate_at(*at) : nullptr);
+      const rate* r = at ? &t->rate_at(*at) : nullptr;
+      if (l.labels.empty()) focus_detail::usage_row(out, c, l, r);
+      for (const invoice_label_share& s : l.labels) {  // one row per label set, adding up to the line
+        invoice_line part = l;
+        part.records = s.records;
+        part.billed_seconds = s.billed_seconds;
+        part.used_seconds = s.used_seconds;
+        part.exact = s.exact;
+        part.amount = s.amount;
+        focus_detail::usage_row(out, c, part, r, s.labels);
+      }
     }
     if (a.credit_applied.minor_units() != 0) focus_detail::credit_row(out, c);
   }

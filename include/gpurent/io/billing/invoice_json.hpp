@@ -14,6 +14,7 @@
 
 #include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/labels.hpp>
 #include <gpurent/tariff/amount.hpp>
 
 namespace gpurent::io {
@@ -21,6 +22,29 @@ namespace gpurent::io {
 struct invoice_format_options {
   bool detail = false;  // add exact amounts, roundings, carries and waste
 };
+
+// A line's amount per label set (docs/formats/billing.md, "Labels"): each set's labels as an
+// object, its records, billed seconds and part of the line's amount (with `detail`, also its
+// exact amount and used seconds).
+[[nodiscard]] inline nlohmann::ordered_json label_shares_json(const invoice_line& l, invoice_format_options opt) {
+  using oj = nlohmann::ordered_json;
+  oj out = oj::array();
+  for (const invoice_label_share& s : l.labels) {
+    oj tags = oj::object();
+    for (const auto& [k, v] : label_set_pairs(s.labels)) tags[k] = v;
+    oj js;
+    js["labels"] = std::move(tags);
+    js["records"] = s.records;
+    js["billed_seconds"] = s.billed_seconds;
+    js["amount"] = s.amount.to_string();
+    if (opt.detail) {
+      js["used_seconds"] = s.used_seconds;
+      js["exact"] = format_exact(s.exact);
+    }
+    out.push_back(std::move(js));
+  }
+  return out;
+}
 
 [[nodiscard]] inline nlohmann::ordered_json invoice_to_json(const invoice& inv, invoice_format_options opt = {}) {
   using oj = nlohmann::ordered_json;
@@ -58,6 +82,7 @@ struct invoice_format_options {
         jl["waste_seconds"] = l.billed_seconds - l.used_seconds;
         jl["waste_amount"] = format_exact(l.waste);
       }
+      if (!l.labels.empty()) jl["labels"] = label_shares_json(l, opt);
       lines.push_back(std::move(jl));
     }
     ja["lines"] = std::move(lines);

@@ -78,7 +78,7 @@ template <class Sink>
 [[nodiscard, gnu::always_inline]] inline expected<void> rated_row(row_rate& rates, const meter& m, const usage_row& row, std::string_view path,
                                                                   Sink& sink) {
   GPURENT_TRY(ri, rates.of(m, row, path));
-  return sink(meter_row{row.id, row.account, *ri, row.quantity, row.start, row.end, row.line});
+  return sink(meter_row{row.id, row.account, *ri, row.quantity, row.start, row.end, row.line, row.labels});
 }
 }  // namespace detail
 
@@ -236,7 +236,7 @@ namespace detail {
   std::size_t file = SIZE_MAX;
   const auto add = [&](const meter_row& row) -> expected<void> {
     if (!o.shard.holds(row.id)) return {};
-    return m.add(row.id, row.account, row.rate, row.quantity, row.start, row.end, row.line);
+    return m.add(row.id, row.account, row.rate, row.quantity, row.start, row.end, row.line, row.labels);
   };
   const auto ahead = [&](std::string_view id) { m.prefetch(id); };
   while (source.next(b, err)) {

@@ -24,6 +24,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/core/utf8.hpp>
 #include <gpurent/io/billing/tariff_json.hpp>
+#include <gpurent/metering/labels.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/metering/scale/wire.hpp>
@@ -32,10 +33,10 @@
 namespace gpurent::io {
 
 inline constexpr std::string_view partial_magic = "GPURENTP";
-inline constexpr std::uint32_t partial_version = 1;
-inline constexpr std::size_t partial_header_bytes = 88;  // magic to the counts
-inline constexpr std::size_t partial_line_bytes = 4 + 4 + 3 * 8 + 5 * 16;
-inline constexpr std::size_t partial_min_record_bytes = 4 + 1 + 4 + 4 + 4 + 8 + 8 + 8 + 8;
+inline constexpr std::uint32_t partial_version = 2;      // 2: label sets (metering/labels.hpp)
+inline constexpr std::size_t partial_header_bytes = 96;  // magic to the counts
+inline constexpr std::size_t partial_line_bytes = 4 + 4 + 4 + 3 * 8 + 5 * 16;
+inline constexpr std::size_t partial_min_record_bytes = 4 + 1 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8;
 // Header flag: a totals-only partial (lines and counts, no records nor files), for meters
 // known to share no id (MPI ranks after the exchange): it is read by read_totals_partial.
 inline constexpr std::uint32_t partial_totals_only = 1;
@@ -88,13 +89,16 @@ struct name_table {
   }
 };
 
-// The lines of all shards, by (account, rate), their totals added.
-using partial_lines = std::map<std::pair<std::string_view, std::size_t>, line_totals>;
+// The lines of all shards, by (account, label set, rate), their totals added.
+using partial_line_key = std::tuple<std::string_view, std::string_view, std::size_t>;
+using partial_lines = std::map<partial_line_key, line_totals>;
 [[nodiscard]] inline expected<partial_lines> merged_lines(std::span<const meter> shards) {
   partial_lines lines;
   bool ok = true;
   for (const meter& m : shards)
-    m.for_each_line([&](std::string_view account, std::size_t rate, const line_totals& t) { ok = ok && lines[{account, rate}].merge(t); });
+    m.for_each_line([&](std::string_view account, std::string_view labels, std::size_t rate, const line_totals& t) {
+      ok = ok && lines[{account, labels, rate}].merge(t);
+    });
   if (!ok) return ::gpurent::detail::overflow_error("line totals");
   return lines;
 }
@@ -116,7 +120,7 @@ struct record_ref {
   return refs;
 }
 
-inline void put_header(std::string& out, std::uint64_t fingerprint, const interval& period, const std::array<std::uint64_t, 4>& counts,
+inline void put_header(std::string& out, std::uint64_t fingerprint, const interval& period, const std::array<std::uint64_t, 5>& counts,
                        std::int64_t out_of_period, std::int64_t duplicates, std::uint32_t flags = 0) {
   out.append(partial_magic);
   put_u32(out, partial_version);
@@ -129,12 +133,29 @@ inline void put_header(std::string& out, std::uint64_t fingerprint, const interv
   put_i64(out, duplicates);
 }
 
-// The account names, then the lines by (account, rate).
-inline void put_lines(std::string& out, const name_table& accounts, const partial_lines& lines) {
-  for (std::string_view a : accounts.names) put_text(out, a);
+// The names of the accounts and label sets of `lines` (and of more, added before finish()).
+struct owner_tables {
+  name_table accounts, label_sets;
+  void add(const partial_lines& lines) {
+    for (const auto& [key, t] : lines) {
+      accounts.names.push_back(std::get<0>(key));
+      label_sets.names.push_back(std::get<1>(key));
+    }
+  }
+  void finish() {
+    accounts.finish();
+    label_sets.finish();
+  }
+};
+
+// The account names, the label sets, then the lines by (account, label set, rate).
+inline void put_lines(std::string& out, const owner_tables& owners, const partial_lines& lines) {
+  for (std::string_view a : owners.accounts.names) put_text(out, a);
+  for (std::string_view l : owners.label_sets.names) put_text(out, l);
   for (const auto& [key, t] : lines) {
-    put_u32(out, accounts.index(key.first));
-    put_u32(out, static_cast<std::uint32_t>(key.second));
+    put_u32(out, owners.accounts.index(std::get<0>(key)));
+    put_u32(out, owners.label_sets.index(std::get<1>(key)));
+    put_u32(out, static_cast<std::uint32_t>(std::get<2>(key)));
     put_totals(out, t);
   }
 }
@@ -148,13 +169,13 @@ inline void put_lines(std::string& out, const name_table& accounts, const partia
   GPURENT_ASSERT(!m.finish_needs_records());
   GPURENT_TRY(fingerprint, tariff_fingerprint(m.tariff_value()));
   GPURENT_TRY(lines, detail::merged_lines(std::span<const meter>(&m, 1)));
-  detail::name_table accounts;
-  for (const auto& [key, t] : *lines) accounts.names.push_back(key.first);
-  accounts.finish();
+  detail::owner_tables owners;
+  owners.add(*lines);
+  owners.finish();
   std::string out;
-  detail::put_header(out, *fingerprint, m.period(), {0, accounts.names.size(), lines->size(), 0}, m.records_out_of_period(), m.duplicates_ignored(),
-                     partial_totals_only);
-  detail::put_lines(out, accounts, *lines);
+  detail::put_header(out, *fingerprint, m.period(), {0, owners.accounts.names.size(), owners.label_sets.names.size(), lines->size(), 0},
+                     m.records_out_of_period(), m.duplicates_ignored(), partial_totals_only);
+  detail::put_lines(out, owners, *lines);
   detail::put_u64(out, fnv1a64(out));
   return out;
 }
@@ -166,7 +187,8 @@ inline void put_lines(std::string& out, const name_table& accounts, const partia
   GPURENT_TRY(fingerprint, tariff_fingerprint(shards.front().tariff_value()));
   GPURENT_TRY(refs, detail::sorted_records(shards));
   GPURENT_TRY(lines, detail::merged_lines(shards));
-  detail::name_table accounts, sources;
+  detail::owner_tables owners;
+  detail::name_table sources;
   std::int64_t out_of_period = 0, duplicates = 0;
   for (const meter& m : shards) {
     out_of_period += m.records_out_of_period();
@@ -174,21 +196,24 @@ inline void put_lines(std::string& out, const name_table& accounts, const partia
   }
   for (const auto& r : *refs) {
     const meter::record_view v = shards[r.shard].record_at(r.k);
-    accounts.names.push_back(v.account);
+    owners.accounts.names.push_back(v.account);
+    owners.label_sets.names.push_back(v.labels);
     sources.names.push_back(v.source);
   }
-  for (const auto& [key, t] : *lines) accounts.names.push_back(key.first);
-  accounts.finish();
+  owners.add(*lines);
+  owners.finish();
   sources.finish();
   std::string out;
-  detail::put_header(out, *fingerprint, shards.front().period(), {sources.names.size(), accounts.names.size(), lines->size(), refs->size()},
-                     out_of_period, duplicates);
+  detail::put_header(out, *fingerprint, shards.front().period(),
+                     {sources.names.size(), owners.accounts.names.size(), owners.label_sets.names.size(), lines->size(), refs->size()}, out_of_period,
+                     duplicates);
   for (std::string_view s : sources.names) detail::put_text(out, s);
-  detail::put_lines(out, accounts, *lines);
+  detail::put_lines(out, owners, *lines);
   for (const auto& r : *refs) {
     const meter::record_view v = shards[r.shard].record_at(r.k);
     detail::put_text(out, v.id);
-    detail::put_u32(out, accounts.index(v.account));
+    detail::put_u32(out, owners.accounts.index(v.account));
+    detail::put_u32(out, owners.label_sets.index(v.labels));
     detail::put_u32(out, static_cast<std::uint32_t>(v.rate));
     detail::put_u32(out, sources.index(v.source));
     detail::put_u64(out, v.line);
@@ -204,7 +229,7 @@ namespace detail {
 // A partial's header, read and checked against the meter it is for.
 struct partial_header {
   std::uint32_t flags = 0;
-  std::uint64_t sources = 0, accounts = 0, lines = 0, records = 0;
+  std::uint64_t sources = 0, accounts = 0, label_sets = 0, lines = 0, records = 0;
   std::int64_t out_of_period = 0, duplicates = 0;
 };
 
@@ -239,9 +264,11 @@ struct partial_header {
   }
   partial_header h;
   h.flags = flags;
-  (void)(c.u64(h.sources) && c.u64(h.accounts) && c.u64(h.lines) && c.u64(h.records) && c.i64(h.out_of_period) && c.i64(h.duplicates));
+  (void)(c.u64(h.sources) && c.u64(h.accounts) && c.u64(h.label_sets) && c.u64(h.lines) && c.u64(h.records) && c.i64(h.out_of_period) &&
+         c.i64(h.duplicates));
   const std::uint64_t room = c.bytes.size() - 8 - c.at;
-  if (h.sources > room / 4 || h.accounts > room / 4 || h.lines > room / partial_line_bytes || h.records > room / partial_min_record_bytes) {
+  if (h.sources > room / 4 || h.accounts > room / 4 || h.label_sets > room / 4 || h.lines > room / partial_line_bytes ||
+      h.records > room / partial_min_record_bytes) {
     return bad("damaged: its counts do not fit its size");
   }
   return h;
@@ -259,41 +286,50 @@ struct partial_header {
   return true;
 }
 
-// The line section: (account, rate) in increasing order, each within the tables.
-[[nodiscard]] inline bool read_lines(partial_cursor& c, const partial_header& h, std::size_t rates, partial_lines& out,
-                                     std::span<const std::string_view> accounts) {
-  std::pair<std::uint32_t, std::uint32_t> last{0, 0};
+// A partial's account and label set names.
+struct partial_owners {
+  std::vector<std::string_view> accounts, label_sets;
+};
+
+// The line section: (account, label set, rate) in increasing order, each within the tables.
+[[nodiscard]] inline bool read_lines(partial_cursor& c, const partial_header& h, std::size_t rates, partial_lines& out, const partial_owners& o) {
+  std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> last{0, 0, 0};
   for (std::uint64_t i = 0; i < h.lines; ++i) {
-    std::uint32_t a = 0, r = 0;
+    std::uint32_t a = 0, l = 0, r = 0;
     line_totals t;
-    if (!c.u32(a) || !c.u32(r) || !read_totals(c, t) || a >= accounts.size() || r >= rates) return false;
-    if (i > 0 && !(last < std::pair{a, r})) return false;
-    last = {a, r};
-    out.emplace(std::pair{accounts[a], std::size_t{r}}, t);
+    if (!c.u32(a) || !c.u32(l) || !c.u32(r) || !read_totals(c, t) || a >= o.accounts.size() || l >= o.label_sets.size() || r >= rates) return false;
+    if (i > 0 && !(last < std::tuple{a, l, r})) return false;
+    last = {a, l, r};
+    out.emplace(partial_line_key{o.accounts[a], o.label_sets[l], std::size_t{r}}, t);
   }
   return true;
+}
+// The account and label set names; false when cut short, out of order or not UTF-8.
+[[nodiscard]] inline bool read_owners(partial_cursor& c, const partial_header& h, partial_owners& o) {
+  return read_names(c, h.accounts, o.accounts) && read_names(c, h.label_sets, o.label_sets) &&
+         std::ranges::all_of(o.label_sets, [](std::string_view l) { return is_label_set_key(l); });
 }
 
 // The record section, re-rated into `m` (which checks each record and finds repeats).
 [[nodiscard]] inline expected<void> read_records(partial_cursor& c, const partial_header& h, std::span<const std::string_view> sources,
-                                                 std::span<const std::string_view> accounts, meter& m,
-                                                 const std::function<unexpected<error>(std::string)>& bad) {
+                                                 const partial_owners& owners, meter& m, const std::function<unexpected<error>(std::string)>& bad) {
   std::string_view last_id, source;
   for (std::uint64_t i = 0; i < h.records; ++i) {
     std::string_view id;
-    std::uint32_t a = 0, r = 0, src = 0;
+    std::uint32_t a = 0, l = 0, r = 0, src = 0;
     std::uint64_t line = 0;
     std::int64_t q = 0, start = 0, end = 0;
     const std::string where = "record " + std::to_string(i + 1);
-    if (!c.text(id) || !c.u32(a) || !c.u32(r) || !c.u32(src) || !c.u64(line) || !c.i64(q) || !c.i64(start) || !c.i64(end))
+    if (!c.text(id) || !c.u32(a) || !c.u32(l) || !c.u32(r) || !c.u32(src) || !c.u64(line) || !c.i64(q) || !c.i64(start) || !c.i64(end))
       return bad("damaged: " + where + " is cut short");
-    if (a >= accounts.size() || r >= m.tariff_value().rates().size() || src >= sources.size())
-      return bad("damaged: " + where + " names an account, rate or file that is not there");
+    if (a >= owners.accounts.size() || l >= owners.label_sets.size() || r >= m.tariff_value().rates().size() || src >= sources.size())
+      return bad("damaged: " + where + " names an account, label set, rate or file that is not there");
     if (i > 0 && !(last_id < id)) return bad("damaged: " + where + " is out of order or repeats an id");
     last_id = id;
     if (sources[src] != source || i == 0) m.set_source(std::string(sources[src]));
     source = sources[src];
-    const auto added = m.add(id, accounts[a], r, nano_quantity(q), instant{seconds{start}}, instant{seconds{end}}, static_cast<std::size_t>(line));
+    const auto added = m.add(id, owners.accounts[a], r, nano_quantity(q), instant{seconds{start}}, instant{seconds{end}},
+                             static_cast<std::size_t>(line), owners.label_sets[l]);
     if (!added) return bad("damaged: " + where + " (\"" + std::string(id) + "\") is invalid: " + added.error().message);
   }
   return {};
@@ -319,14 +355,15 @@ struct partial_header {
   detail::partial_cursor c{bytes, 0};
   GPURENT_TRY(h, detail::read_partial_header(c, blank, bad));
   if (h->flags != 0) return bad("a totals-only partial (line totals without records) cannot be merged with others");
-  std::vector<std::string_view> sources, accounts;
+  std::vector<std::string_view> sources;
+  detail::partial_owners owners;
   detail::partial_lines lines;
-  if (!detail::read_names(c, h->sources, sources) || !detail::read_names(c, h->accounts, accounts))
-    return bad("damaged: its file or account names are cut short, out of order or not UTF-8");
-  if (!detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
+  if (!detail::read_names(c, h->sources, sources) || !detail::read_owners(c, *h, owners))
+    return bad("damaged: its file, account or label set names are cut short, out of order, not UTF-8 or not label sets");
+  if (!detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, owners))
     return bad("damaged: its line totals are cut short or out of order");
   meter m = blank;
-  GPURENT_TRY(detail::read_records(c, *h, sources, accounts, m, bad));
+  GPURENT_TRY(detail::read_records(c, *h, sources, owners, m, bad));
   if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last record");
   GPURENT_TRY(detail::check_totals(m, *h, lines, bad));
   if (!m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many repeats");
@@ -342,14 +379,14 @@ struct partial_header {
   detail::partial_cursor c{bytes, 0};
   GPURENT_TRY(h, detail::read_partial_header(c, blank, bad));
   if (h->flags != partial_totals_only || h->sources != 0 || h->records != 0) return bad("not a totals-only partial");
-  std::vector<std::string_view> accounts;
+  detail::partial_owners owners;
   detail::partial_lines lines;
-  if (!detail::read_names(c, h->accounts, accounts) || !detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, accounts))
-    return bad("damaged: its accounts or line totals are cut short, out of order or not UTF-8");
+  if (!detail::read_owners(c, *h, owners) || !detail::read_lines(c, *h, blank.tariff_value().rates().size(), lines, owners))
+    return bad("damaged: its accounts, label sets or line totals are cut short, out of order or not UTF-8");
   if (c.at != bytes.size() - 8) return bad("damaged: " + std::to_string(bytes.size() - 8 - c.at) + " bytes after the last line");
   if (h->out_of_period < 0 || h->duplicates < 0) return bad("damaged: a negative count");
   meter m = blank;
-  for (const auto& [key, t] : lines) GPURENT_TRY(m.add_line_totals(key.first, key.second, t));
+  for (const auto& [key, t] : lines) GPURENT_TRY(m.add_line_totals(std::get<0>(key), std::get<1>(key), std::get<2>(key), t));
   if (!m.add_records_out_of_period(h->out_of_period) || !m.add_duplicates_ignored(h->duplicates)) return bad("damaged: too many records");
   return m;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Reads usage records from CSV (docs/formats/billing.md): a header naming at least
-// id,account,resource,mode,quantity,start,end (any order; other columns are labels), then
+// id,account,resource,mode,quantity,start,end (any order; a `labels` column of key=value
+// pairs, and other columns, are labels: metering/labels.hpp), then
 // one record per line. RFC 4180 quoting is understood within a line. Every error names the
 // file, the line and the field. Rows are handed over as views, so a million of them go
 // through without an allocation each.
@@ -24,6 +25,7 @@
 #include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/io/text/csv.hpp>
 #include <gpurent/io/text/csv_split.hpp>
+#include <gpurent/metering/labels.hpp>
 #include <gpurent/metering/meter.hpp>
 #include <gpurent/metering/usage.hpp>
 #include <gpurent/tariff/amount.hpp>
@@ -38,8 +40,9 @@ struct usage_row {
   nano_quantity quantity;  // > 0
   instant start{}, end{};  // end > start
   std::size_t line = 0;
-  std::span<const std::string_view> label_names;
-  std::span<const std::string_view> label_values;
+  // The record's label set's key (metering/labels.hpp): the `labels` cell's pairs and the
+  // other columns' (named by the column, empty cells left out); "" for none.
+  std::string_view labels;
 };
 
 namespace detail {
@@ -54,12 +57,21 @@ struct no_lookahead {
   return unexpected(error{code, std::string(field), std::move(message), std::string(file) + ":" + std::to_string(line)});
 }
 
-// The header: where each of usage_columns is, and the other columns (labels), in order.
+// The header: where each of usage_columns is, the `labels` column, and the other columns
+// (each a label named by the column), in order.
 struct usage_header {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::vector<std::string> names;
   std::array<std::size_t, usage_columns.size()> col{};
+  std::size_t labels_column = none;
   std::vector<std::size_t> label_columns;
-  std::vector<std::string_view> label_names;  // views into `names`
+  [[nodiscard]] bool has_labels() const noexcept { return labels_column != none || !label_columns.empty(); }
+};
+
+// A row's label scratch space: its cells, its pairs, its label set's key.
+struct label_scratch {
+  std::vector<label_pair> pairs;
+  std::string text;
 };
 
 [[nodiscard]] inline expected<void> read_usage_header(csv_lines& lines, std::string_view file, usage_header& h) {
@@ -87,10 +99,17 @@ struct usage_header {
   }
   for (std::size_t k = 0; k < h.names.size(); ++k) {
     if (std::find(h.col.begin(), h.col.end(), k) != h.col.end()) continue;
+    if (h.names[k] == "labels") {
+      if (h.labels_column != usage_header::none) return csv_error(error_code::parse_error, file, 1, "labels", "column appears twice in the header");
+      h.labels_column = k;
+      continue;
+    }
     if (!is_utf8(h.names[k]))
       return csv_error(error_code::parse_error, file, 1, "", "label column " + std::to_string(k + 1) + ": " + utf8_problem(h.names[k]));
+    if (!is_label_key(h.names[k]))
+      return csv_error(error_code::parse_error, file, 1, h.names[k],
+                       "label column \"" + h.names[k] + "\": a label's name is letters, digits, '_', '.' and '-'");
     h.label_columns.push_back(k);
-    h.label_names.emplace_back(h.names[k]);
   }
   return {};
 }
@@ -124,14 +143,30 @@ struct usage_header {
     if (!is_utf8(fields[h.col[c]])) return csv_error(error_code::parse_error, file, line, usage_columns[c], utf8_problem(fields[h.col[c]]));
   for (std::size_t k : h.label_columns)
     if (!is_utf8(fields[k])) return csv_error(error_code::parse_error, file, line, h.names[k], utf8_problem(fields[k]));
+  if (h.labels_column != usage_header::none && !is_utf8(fields[h.labels_column]))
+    return csv_error(error_code::parse_error, file, line, "labels", utf8_problem(fields[h.labels_column]));
   return csv_error(error_code::parse_error, file, line, "", "not UTF-8");  // not reached: the caller found a field that is not
 }
 
-// One record line's fields into `row` (whose views point into `fields`); inlined into the
-// row loop, so that a row read costs no expected<void> of its own.
+// A row's label set (usage_row::labels) into `scratch`; out of line, as most files have none.
+[[nodiscard, gnu::noinline]] inline expected<void> read_row_labels(const usage_header& h, std::span<const std::string_view> fields,
+                                                                   std::string_view file, std::size_t line, label_scratch& scratch) {
+  scratch.pairs.clear();
+  for (std::size_t k : h.label_columns)
+    if (!fields[k].empty()) scratch.pairs.emplace_back(h.names[k], fields[k]);
+  if (h.labels_column != usage_header::none) {
+    if (auto v = parse_label_cell(fields[h.labels_column], scratch.pairs); !v)
+      return csv_error(error_code::parse_error, file, line, "labels", v.error().message);
+  }
+  if (auto v = label_set_text(scratch.pairs, scratch.text); !v) return csv_error(error_code::parse_error, file, line, "labels", v.error().message);
+  return {};
+}
+
+// One record line's fields into `row` (whose views point into `fields` and `scratch`);
+// inlined into the row loop, so that a row read costs no expected<void> of its own.
 [[nodiscard, gnu::always_inline]] inline expected<void> read_usage_fields(const usage_header& h, std::span<const std::string_view> fields,
                                                                           std::string_view file, std::size_t line, usage_row& row,
-                                                                          std::vector<std::string_view>& label_values) {
+                                                                          label_scratch& scratch) {
   if (fields.size() != h.names.size()) {
     const std::string_view f = fields.size() < h.names.size() ? std::string_view(h.names[fields.size()]) : std::string_view("");
     return csv_error(error_code::parse_error, file, line, f,
@@ -157,14 +192,14 @@ struct usage_header {
   // the reader accepts, the meter accepts); a resource or mode that is not matches no rate
   // (the tariff's JSON is UTF-8) and is turned down with its field named.
   bool text_ok = is_utf8(row.id) && is_utf8(row.account);
-  label_values.clear();
-  for (std::size_t k : h.label_columns) {
-    label_values.push_back(fields[k]);
-    text_ok = text_ok && is_utf8(fields[k]);
-  }
+  for (std::size_t k : h.label_columns) text_ok = text_ok && is_utf8(fields[k]);
+  if (h.labels_column != usage_header::none) text_ok = text_ok && is_utf8(fields[h.labels_column]);
   if (!text_ok) [[unlikely]]
     return usage_text_error(h, fields, file, line);
-  row.label_values = label_values;
+  if (h.has_labels()) [[unlikely]] {
+    GPURENT_TRY(read_row_labels(h, fields, file, line, scratch));
+    row.labels = scratch.text;
+  }
   return {};
 }
 }  // namespace detail
@@ -176,9 +211,7 @@ struct usage_header {
 class usage_row_parser {
  public:
   // `header` must outlive the parser.
-  usage_row_parser(const detail::usage_header& header, std::string_view file) : header_(&header), file_(file) {
-    row_.label_names = header.label_names;
-  }
+  usage_row_parser(const detail::usage_header& header, std::string_view file) : header_(&header), file_(file) {}
   // Calls on_row(const usage_row&) -> expected<void> for each record line of a piece that
   // follows the text's first `lines_before` lines, in order; stops at the first error (the
   // reader's or the callback's). ahead(id) is told the id of the record `lookahead` lines
@@ -221,14 +254,14 @@ class usage_row_parser {
   [[nodiscard]] expected<void> row_of(scanned_line& s, F& on_row) {
     if (s.text.empty()) return {};
     if (!s.split && !split_csv_line(s.text, s.fields, store_, why_)) return detail::csv_error(error_code::parse_error, file_, s.number, "", why_);
-    GPURENT_TRY(detail::read_usage_fields(*header_, s.fields, file_, s.number, row_, label_values_));
+    GPURENT_TRY(detail::read_usage_fields(*header_, s.fields, file_, s.number, row_, labels_));
     return on_row(static_cast<const usage_row&>(row_));
   }
   const detail::usage_header* header_;
   std::string_view file_;
   usage_row row_;
   std::array<scanned_line, ring> ring_;
-  std::vector<std::string_view> label_values_;
+  detail::label_scratch labels_;
   std::vector<std::string> store_;
   std::string why_;
 };
@@ -256,7 +289,7 @@ struct located_record {
   auto r = read_usage_csv(text, file, [&](const usage_row& row) -> expected<void> {
     usage_record u{
         std::string(row.id), std::string(row.account), std::string(row.resource), std::string(row.mode), row.quantity, row.start, row.end, {}};
-    for (std::size_t k = 0; k < row.label_names.size(); ++k) u.labels.emplace_back(row.label_names[k], row.label_values[k]);
+    u.labels = label_set_pairs(row.labels);
     out.push_back({std::move(u), row.line});
     return {};
   });
@@ -300,7 +333,7 @@ class row_rate {
   row_rate rates;
   return read_usage_csv(text, file, [&](const usage_row& row) -> expected<void> {
     GPURENT_TRY(ri, rates.of(m, row, file));
-    return m.add(row.id, row.account, *ri, row.quantity, row.start, row.end, row.line);
+    return m.add(row.id, row.account, *ri, row.quantity, row.start, row.end, row.line, row.labels);
   });
 }
 

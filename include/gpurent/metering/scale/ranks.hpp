@@ -85,6 +85,7 @@ struct rank_record {
   std::size_t rate = 0;
   nano_quantity quantity{};
   instant start{}, end{};
+  std::string labels;
 };
 
 // A rank's earliest error (and, for a conflict, the record to add again).

@@ -92,6 +92,7 @@ inline void pack_record(std::string& out, std::size_t file, const meter_row& row
   put_i64(out, row.quantity.raw());
   put_i64(out, row.start.time_since_epoch().count());
   put_i64(out, row.end.time_since_epoch().count());
+  put_text(out, row.labels);
 }
 
 // This rank's lines of every file, read block by block over the rounds: each row parsed,
@@ -192,12 +193,13 @@ inline void note_failed_add(const error& e, const rank_record& rec, const meter:
   const auto file = static_cast<std::uint32_t>(std::ranges::find(files, displaced.source) - files.begin());  // the first: files are set in order
   f.note(stream_position(file, displaced.line), e,
          rank_record{file, displaced.line, std::string(displaced.id), std::string(displaced.account), displaced.rate, displaced.quantity,
-                     displaced.start, displaced.end});
+                     displaced.start, displaced.end, std::string(displaced.labels)});
 }
 
 // A record into the meter, wherever it comes in stream order.
-inline expected<void> add_record(meter& m, const rank_record& r, std::string_view id, std::string_view account, meter::record_view* displaced) {
-  return m.add_out_of_order(id, account, r.rate, r.quantity, r.start, r.end, r.line, displaced);
+inline expected<void> add_record(meter& m, const rank_record& r, std::string_view id, std::string_view account, std::string_view labels,
+                                 meter::record_view* displaced) {
+  return m.add_out_of_order(id, account, r.rate, r.quantity, r.start, r.end, r.line, displaced, labels);
 }
 
 // The records this rank got in a round into its meter. After an error it goes on: a conflict
@@ -209,18 +211,19 @@ inline void add_exchanged(std::string_view in, std::span<const std::string> file
     rank_record r;
     std::uint32_t rate = 0;
     std::uint64_t line = 0;
-    std::string_view id, account;
+    std::string_view id, account, labels;
     std::int64_t q = 0, start = 0, end = 0;
-    if (!(c.u32(r.file) && c.u64(line) && c.text(id) && c.text(account) && c.u32(rate) && c.i64(q) && c.i64(start) && c.i64(end))) {
+    if (!(c.u32(r.file) && c.u64(line) && c.text(id) && c.text(account) && c.u32(rate) && c.i64(q) && c.i64(start) && c.i64(end) && c.text(labels))) {
       f.note(0, error{error_code::io_error, {}, "a record exchanged between ranks is cut short", {}});
       return;
     }
-    r = rank_record{r.file, static_cast<std::size_t>(line), {}, {}, rate, nano_quantity(q), instant{seconds{start}}, instant{seconds{end}}};
+    r = rank_record{r.file, static_cast<std::size_t>(line), {}, {}, rate, nano_quantity(q), instant{seconds{start}}, instant{seconds{end}}, {}};
     if (r.file != source) m.set_source(files[source = r.file]);
     meter::record_view displaced{};
-    if (auto added = add_record(m, r, id, account, &displaced); !added) {
+    if (auto added = add_record(m, r, id, account, labels, &displaced); !added) {
       r.id = id;
       r.account = account;
+      r.labels = labels;
       note_failed_add(added.error(), r, displaced, files, f);
     }
   }
@@ -231,7 +234,7 @@ inline void add_exchanged(std::string_view in, std::span<const std::string> file
 inline void settle_conflict(meter& m, std::span<const std::string> files, rank_failure& f) {
   if (!f.again) return;
   m.set_source(files[f.again->file]);
-  if (auto r = add_record(m, *f.again, f.again->id, f.again->account, nullptr); !r) f.err = r.error();
+  if (auto r = add_record(m, *f.again, f.again->id, f.again->account, f.again->labels, nullptr); !r) f.err = r.error();
 }
 
 // Reading and exchanging in rounds until every rank has read all its lines.

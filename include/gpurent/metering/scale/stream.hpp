@@ -18,13 +18,15 @@
 namespace gpurent {
 
 // A parsed usage row with its rate found: views of its id and account (valid as long as the
-// text they point into), the index of its rate in the tariff, its priced fields, its line.
+// text they point into), the index of its rate in the tariff, its priced fields, its line,
+// its label set's key (metering/labels.hpp; a view into the parser's scratch space).
 struct meter_row {
   std::string_view id, account;
   std::size_t rate;
   nano_quantity quantity;
   instant start, end;
   std::size_t line;
+  std::string_view labels;
 };
 
 // An error and where it was found: the file's index in the stream and the line (0: before any

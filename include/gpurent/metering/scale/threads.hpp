@@ -84,8 +84,8 @@ class thread_run {
     usage_block block;
     std::vector<std::vector<meter_row>> rows;  // by shard
     std::optional<placed_error> err;
-    // The id and account of quoted fields: the parser unquotes them into scratch space that
-    // the next quoted line overwrites, so a row kept past its line needs its own copy (a deque
+    // The id and account of quoted fields, and label sets: the parser writes them into scratch
+    // space that the next line overwrites, so a row kept past its line needs its own copy (a deque
     // never moves what it holds).
     std::deque<std::string> unquoted;
     // `field` as a view that lives as long as the block's rows.
@@ -133,7 +133,8 @@ class thread_run {
     const auto r = source_->rows(b.block, shards_.front(), [&](const meter_row& row) -> expected<void> {
       const std::uint64_t h = fnv1a64(row.id);
       if (count > 1 && h % count != shard_.index) return {};
-      b.rows[(h / count) % shards_.size()].push_back({b.kept(row.id), b.kept(row.account), row.rate, row.quantity, row.start, row.end, row.line});
+      b.rows[(h / count) % shards_.size()].push_back(
+          {b.kept(row.id), b.kept(row.account), row.rate, row.quantity, row.start, row.end, row.line, b.kept(row.labels)});
       return {};
     });
     if (!r) b.err = placed_error{b.block.file, error_line(r.error(), source_->file_name(b.block.file)), r.error()};
@@ -154,7 +155,7 @@ class thread_run {
         // The id's slot fetched rows ahead, as the one-thread path's parser does.
         if (i + meter::prefetch_distance < rows.size()) m.prefetch(rows[i + meter::prefetch_distance].id);
         const meter_row& r = rows[i];
-        auto added = m.add(r.id, r.account, r.rate, r.quantity, r.start, r.end, r.line);
+        auto added = m.add(r.id, r.account, r.rate, r.quantity, r.start, r.end, r.line, r.labels);
         if (!added) {
           err = placed_error{blk.block.file, r.line, std::move(added.error())};
           break;

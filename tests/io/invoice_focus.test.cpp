@@ -4,6 +4,7 @@
 // usage with a fixed seed, metered on 1 and 2 threads (the FOCUS text the same for both).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -79,45 +80,60 @@ focus_file parse(const std::string& text) {
   return f;
 }
 
-// The invoice of the usage text under the tariff, metered on `jobs` threads.
-invoice meter_text(const std::string& usage, unsigned jobs, const tariff& t) {
+// The invoice of the usage text under the tariff, metered on `jobs` threads; with `shards`
+// > 1, as that many --shard K/N runs (each on `jobs` threads) whose meters are merged.
+invoice meter_text(const std::string& usage, unsigned jobs, const tariff& t, std::uint32_t shards = 1) {
   const auto path = gpurent::test::scratch_dir("focus") / "usage.csv";
   gpurent::test::write_file(path, usage);
   auto m = meter::for_month(t, "2026-11");
   REQUIRE(m);
   const std::vector<std::string> files{path.string()};
-  io::meter_run_options run{};
-  run.jobs = jobs;
-  auto shards = io::meter_usage_files(*m, files, run);
-  REQUIRE(shards);
-  auto inv = meter::finish_shards(*shards);
-  REQUIRE(inv);
+  std::vector<meter> all;
+  for (std::uint32_t k = 0; k < shards; ++k) {
+    io::meter_run_options run{};
+    run.jobs = jobs;
+    run.shard = {k, shards};
+    auto part = io::meter_usage_files(*m, files, run);
+    REQUIRE(part);
+    for (meter& p : *part) all.push_back(std::move(p));
+  }
+  auto inv = meter::finish_shards(all);
+  if (!inv) FAIL(inv.error().describe());
   return *inv;
 }
 
-// Every account's BilledCost adds up to its due, exactly; one Usage row per line, one Credit
-// row per credit applied, and EffectiveCost equal to BilledCost.
+// Every account's BilledCost adds up to its due, exactly, and so does its EffectiveCost (a
+// commitment's charge amortised over its Used and Unused rows); one Usage row per line and
+// label set, one Purchase per commitment, one Credit row per credit applied; EffectiveCost
+// equal to BilledCost outside commitments.
 void check_reconciles(const invoice& inv, const tariff& t) {
   const focus_file f = parse(io::write_invoice_focus(inv, &t));
   const std::size_t acct = f.col("BillingAccountId"), billed = f.col("BilledCost"), cat = f.col("ChargeCategory");
-  std::map<std::string, int128> sum;
-  std::size_t usage = 0, credits = 0;
+  const std::size_t effective = f.col("EffectiveCost"), commitment = f.col("CommitmentDiscountId");
+  std::map<std::string, int128> sum, effective_sum;
+  std::map<std::string, std::size_t> rows_of;
   for (const auto& r : f.rows) {
     auto v = money_value::parse(inv.ccy, r[billed]);
+    auto e = money_value::parse(inv.ccy, r[effective]);
     REQUIRE(v);
+    REQUIRE(e);
     sum[r[acct]] += v->minor_units();
-    CHECK(r[f.col("EffectiveCost")] == r[billed]);
+    effective_sum[r[acct]] += e->minor_units();
+    if (r[commitment].empty()) CHECK(r[effective] == r[billed]);
     CHECK(r[f.col("BillingCurrency")] == "USD");
-    (r[cat] == "Usage" ? usage : credits) += 1;
+    ++rows_of[r[cat] + (r[commitment].empty() ? "" : ":commitment")];
   }
-  std::size_t lines = 0, applied = 0;
+  std::size_t usage_rows = 0, applied = 0, commitments = 0;
   for (const auto& a : inv.accounts) {
     CHECK(sum[a.account] == a.due.minor_units());
-    lines += a.lines.size();
+    CHECK(effective_sum[a.account] == a.due.minor_units());
+    for (const auto& l : a.lines) usage_rows += std::max<std::size_t>(1, l.labels.size());
+    commitments += a.commitments.size();
     if (a.credit_applied.minor_units() != 0) ++applied;
   }
-  CHECK(usage == lines);
-  CHECK(credits == applied);
+  CHECK(rows_of["Usage"] == usage_rows);
+  CHECK(rows_of["Purchase:commitment"] == commitments);
+  CHECK(rows_of["Credit"] == applied);
   CHECK(sum.size() == inv.accounts.size());
 }
 
@@ -159,26 +175,38 @@ TEST_CASE("FOCUS: hand-made usage reconciles to the due, rows carry the rate's f
   CHECK(by_sku.at("")[f.col("ChargeCategory")] == "Credit");
 }
 
-TEST_CASE("FOCUS: random usage reconciles to the due on 1 and 2 threads (fixed seed)") {
-  const tariff t = make_tariff();
+TEST_CASE("FOCUS: random usage, labels and commitments reconcile to the due on 1, 2 and 8 threads and merged shards (fixed seed)") {
+  std::string with_commitments = tariff_text;
+  with_commitments.insert(with_commitments.rfind('}'), R"(, "commitments": [
+      { "account": "acme", "resource": "gpu/H100-80GB", "mode": "on_demand", "units": "1.5", "price": "700" },
+      { "account": "beta", "resource": "share/L4", "mode": "on_demand", "units": "0.5", "price": "20",
+        "start": "2026-11-20T00:00:00Z", "end": "2027-01-01T00:00:00Z" },
+      { "account": "nobody", "resource": "gpu/H100-80GB", "mode": "spot", "units": "1", "price": "99.99" } ])");
+  auto committed = io::parse_tariff_json(with_commitments, "t.json");
+  REQUIRE(committed);
+  const char* const label_sets[] = {"", "project=vision", "project=nlp|team=lm", "\"team=a,b\""};
   std::mt19937_64 rng(36);
   const char* const accounts[] = {"acme", "beta", "zeta", "omega"};
   const char* const rates[][2] = {
       {"gpu/H100-80GB", "on_demand"}, {"gpu/H100-80GB", "spot"}, {"mig/A100-80GB/3g.40gb", "reserved"}, {"share/L4", "on_demand"}};
   const char* const quantities[] = {"1", "2", "0.25", "0.5", "3"};
   for (int round = 0; round < 4; ++round) {
-    std::string usage = "id,account,resource,mode,quantity,start,end\n";
+    const tariff t = round % 2 == 0 ? make_tariff() : *committed;
+    std::string usage = round < 2 ? "id,account,resource,mode,quantity,start,end\n" : "id,account,resource,mode,quantity,start,end,labels\n";
     const instant base = *parse_instant("2026-10-31T00:00:00Z");
     for (int i = 0; i < 200; ++i) {
       const auto& r = rates[rng() % 4];
       const instant s = base + seconds{static_cast<std::int64_t>(rng() % (31 * 86400))};
       const instant e = s + seconds{static_cast<std::int64_t>(1 + rng() % 20000)};
       usage += "r" + std::to_string(i) + "," + accounts[rng() % 4] + "," + r[0] + "," + r[1] + "," + quantities[rng() % 5] + "," + format_instant(s) +
-               "," + format_instant(e) + "\n";
+               "," + format_instant(e) + (round < 2 ? "" : std::string(",") + label_sets[rng() % 4]) + "\n";
     }
     const invoice one = meter_text(usage, 1, t);
     check_reconciles(one, t);
-    CHECK(io::write_invoice_focus(meter_text(usage, 2, t), &t) == io::write_invoice_focus(one, &t));
+    const std::string focus = io::write_invoice_focus(one, &t);
+    CHECK(io::write_invoice_focus(meter_text(usage, 2, t), &t) == focus);
+    CHECK(io::write_invoice_focus(meter_text(usage, 8, t), &t) == focus);
+    CHECK(io::write_invoice_focus(meter_text(usage, 2, t, 3), &t) == focus);
   }
 }
 

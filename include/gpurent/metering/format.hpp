@@ -73,6 +73,12 @@ namespace gpurent::detail::metering_format {
       rows.push_back({a.account, l.resource, l.mode, std::to_string(l.records), std::to_string(l.billed_seconds), l.amount.to_string(),
                       format_exact(l.exact), rounding});
     }
+    for (const invoice_commitment& k : a.commitments) {
+      const std::string used = format_exact(ratio<>(detail::to_int128(k.used.raw()), int128(detail::nano_one) * 3600));
+      const std::string offered = format_exact(ratio<>(detail::to_int128(k.available.raw()), int128(detail::nano_one) * 3600));
+      rows.push_back({a.account, "commitment " + k.resource, k.mode, "", "", k.amount.to_string(), format_exact(k.exact),
+                      "used " + used + " of " + offered + " unit-hours"});
+    }
     rows.push_back({a.account, "total", "", "", "", a.total.to_string(), format_exact(a.exact_total), ""});
     if (a.credit_applied.minor_units() != 0 || a.credit_remaining.minor_units() != 0) {
       rows.push_back({a.account, "credit applied", "", "", "", (-a.credit_applied).to_string(), "", ""});

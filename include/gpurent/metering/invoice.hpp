@@ -42,11 +42,26 @@ struct invoice_line {
   friend bool operator==(const invoice_line&, const invoice_line&) = default;
 };
 
+// A commitment's part of an account's invoice (docs/formats/billing.md, "Commitments"): its
+// charge for the period, and how much of what it offered the usage used.
+struct invoice_commitment {
+  std::string resource;
+  std::string mode;
+  nano_quantity units{};
+  interval window{};       // the part of the period its term covers
+  ratio<> exact{};         // its charge for the period, exact
+  money_value amount;      // charged: exact rounded once at the tariff's mode
+  nano_usage used{};       // unit-seconds (nano) of usage it covered
+  nano_usage available{};  // units x the window's length
+  friend bool operator==(const invoice_commitment&, const invoice_commitment&) = default;
+};
+
 struct invoice_account {
   std::string account;
-  std::vector<invoice_line> lines;  // sorted by resource, then mode (byte order)
+  std::vector<invoice_line> lines;              // sorted by resource, then mode (byte order)
+  std::vector<invoice_commitment> commitments;  // sorted by resource, then mode; in the total
   ratio<> exact_total{};
-  money_value total;  // the sum of the rounded lines
+  money_value total;  // the sum of the rounded lines and commitments
   money_value credit_applied;
   money_value due;
   money_value credit_remaining;

@@ -19,8 +19,10 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/money.hpp>
+#include <gpurent/metering/commitment_cover.hpp>
 #include <gpurent/metering/dedup.hpp>
 #include <gpurent/metering/invoice.hpp>
+#include <gpurent/metering/invoice_parts.hpp>
 #include <gpurent/metering/line_ledger.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/tariff/commitment.hpp>
@@ -67,9 +69,6 @@ class invoice_builder {
   };
   using tiered_records = std::unordered_map<std::size_t, std::vector<placed>>;
 
-  // " in the invoice of account \"acme\"": where an error of the invoice arose.
-  [[nodiscard]] std::string in_account(std::uint32_t a) const { return " in the invoice of account \"" + lines_->account(a) + "\""; }
-
   [[nodiscard]] expected<invoice> build_accounts() const {
     invoice inv{.ccy = t_->currency_value(),
                 .period = *period_name_,
@@ -80,24 +79,39 @@ class invoice_builder {
                 .records_out_of_period = lines_->out_of_period(),
                 .duplicates_ignored = lines_->duplicates()};
     const std::vector<pending> ls = sorted_lines();
-    const tiered_records ordered = t_->rounding().point == rounding_point::record ? order_tiered_records() : tiered_records{};
+    const tiered_records ordered = order_records();
     const line_owners& owners = lines_->owners();
     for (std::size_t i = 0; i < ls.size();) {
       std::size_t end = i;
       while (end < ls.size() && owners.account_index(ls[end].owner) == owners.account_index(ls[i].owner)) ++end;
-      try {  // an overflow names the account whose lines overflowed
-        GPURENT_TRY(acc, finish_account(std::span(ls).subspan(i, end - i), ordered));
-        inv.accounts.push_back(std::move(*acc));
-      } catch (const exception& e) {
-        return make_error(e.err().code, "account", e.err().message + in_account(ls[i].owner));
-      } catch (const std::overflow_error& e) {
-        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].owner));
-      } catch (const std::range_error& e) {
-        return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + in_account(ls[i].owner));
-      }
+      GPURENT_TRY(acc, guarded_account(lines_->account(ls[i].owner), std::span(ls).subspan(i, end - i), ordered));
+      inv.accounts.push_back(std::move(*acc));
       i = end;
     }
+    // A commitment is charged whether used or not: its account is on the invoice without records.
+    const std::size_t with_records = inv.accounts.size();
+    for (const tariff_commitment& c : t_->commitments()) {
+      const auto has = [&](const invoice_account& a) { return a.account == c.account; };
+      if (std::ranges::any_of(inv.accounts, has)) continue;
+      GPURENT_TRY(acc, guarded_account(c.account, {}, ordered));
+      inv.accounts.push_back(std::move(*acc));
+    }
+    if (inv.accounts.size() > with_records) std::ranges::sort(inv.accounts, {}, &invoice_account::account);
     return inv;
+  }
+
+  // finish_account, an overflow naming the account whose amounts overflowed.
+  [[nodiscard]] expected<invoice_account> guarded_account(const std::string& name, std::span<const pending> ls, const tiered_records& ordered) const {
+    const std::string where = " in the invoice of account \"" + name + "\"";
+    try {
+      return finish_account(name, ls, ordered);
+    } catch (const exception& e) {
+      return make_error(e.err().code, "account", e.err().message + where);
+    } catch (const std::overflow_error& e) {
+      return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + where);
+    } catch (const std::range_error& e) {
+      return make_error(error_code::overflow, "account", std::string("overflow: ") + e.what() + where);
+    }
   }
 
   // The lines with records, by account, resource, mode and label set (byte order).
@@ -119,14 +133,18 @@ class invoice_builder {
     return std::size_t{lines_->owners().account_index(owner)} * t_->rates().size() + rate;
   }
 
-  // Record-point rounding of tiered lines needs their records in (start, id) order.
-  [[nodiscard]] tiered_records order_tiered_records() const {
+  // The records of the lines that need them, in (start, id) order: tiered lines at the record
+  // point, and lines a commitment covers.
+  [[nodiscard]] tiered_records order_records() const {
     tiered_records ordered;
+    const bool tiered = t_->rounding().point == rounding_point::record;
+    if (!tiered && t_->commitments().empty()) return ordered;
     const record_store& records = book_->records();
     for (std::size_t k = 0; k < records.size(); ++k) {
       const meter_record e = records.at(k);
-      if (t_->rate_at(e.rate).kind == price_kind::unit) continue;
-      ordered[invoice_line_key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
+      const bool needed =
+          (tiered && t_->rate_at(e.rate).kind != price_kind::unit) || t_->commitment_for(lines_->account(e.account), e.rate) != nullptr;
+      if (needed) ordered[invoice_line_key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
     }
     for (auto& [k, v] : ordered) {
       std::ranges::sort(v, [](const placed& a, const placed& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; });
@@ -135,66 +153,58 @@ class invoice_builder {
   }
 
   // One account: its lines rounded at the tariff's rounding point (then told per label set),
-  // their total, its credit.
-  [[nodiscard]] expected<invoice_account> finish_account(std::span<const pending> ls, const tiered_records& ordered) const {
+  // its commitments, their total, its credit.
+  [[nodiscard]] expected<invoice_account> finish_account(const std::string& name, std::span<const pending> ls, const tiered_records& ordered) const {
     const money_value zero(t_->currency_value(), 0);
     invoice_account acc{
-        .account = lines_->account(ls.front().owner), .lines = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
+        .account = name, .lines = {}, .commitments = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
     std::vector<std::span<const pending>> sets;  // each line's label sets
+    std::vector<committed_parts> parts;
     for (std::size_t i = 0; i < ls.size();) {
       std::size_t end = i + 1;
       while (end < ls.size() && ls[end].rate == ls[i].rate) ++end;
       sets.push_back(ls.subspan(i, end - i));
-      GPURENT_TRY(l, finish_line(sets.back(), acc.account, ordered));
+      GPURENT_TRY(l, finish_line(sets.back(), acc.account, ordered, parts.emplace_back()));
       acc.exact_total += l->exact;
       acc.lines.push_back(std::move(*l));
       i = end;
     }
     if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
-    for (std::size_t i = 0; i < acc.lines.size(); ++i) GPURENT_TRY(share_labels(acc.lines[i], sets[i]));
+    for (std::size_t i = 0; i < acc.lines.size(); ++i) GPURENT_TRY(share_labels(acc.lines[i], sets[i], parts[i]));
+    for (const tariff_commitment& c : t_->commitments()) {
+      if (c.account != name) continue;
+      nano_usage covered{};
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        if (sets[i].front().rate == c.rate) covered = parts[i].covered;
+      acc.commitments.push_back(commitment_entry(*t_, c, lines_->period(), covered));
+      acc.exact_total += acc.commitments.back().exact;
+    }
+    std::ranges::sort(acc.commitments, [](const invoice_commitment& a, const invoice_commitment& b) {
+      return std::tie(a.resource, a.mode) < std::tie(b.resource, b.mode);
+    });
     settle(acc);
     return acc;
   }
 
-  // A line's label sets: each set's exact amount (unit prices: its records' amounts; tiers and
-  // packages: the line's amount in proportion to the set's billed unit-hours) and its part of
-  // the line's amount, by largest remainder of those exact amounts (ties: the set first in byte
-  // order), so the parts add up to the line exactly. Nothing for a line without labels.
-  [[nodiscard]] expected<void> share_labels(invoice_line& l, std::span<const pending> sets) const {
+  // A line's parts per label set (invoice_parts.hpp: label_shares); none without labels.
+  [[nodiscard]] expected<void> share_labels(invoice_line& l, std::span<const pending> sets, const committed_parts& cp) const {
     if (std::ranges::all_of(sets, [&](const pending& p) { return lines_->labels(p.owner).empty(); })) return {};
-    const rate& r = t_->rate_at(sets.front().rate);
-    std::vector<int128> weights;
-    int128 sum = 0;
+    std::vector<label_set_totals> totals;
     for (const pending& p : sets) {
-      const line_totals& t = lines_->at(p.key);
-      weights.push_back(detail::to_int128(r.kind == price_kind::unit ? t.amount.raw() : t.usage.raw()));
-      sum += weights.back();
+      std::optional<cost_numerator> paid;
+      if (cp.committed) paid = cp.by_owner.contains(p.owner) ? cp.by_owner.at(p.owner) : cost_numerator{};
+      totals.push_back({lines_->labels(p.owner), &lines_->at(p.key), paid});
     }
-    std::vector<int128> parts(sets.size(), int128(0));
-    parts.front() = l.amount.minor_units();  // nothing to weigh by (a free rate): the first set
-    if (sum != 0) {
-      GPURENT_TRY(split, allocate(l.amount.minor_units(), weights));
-      parts = std::move(*split);
-    }
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-      const line_totals& t = lines_->at(sets[i].key);
-      const ratio<> exact = r.kind == price_kind::unit ? exact_amount(t.amount, r.denominator())
-                            : sum == 0                 ? ratio<>{}
-                                                       : l.exact * ratio<>(weights[i], sum);
-      l.labels.push_back({.labels = lines_->labels(sets[i].owner),
-                          .records = t.records,
-                          .billed_seconds = t.billed_seconds,
-                          .used_seconds = t.used_seconds,
-                          .exact = exact,
-                          .amount = money_value(t_->currency_value(), parts[i])});
-    }
+    GPURENT_TRY(shares, label_shares(t_->rate_at(sets.front().rate), l, totals));
+    l.labels = std::move(*shares);
     return {};
   }
 
   // One line: its exact amount and waste (the rating of metering/rating.hpp) over the records
   // of all its label sets, rounded at the line or record point (the invoice point rounds the
   // account's total in allocate_invoice).
-  [[nodiscard]] expected<invoice_line> finish_line(std::span<const pending> sets, const std::string& account, const tiered_records& ordered) const {
+  [[nodiscard]] expected<invoice_line> finish_line(std::span<const pending> sets, const std::string& account, const tiered_records& ordered,
+                                                   committed_parts& cp) const {
     const pending& p = sets.front();
     const rate& r = t_->rate_at(p.rate);
     line_totals tot;
@@ -213,12 +223,21 @@ class invoice_builder {
                    .amount = money_value(t_->currency_value(), 0),
                    .waste = *waste,
                    .labels = {}};
-    if (t_->rounding().point == rounding_point::line) round_line(l, account);
-    if (t_->rounding().point == rounding_point::record) {
-      auto it = ordered.find(invoice_line_key(p.owner, p.rate));
-      GPURENT_TRY(minor, record_point_amount(r, it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second), tot));
+    auto it = ordered.find(invoice_line_key(p.owner, p.rate));
+    const std::span<const placed> recs = it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second);
+    if (const tariff_commitment* c = t_->commitment_for(account, p.rate)) {
+      std::vector<committed_record> in;
+      std::vector<std::uint32_t> owners;
+      for (const placed& rec : recs) {
+        in.push_back({rec.e.start, rec.e.end, rec.e.quantity});
+        owners.push_back(rec.e.account);
+      }
+      GPURENT_TRY(commit_line(*t_, lines_->period(), *c, in, owners, l, cp));
+    } else if (t_->rounding().point == rounding_point::record) {
+      GPURENT_TRY(minor, record_point_amount(r, recs, tot));
       l.amount = money_value(t_->currency_value(), *minor);
     }
+    if (t_->rounding().point == rounding_point::line) round_line(l, account);
     return l;
   }
 
@@ -292,7 +311,7 @@ class invoice_builder {
     }
   }
 
-  // The account's total (the sum of its rounded lines), each line's rounding, and its
+  // The account's total (the sum of its rounded lines and commitments), each line's rounding, and its
   // prepaid credit drawn down by the total (tariff/commitment.hpp's credit_balance).
   void settle(invoice_account& acc) const {
     const currency& c = t_->currency_value();
@@ -302,6 +321,7 @@ class invoice_builder {
       total += l.amount.minor_units();
       l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
     }
+    for (const invoice_commitment& k : acc.commitments) total += k.amount.minor_units();
     acc.total = money_value(c, total);
     credit_balance credit(t_->credit_for(acc.account));
     const credit_balance::draw_result d = credit.draw(acc.total);

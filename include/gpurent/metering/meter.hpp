@@ -156,8 +156,10 @@ class meter {
   [[nodiscard]] expected<invoice> finish(const carry_book& carry = {}) const {
     return detail::invoice_builder(lines_, book_, period_name_, carry).build();
   }
-  // finish() looks at the records themselves only for record-point rounding of tiered lines.
+  // finish() looks at the records themselves only for record-point rounding of tiered lines
+  // and for the lines a commitment covers.
   [[nodiscard]] bool finish_needs_records() const noexcept {
+    if (!tariff_value().commitments().empty()) return true;
     if (tariff_value().rounding().point != rounding_point::record) return false;
     return std::ranges::any_of(tariff_value().rates(), [](const rate& r) { return r.kind != price_kind::unit; });
   }

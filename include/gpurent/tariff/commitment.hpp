@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -122,6 +124,37 @@ struct reservation_bill {
   }
   return exact_amount(hold, unit_denominator(per));
 }
+
+// A commitment as sold (a tariff's `commitments`): `account` reserves `units` of the rate
+// (resource, mode) for `term` at `price` per unit for the whole term; without a term, for
+// each billing period at `price` per unit per period. Its usage is covered up to `units` at
+// every instant of the term (docs/formats/billing.md, "Commitments"); the commitment is charged
+// whether used or not, a term spanning periods prorated by exact seconds.
+struct tariff_commitment {
+  std::string account;
+  std::string resource;
+  std::string mode;
+  nano_quantity units{};
+  nano_money price{};
+  std::optional<interval> term;  // none: every billing period
+  std::size_t rate = 0;          // the covered rate's index in the tariff (tariff::make sets it)
+  friend bool operator==(const tariff_commitment&, const tariff_commitment&) = default;
+
+  // The part of `period` the commitment covers (empty when its term misses the period).
+  [[nodiscard]] interval window(const interval& period) const {
+    if (!term) return period;
+    return term->intersect(period).value_or(interval{});
+  }
+  // Its charge in `period`: units x price, times the share of the term inside the period.
+  [[nodiscard]] ratio<> charge(const interval& period) const {
+    const int128 whole = int128(units.raw()) * int128(price.raw());
+    const int128 nano2 = int128(detail::nano_one) * detail::nano_one;
+    if (!term) return ratio<>(whole, nano2);
+    return ratio<>(whole * int128(window(period).length().count()), nano2 * int128(term->length().count()));
+  }
+  // Unit-seconds (nano) the commitment offers in `period`: units x its window's length.
+  [[nodiscard]] nano_usage available(const interval& period) const { return units * window(period).length(); }
+};
 
 // A prepaid balance drawn down by successive invoice totals: the one credit rule (the meter
 // applies an account's credit with it). A total takes min(balance, total); a negative total

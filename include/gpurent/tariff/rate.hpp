@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A tariff: the rates of resources by (resource, mode), the currency and time zone of its
-// invoices, its rounding rule and its prepaid credits.
+// invoices, its rounding rule, its prepaid credits and its commitments.
 
 #include <algorithm>
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/tariff/amount.hpp>
 #include <gpurent/tariff/billing_time.hpp>
+#include <gpurent/tariff/commitment.hpp>
 #include <gpurent/tariff/schedule.hpp>
 #include <gpurent/tariff/tiers.hpp>
 
@@ -151,7 +152,7 @@ class tariff {
   // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
   // credit per account, in the tariff's currency and not negative.
   [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
-                                             std::vector<credit_grant> credits = {}) {
+                                             std::vector<credit_grant> credits = {}, std::vector<tariff_commitment> commitments = {}) {
     tariff t;
     auto zone = find_zone(zone_name);
     if (!zone) return unexpected(zone.error());
@@ -183,6 +184,7 @@ class tariff {
                           "a second credit for account \"" + credits[i].account + "\"");
       }
     }
+    GPURENT_TRY(t.set_commitments(std::move(commitments)));
     return t;
   }
   [[nodiscard]] const currency& currency_value() const noexcept { return ccy_; }
@@ -216,6 +218,13 @@ class tariff {
     return v;
   }
   [[nodiscard]] interval month(date::year_month ym) const { return month_period(zone_, ym); }
+  // The commitments, in the order given; the one of (account, rate index), if any.
+  [[nodiscard]] const std::vector<tariff_commitment>& commitments() const noexcept { return commitments_; }
+  [[nodiscard]] const tariff_commitment* commitment_for(std::string_view account, std::size_t rate) const noexcept {
+    for (const tariff_commitment& c : commitments_)
+      if (c.rate == rate && c.account == account) return &c;
+    return nullptr;
+  }
 
  private:
   tariff() = default;  // only make() builds one: a tariff always has its currency and zone
@@ -226,6 +235,34 @@ class tariff {
   std::vector<rate> rates_;
   std::unordered_map<std::string, std::vector<std::pair<std::string, std::size_t>>, detail::string_hash, std::equal_to<>> index_;
   std::unordered_map<std::string, money_value, detail::string_hash, std::equal_to<>> credits_;
+  std::vector<tariff_commitment> commitments_;
+
+  // Each commitment names an account and a rate of this tariff with one price for every
+  // second (a commitment's coverage is not defined under tiers, packages or price changes),
+  // positive units, a non-negative price, a term with an end after its start; at most one per
+  // (account, rate).
+  [[nodiscard]] expected<void> set_commitments(std::vector<tariff_commitment> cs) {
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      const std::string f = "commitments[" + std::to_string(i) + "]";
+      tariff_commitment& c = cs[i];
+      if (c.account.empty()) return make_error(error_code::invalid_argument, f + ".account", "a commitment needs an account");
+      const auto r = find(c.resource, c.mode);
+      if (!r) return make_error(error_code::unknown_name, f + ".resource", "no rate for resource \"" + c.resource + "\" and mode \"" + c.mode + "\"");
+      if (rates_[*r].kind != price_kind::unit || !rates_[*r].price.is_flat())
+        return make_error(error_code::invalid_argument, f + ".resource",
+                          "a commitment covers a rate with one unit price (no tiers, package, price changes or protection)");
+      if (c.units <= nano_quantity{0}) return make_error(error_code::invalid_argument, f + ".units", "must be greater than 0");
+      if (c.price < nano_money{0}) return make_error(error_code::invalid_argument, f + ".price", "must not be negative");
+      if (c.term && c.term->empty()) return make_error(error_code::invalid_argument, f + ".end", "the term must end after it starts");
+      c.rate = *r;
+      for (std::size_t j = 0; j < i; ++j)
+        if (cs[j].account == c.account && cs[j].rate == c.rate)
+          return make_error(error_code::duplicate, f,
+                            "a second commitment of account \"" + c.account + "\" on this rate (first: commitments[" + std::to_string(j) + "])");
+    }
+    commitments_ = std::move(cs);
+    return {};
+  }
 };
 
 }  // namespace gpurent

@@ -198,6 +198,65 @@ inline void credit_row(std::string& out, const row_context& c) {
   focus_row(out, v);
 }
 
+// A commitment's rows: its Purchase (BilledCost the charge, EffectiveCost 0, as FOCUS
+// amortizes a commitment into the usage it covers), then its Used and Unused parts (BilledCost
+// 0, EffectiveCost the charge split by used and unused unit-seconds, half even, the Unused
+// row taking the rest, so the two add up to the charge).
+inline void commitment_rows(std::string& out, const row_context& c, const invoice_commitment& k, const rate* r) {
+  const gpu_facts f = facts_of(k.resource);
+  const std::string zero = money_value(c.inv.ccy, 0).to_string();
+  const std::string id = c.account.account + ":" + k.resource + ":" + k.mode;
+  auto v = common_row(c);
+  v[13] = "Usage";
+  v[14] = v[15] = id;
+  v[17] = "Reservation";
+  v[26] = "Committed";
+  v[35] = f.unit;
+  v[38] = k.resource;
+  v[39] = k.resource + ":" + k.mode;
+  v[48] = f.model;
+  v[49] = f.mig_profile;
+  v[50] = f.sharing;
+  v[51] = k.mode;
+  v[11] = format_instant(k.window.end());
+  v[12] = format_instant(k.window.begin());
+  auto purchase = v;
+  purchase[1] = purchase[20] = purchase[24] = k.amount.to_string();
+  purchase[22] = zero;
+  purchase[7] = purchase[43] = "Purchase";
+  purchase[9] = "commitment: " + quantity_text(ratio<>(int128(k.units.raw()), int128(gpurent::detail::nano_one))) + " " + f.unit + " of " +
+                k.resource + " (" + k.mode + ")";
+  purchase[10] = "Recurring";
+  purchase[27] = quantity_text(ratio<>(int128(k.units.raw()), int128(gpurent::detail::nano_one)));
+  purchase[28] = f.unit + "-Commitments";
+  focus_row(out, purchase);
+  if (k.available == nano_usage{}) return;
+  const int128 used = ratio<>(k.amount.minor_units() * gpurent::detail::to_int128(k.used.raw()), gpurent::detail::to_int128(k.available.raw()))
+                          .round_to_digits(0, rounding_mode::half_even);
+  const std::int64_t per = r != nullptr ? r->per.count() : 3600;
+  const auto part = [&](std::string_view status, const nano_usage& q, const int128& effective) {
+    if (q == nano_usage{}) return;
+    auto row = v;
+    row[1] = zero;
+    row[7] = row[43] = "Usage";
+    row[9] = std::string("commitment ") + (status == "Used" ? "used" : "unused") + ": " + k.resource + " (" + k.mode + ")";
+    row[10] = "Usage-Based";
+    row[16] = std::string(status);
+    row[20] = row[22] = money_value(c.inv.ccy, effective).to_string();
+    row[24] = zero;
+    const ratio<> unit_seconds(gpurent::detail::to_int128(q.raw()), int128(gpurent::detail::nano_one));
+    if (status == "Used") {
+      row[18] = quantity_text(unit_seconds * ratio<>(int128(1), int128(3600)));
+      row[19] = f.unit + "-Hours";
+    }
+    row[27] = quantity_text(unit_seconds * ratio<>(int128(1), int128(per)));
+    row[28] = f.unit + "-" + time_unit(per);
+    focus_row(out, row);
+  };
+  part("Used", k.used, used);
+  part("Unused", k.available - k.used, k.amount.minor_units() - used);
+}
+
 }  // namespace focus_detail
 
 // The FOCUS 1.0 CSV of an invoice. The tariff, when given, supplies unit prices, pricing
@@ -221,6 +280,10 @@ inline void credit_row(std::string& out, const row_context& c) {
         part.amount = s.amount;
         focus_detail::usage_row(out, c, part, r, s.labels);
       }
+    }
+    for (const invoice_commitment& k : a.commitments) {
+      const auto at = t != nullptr ? t->find(k.resource, k.mode) : std::nullopt;
+      focus_detail::commitment_rows(out, c, k, at ? &t->rate_at(*at) : nullptr);
     }
     if (a.credit_applied.minor_units() != 0) focus_detail::credit_row(out, c);
   }

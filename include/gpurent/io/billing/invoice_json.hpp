@@ -46,6 +46,31 @@ struct invoice_format_options {
   return out;
 }
 
+// An account's commitments (docs/formats/billing.md, "Commitments"): each one's units, the
+// part of the period it covered, its charge, and the unit-seconds it offered and the usage
+// used (exact decimals); `detail` adds the exact charge.
+[[nodiscard]] inline nlohmann::ordered_json commitments_json(const invoice_account& a, invoice_format_options opt) {
+  using oj = nlohmann::ordered_json;
+  const auto unit_seconds = [](const nano_usage& u) {
+    return format_exact(ratio<>(::gpurent::detail::to_int128(u.raw()), int128(::gpurent::detail::nano_one)));
+  };
+  oj out = oj::array();
+  for (const invoice_commitment& k : a.commitments) {
+    oj j;
+    j["resource"] = k.resource;
+    j["mode"] = k.mode;
+    j["units"] = format_exact(ratio<>(int128(k.units.raw()), int128(::gpurent::detail::nano_one)));
+    j["start"] = format_instant(k.window.begin());
+    j["end"] = format_instant(k.window.end());
+    j["amount"] = k.amount.to_string();
+    j["used_unit_seconds"] = unit_seconds(k.used);
+    j["unused_unit_seconds"] = unit_seconds(k.available - k.used);
+    if (opt.detail) j["exact"] = format_exact(k.exact);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 [[nodiscard]] inline nlohmann::ordered_json invoice_to_json(const invoice& inv, invoice_format_options opt = {}) {
   using oj = nlohmann::ordered_json;
   oj j;
@@ -86,6 +111,7 @@ struct invoice_format_options {
       lines.push_back(std::move(jl));
     }
     ja["lines"] = std::move(lines);
+    if (!a.commitments.empty()) ja["commitments"] = commitments_json(a, opt);
     ja["total"] = a.total.to_string();
     ja["credit_applied"] = a.credit_applied.to_string();
     ja["due"] = a.due.to_string();
@@ -106,7 +132,7 @@ struct invoice_format_options {
   return invoice_to_json(inv, opt).dump(2) + "\n";
 }
 
-// CSV: one row per line, then per account its total, credit_applied and due; last the
+// CSV: one row per line, one per commitment, then per account its total, credit_applied and due; last the
 // count of records out of period. Columns: kind,account,resource,mode,records,
 // billed_seconds,amount,currency.
 [[nodiscard]] inline std::string write_invoice_csv(const invoice& inv, invoice_format_options opt = {}) {
@@ -128,6 +154,14 @@ struct invoice_format_options {
         csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy, u, ex, ro, w});
       } else {
         csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy});
+      }
+    }
+    for (const invoice_commitment& k : a.commitments) {
+      const std::string amt = k.amount.to_string();
+      if (opt.detail) {
+        csv_row(out, {"commitment", a.account, k.resource, k.mode, "", "", amt, ccy, "", format_exact(k.exact), "", ""});
+      } else {
+        csv_row(out, {"commitment", a.account, k.resource, k.mode, "", "", amt, ccy});
       }
     }
     const std::string tail = opt.detail ? ",,,," : "";

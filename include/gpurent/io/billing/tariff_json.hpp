@@ -198,8 +198,35 @@ struct rate_members {
   return out;
 }
 
-// The top level: its members, then the currency and zone, the rates, the credits, and what
-// only the whole tariff can check (tariff::make).
+// The commitments: account, resource, mode, units, price and an optional term (start and end
+// together); what needs the rates is tariff::make's to check.
+[[nodiscard]] inline expected<std::vector<tariff_commitment>> read_commitments(const json* commitments) {
+  std::vector<tariff_commitment> out;
+  for (std::size_t i = 0; commitments != nullptr && i < commitments->size(); ++i) {
+    json_object c((*commitments)[i], json_item("commitments", i));
+    GPURENT_TRY(c.check());
+    tariff_commitment k;
+    instant start{}, end{};
+    GPURENT_TRY(c.name("account", k.account, true));
+    GPURENT_TRY(c.name("resource", k.resource, true));
+    GPURENT_TRY(c.name("mode", k.mode, true));
+    GPURENT_TRY(nano(c, "units", k.units, true));
+    GPURENT_TRY(nano(c, "price", k.price, true));
+    GPURENT_TRY(c.time_point("start", start));
+    GPURENT_TRY(c.time_point("end", end));
+    if (c.has("start") != c.has("end")) return c.fail(c.has("start") ? "end" : "start", "a term needs both start and end");
+    if (c.has("start")) {
+      if (end <= start) return c.fail("end", "the term must end after it starts");
+      k.term = *interval::make(start, end);
+    }
+    GPURENT_TRY(c.finish());
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+// The top level: its members, then the currency and zone, the rates, the credits, the
+// commitments, and what only the whole tariff can check (tariff::make).
 [[nodiscard]] inline expected<tariff> read_tariff(const json& j) {
   json_object o(j, "");
   GPURENT_TRY(o.check());
@@ -213,6 +240,7 @@ struct rate_members {
   GPURENT_TRY(o.boolean("carry", rr.carry));
   GPURENT_TRY(rates, o.array("rates", true));
   GPURENT_TRY(credits, o.array("credits"));
+  GPURENT_TRY(commitments, o.array("commitments"));
   GPURENT_TRY(o.finish());
   auto ccy = parse_currency(code);
   if (!ccy) return unexpected<error>(ccy.error().in_field("currency"));
@@ -223,7 +251,8 @@ struct rate_members {
     rs.push_back(std::move(*r));
   }
   GPURENT_TRY(cs, read_credits(*credits, *ccy));
-  return tariff::make(*ccy, zone, rr, std::move(rs), std::move(*cs));
+  GPURENT_TRY(ks, read_commitments(*commitments));
+  return tariff::make(*ccy, zone, rr, std::move(rs), std::move(*cs), std::move(*ks));
 }
 
 }  // namespace detail::tariff_json
@@ -306,6 +335,20 @@ namespace detail {
   json credits = json::array();
   for (const credit_grant& c : t.credits()) credits.push_back({{"account", c.account}, {"amount", c.amount.to_string()}});
   if (!credits.empty()) out["credits"] = std::move(credits);
+  json commitments = json::array();
+  for (const tariff_commitment& c : t.commitments()) {
+    json j = {{"account", c.account},
+              {"resource", c.resource},
+              {"mode", c.mode},
+              {"units", detail::nano_exact(c.units.raw())},
+              {"price", detail::nano_exact(c.price.raw())}};
+    if (c.term) {
+      j["start"] = format_instant(c.term->begin());
+      j["end"] = format_instant(c.term->end());
+    }
+    commitments.push_back(std::move(j));
+  }
+  if (!commitments.empty()) out["commitments"] = std::move(commitments);
   return out;
 }
 

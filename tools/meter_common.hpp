@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include <gpurent/io/billing/invoice_csv.hpp>
 #include <gpurent/io/billing/invoice_focus.hpp>
 #include <gpurent/io/billing/invoice_json.hpp>
 #include <gpurent/io/billing/tariff_json.hpp>
@@ -49,7 +50,7 @@ inline std::initializer_list<std::pair<std::string, output_format>> meter_format
   const io::invoice_format_options fo{detail};
   if (format == focus_format) return io::write_invoice_focus(inv, t);
   switch (format) {
-    case output_format::csv: return io::write_invoice_csv(inv, fo);
+    case output_format::csv: return io::write_invoice_csv(inv, fo, t);
     case output_format::table: return fmt::format("{}", inv);  // every line's exact amount and rounding, always
     default: return io::write_invoice_json(inv, fo);
   }

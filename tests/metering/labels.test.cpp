@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpurent/io/billing/invoice_csv.hpp>
 #include <gpurent/io/billing/invoice_focus.hpp>
 #include <gpurent/io/billing/invoice_json.hpp>
 #include <gpurent/io/billing/meter_partial.hpp>
@@ -199,6 +200,20 @@ TEST_CASE("a line's amount per label set: largest remainder, ties to the set fir
   const std::string json = io::write_invoice_json(*inv);
   CHECK(json.find(R"("project": "alpha")") < json.find(R"("project": "zeta")"));
   CHECK(json.find(R"("project": "zeta")") != std::string::npos);
+  // The CSV invoice: the line, then one `label` row per set with its part; --detail's exact
+  // amounts as 9-digit decimals beside the exact fraction.
+  CHECK(io::write_invoice_csv(*inv, {}, &t) ==
+        "kind,account,resource,mode,records,billed_seconds,amount,currency,period,quantity,unit,unit_price,labels\n"
+        "line,acme,gpu/T4,on_demand,2,60,0.01,USD,2026-11,0.016666667,GPU-Hours,0.6,\n"
+        "label,acme,gpu/T4,on_demand,1,30,0.01,USD,2026-11,0.008333333,GPU-Hours,0.6,project=alpha\n"
+        "label,acme,gpu/T4,on_demand,1,30,0.00,USD,2026-11,0.008333333,GPU-Hours,0.6,project=zeta\n"
+        "total,acme,,,2,60,0.01,USD,2026-11,,,,\n"
+        "credit_applied,acme,,,,,0.01,USD,2026-11,,,,\n"  // acme's prepaid 3.00
+        "due,acme,,,,,0.00,USD,2026-11,,,,\n"
+        "records_out_of_period,,,,0,,,USD,2026-11,,,,\n");
+  const std::string detail = io::write_invoice_csv(*inv, {.detail = true}, &t);
+  CHECK(detail.find(",unit_price,labels,used_seconds,exact,exact_fraction,rounding,waste_amount\n") != std::string::npos);
+  CHECK(detail.find(",project=zeta,30,0.005000000,0.005,,\n") != std::string::npos);
   auto plain = run(t, "id,account,resource,mode,quantity,start,end\nr1,acme,gpu/T4,on_demand,1,2026-11-03T10:00:00Z,2026-11-03T10:00:30Z\n");
   REQUIRE(plain);
   CHECK(io::write_invoice_json(*plain).find("labels") == std::string::npos);

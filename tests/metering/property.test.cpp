@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <gpurent/io/billing/invoice_csv.hpp>
 #include <gpurent/io/billing/invoice_json.hpp>
 #include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/metering.hpp>

@@ -79,7 +79,9 @@ TEST_CASE("gpurent meter: JSON by default, CSV on request") {
   CHECK(j["records_out_of_period"] == 0);
   auto c = meter(good_tariff, header + good_row, "--period 2026-11 --format csv");
   REQUIRE(c.status == 0);
-  CHECK(c.out.starts_with("kind,account,resource,mode,records,billed_seconds,amount,currency\nline,acme,gpu/H100,on_demand,1,60,0.04,USD\n"));
+  CHECK(
+      c.out.starts_with("kind,account,resource,mode,records,billed_seconds,amount,currency,period,quantity,unit,unit_price,labels\n"
+                        "line,acme,gpu/H100,on_demand,1,60,0.04,USD,2026-11,0.016666667,GPU-Hours,2.49,\n"));
   auto d = meter(good_tariff, header + good_row, "--period 2026-11 --detail");
   REQUIRE(d.status == 0);
   CHECK(nlohmann::json::parse(d.out)["accounts"][0]["lines"][0]["exact"] == "0.0415");

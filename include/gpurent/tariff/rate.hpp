@@ -83,6 +83,10 @@ struct rate {
   // Unit prices are divided by this too: a price per TFLOPS-hour for a GPU of g GFLOPS is
   // price x g / 1000 per GPU-hour, exactly (see compute_unit_rate).
   std::int64_t price_divisor = 1;
+  // A compute-unit rate (compute_unit_rate): the GFLOPS its price per TFLOPS-hour was
+  // converted with, and the precision they are of (tariff `per_tflops`); 0 and "" otherwise.
+  std::int64_t tflops_gflops = 0;
+  std::string per_tflops;
 
   // The exact denominator of a unit-kind amount numerator (nano price x nano quantity x s).
   [[nodiscard]] int128 denominator() const { return int128(detail::nano_one) * detail::nano_one * per.count() * price_divisor; }
@@ -107,6 +111,7 @@ struct rate {
   if (!detail::mul_into(r.price_divisor, std::int64_t{1000}, r.price_divisor))
     return make_error(error_code::overflow, "unit_price", "divisor overflows");
   r.per = seconds{3600};
+  r.tflops_gflops = g;
   return r;
 }
 

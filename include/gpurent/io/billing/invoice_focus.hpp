@@ -17,6 +17,7 @@
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/billing/line_pricing.hpp>
 #include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/labels.hpp>
@@ -50,72 +51,12 @@ inline constexpr std::array<std::string_view, 55> focus_columns{// clang-format 
 
 namespace focus_detail {
 
-// An exact quantity as a decimal of 1 to 9 fractional digits (half-even), trailing zeros
-// dropped but one: "1.5", "544.0", "0.000277778" (the validator reads a column of integers as
-// not decimal).
-[[nodiscard]] inline std::string quantity_text(const ratio<>& q) {
-  std::string s = gpurent::detail::format_minor(q.round_to_digits(9, rounding_mode::half_even), 9);
-  while (s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
-  return s;
-}
-
-// What a resource name says about the GPU: its model, MIG profile and how it is shared.
-struct gpu_facts {
-  std::string model, mig_profile, sharing, unit;
-};
-
-[[nodiscard]] inline gpu_facts facts_of(std::string_view resource) {
-  const auto slash = resource.find('/');
-  const std::string_view rest = slash == std::string_view::npos ? std::string_view{} : resource.substr(slash + 1);
-  switch (kind_of_resource(resource)) {
-    case resource_kind::gpu: return {std::string(rest), "", "Exclusive", "GPU"};
-    case resource_kind::fractional_share: return {std::string(rest), "", "Fractional", "GPU"};
-    case resource_kind::compute_unit: return {std::string(rest), "", "Exclusive", "GPU"};
-    case resource_kind::mig_slice: {
-      const auto cut = rest.find('/');
-      if (cut == std::string_view::npos) return {std::string(rest), "", "MIG", "Slice"};
-      return {std::string(rest.substr(0, cut)), std::string(rest.substr(cut + 1)), "MIG", "Slice"};
-    }
-    case resource_kind::server: return {"", "", "Exclusive", "Server"};
-    default: return {"", "", "", "Unit"};
-  }
-}
-
-[[nodiscard]] inline std::string time_unit(std::int64_t per) {
-  switch (per) {
-    case 1: return "Seconds";
-    case 60: return "Minutes";
-    case 3600: return "Hours";
-    case 86400: return "Days";
-    default: return std::to_string(per) + "-Second-Blocks";
-  }
-}
-
-// The pricing side of a line: unit price, quantity and unit in the tariff's terms.
-struct pricing {
-  std::string unit_price, quantity, unit, category;
-  ratio<> quantity_exact{};
-  std::int64_t per = 3600;
-};
-
-[[nodiscard]] inline pricing pricing_of(const invoice_line& l, const rate* r, const std::string& noun) {
-  pricing p;
-  const std::int64_t per = r != nullptr && r->kind == price_kind::unit ? r->per.count() : 3600;
-  p.per = per;
-  p.unit = noun + "-" + time_unit(per);
-  p.quantity_exact = ratio<>(int128(l.billed_seconds), int128(per));
-  p.category = "Standard";
-  if (r == nullptr) return p;
-  if (r->mode == "spot" || (r->kind == price_kind::unit && !r->price.is_constant())) p.category = "Dynamic";
-  if (r->mode == "reserved") p.category = "Committed";
-  if (r->kind == price_kind::unit && r->price.is_constant() && r->price.base().raw() > 0) {
-    const ratio<> unit_price(int128(r->price.base().raw()), int128(gpurent::detail::nano_one) * r->price_divisor);
-    p.unit_price = quantity_text(unit_price);
-    p.quantity_exact = ratio<>(l.exact.num() * unit_price.den(), l.exact.den() * unit_price.num());
-  }
-  p.quantity = quantity_text(p.quantity_exact);
-  return p;
-}
+using billing_detail::facts_of;
+using billing_detail::gpu_facts;
+using billing_detail::pricing;
+using billing_detail::pricing_of;
+using billing_detail::quantity_text;
+using billing_detail::time_unit;
 
 // One CSV row from the columns' values, in focus_columns order.
 inline void focus_row(std::string& out, const std::array<std::string, focus_columns.size()>& v) {
@@ -166,8 +107,10 @@ inline void usage_row(std::string& out, const row_context& c, const invoice_line
   v[10] = "Usage-Based";
   const ratio<> hours(int128(l.used_seconds), int128(3600));
   // The average quantity of the line's records (pricing quantity over billed blocks) times the hours used.
+  // (A compute-unit line's pricing quantity is in TFLOPS-hours: GPU-hours are 1000 / GFLOPS of it.)
   const bool scaled = l.billed_seconds > 0 && !p.unit_price.empty();
-  v[18] = quantity_text(scaled ? p.quantity_exact * ratio<>(int128(l.used_seconds) * p.per, int128(l.billed_seconds) * 3600) : hours);
+  const ratio<> per_gpu = r != nullptr && !r->per_tflops.empty() ? ratio<>(int128(1000), int128(r->tflops_gflops)) : ratio<>(int128(1), int128(1));
+  v[18] = quantity_text(scaled ? p.quantity_exact * per_gpu * ratio<>(int128(l.used_seconds) * p.per, int128(l.billed_seconds) * 3600) : hours);
   v[19] = f.unit + "-Hours";
   v[20] = v[24] = list;
   v[21] = v[25] = p.unit_price;
@@ -272,13 +215,7 @@ inline void commitment_rows(std::string& out, const row_context& c, const invoic
       const rate* r = at ? &t->rate_at(*at) : nullptr;
       if (l.labels.empty()) focus_detail::usage_row(out, c, l, r);
       for (const invoice_label_share& s : l.labels) {  // one row per label set, adding up to the line
-        invoice_line part = l;
-        part.records = s.records;
-        part.billed_seconds = s.billed_seconds;
-        part.used_seconds = s.used_seconds;
-        part.exact = s.exact;
-        part.amount = s.amount;
-        focus_detail::usage_row(out, c, part, r, s.labels);
+        focus_detail::usage_row(out, c, billing_detail::label_part(l, s), r, s.labels);
       }
     }
     for (const invoice_commitment& k : a.commitments) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Writes an invoice as JSON (docs/formats/billing.md, "Invoice JSON") or CSV. Amounts are
+// Writes an invoice as JSON (docs/formats/billing.md, "Invoice JSON"; the CSV is
+// invoice_csv.hpp's). Amounts are
 // strings with exactly the currency's minor-unit digits; accounts and lines come sorted.
 // With `detail`, every rounding is shown: the exact amount, the rounding applied, waste.
 
@@ -12,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpurent/io/text/csv.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/labels.hpp>
 #include <gpurent/tariff/amount.hpp>
@@ -130,53 +130,6 @@ struct invoice_format_options {
 // The JSON text, indented by two spaces, with a final newline.
 [[nodiscard]] inline std::string write_invoice_json(const invoice& inv, invoice_format_options opt = {}) {
   return invoice_to_json(inv, opt).dump(2) + "\n";
-}
-
-// CSV: one row per line, one per commitment, then per account its total, credit_applied and due; last the
-// count of records out of period. Columns: kind,account,resource,mode,records,
-// billed_seconds,amount,currency.
-[[nodiscard]] inline std::string write_invoice_csv(const invoice& inv, invoice_format_options opt = {}) {
-  std::string out;
-  const std::string_view ccy = inv.ccy.code;
-  if (opt.detail) {
-    out += "kind,account,resource,mode,records,billed_seconds,amount,currency,used_seconds,exact,rounding,waste_amount\n";
-  } else {
-    out += "kind,account,resource,mode,records,billed_seconds,amount,currency\n";
-  }
-  for (const auto& a : inv.accounts) {
-    std::int64_t recs = 0, billed = 0;
-    for (const auto& l : a.lines) {
-      const std::string r = std::to_string(l.records), b = std::to_string(l.billed_seconds), amt = l.amount.to_string();
-      recs += l.records;
-      billed += l.billed_seconds;
-      if (opt.detail) {
-        const std::string u = std::to_string(l.used_seconds), ex = format_exact(l.exact), ro = format_exact(l.rounding), w = format_exact(l.waste);
-        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy, u, ex, ro, w});
-      } else {
-        csv_row(out, {"line", a.account, l.resource, l.mode, r, b, amt, ccy});
-      }
-    }
-    for (const invoice_commitment& k : a.commitments) {
-      const std::string amt = k.amount.to_string();
-      if (opt.detail) {
-        csv_row(out, {"commitment", a.account, k.resource, k.mode, "", "", amt, ccy, "", format_exact(k.exact), "", ""});
-      } else {
-        csv_row(out, {"commitment", a.account, k.resource, k.mode, "", "", amt, ccy});
-      }
-    }
-    const std::string tail = opt.detail ? ",,,," : "";
-    const std::string r = std::to_string(recs), b = std::to_string(billed), total = a.total.to_string();
-    const std::string applied = a.credit_applied.to_string(), due = a.due.to_string();
-    for (auto [kind, amount] : {std::pair<std::string_view, std::string_view>{"total", total}, {"credit_applied", applied}, {"due", due}}) {
-      const bool is_total = kind == "total";
-      std::string row;
-      csv_row(row, {kind, a.account, "", "", is_total ? std::string_view(r) : "", is_total ? std::string_view(b) : "", amount, ccy});
-      row.pop_back();
-      out += row + tail + "\n";
-    }
-  }
-  out += "records_out_of_period,,,," + std::to_string(inv.records_out_of_period) + ",,," + std::string(ccy) + (opt.detail ? ",,,," : "") + "\n";
-  return out;
 }
 
 }  // namespace gpurent::io

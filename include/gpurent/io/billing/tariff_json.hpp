@@ -21,6 +21,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/text/file.hpp>
 #include <gpurent/io/text/json_reader.hpp>
+#include <gpurent/spec/catalog.hpp>
 #include <gpurent/tariff/tariff.hpp>
 
 namespace gpurent::io {
@@ -109,6 +110,7 @@ struct rate_members {
   rate r;
   std::optional<nano_price> unit_price;
   std::optional<seconds> per, increment, minimum, protection;
+  std::string per_tflops;
   const json* changes = nullptr;
   const json* tiers = nullptr;
   const json* package = nullptr;
@@ -137,6 +139,7 @@ struct rate_members {
   m.tiers = o.find("tiers");
   m.package = o.find("package");
   GPURENT_TRY(read_optional_duration(o, "protection", m.protection));
+  GPURENT_TRY(o.string("per_tflops", m.per_tflops));
   GPURENT_TRY(o.finish());
   return m;
 }
@@ -147,12 +150,42 @@ struct rate_members {
   if (models == 0) return o.fail("unit_price", "a rate needs unit_price or tiers");
   if (models > 1) return o.fail(m.tiers ? "tiers" : "package", "a rate has either unit_price, tiers or package, not several");
   if (m.per && m.per->count() <= 0) return o.fail("per", "must be positive");
-  if (!m.per && m.unit_price) return o.fail("per", "missing (the duration unit_price is for, e.g. \"1h\")");
+  if (!m.per && m.unit_price && m.per_tflops.empty()) return o.fail("per", "missing (the duration unit_price is for, e.g. \"1h\")");
   if (m.changes && !m.unit_price) {
     return o.fail("price_changes", m.tiers ? "price_changes cannot be combined with tiers" : "price_changes need a unit_price");
   }
   if (m.protection && !m.unit_price) return o.fail("protection", "a protection period needs a unit_price");
+  if (!m.per_tflops.empty() && !m.unit_price) return o.fail("per_tflops", "a price per TFLOPS-hour needs a unit_price");
   return {};
+}
+
+// A rate priced per TFLOPS-hour (`per_tflops`: a precision) as a rate per GPU-hour of the
+// catalog model its resource names (`compute/MODEL`), at that model's dense throughput in
+// that precision (docs/formats/billing.md, "Compute units"); exact (compute_unit_rate).
+[[nodiscard]] inline expected<rate> per_tflops_rate(rate r, const json_object& o, const rate_members& m) {
+  static constexpr std::array<std::pair<std::string_view, std::optional<sourced<gflops>> dense_throughput::*>, 6> precisions{
+      {{"fp64", &dense_throughput::fp64},
+       {"fp64_tensor", &dense_throughput::fp64_tensor},
+       {"fp32", &dense_throughput::fp32},
+       {"tf32", &dense_throughput::tf32},
+       {"fp16", &dense_throughput::fp16},
+       {"fp8", &dense_throughput::fp8}}};
+  if (!m.unit_price) return o.fail("per_tflops", "a price per TFLOPS-hour needs a unit_price");
+  if (m.per && *m.per != seconds{3600}) return o.fail("per", "a price per TFLOPS-hour is per hour: leave per out or write \"1h\"");
+  const auto p = std::ranges::find(precisions, std::string_view(m.per_tflops),
+                                   &std::pair<std::string_view, std::optional<sourced<gflops>> dense_throughput::*>::first);
+  if (p == precisions.end()) return o.fail("per_tflops", "expected fp64, fp64_tensor, fp32, tf32, fp16 or fp8, got \"" + m.per_tflops + "\"");
+  const std::string_view res = r.resource;
+  if (kind_of_resource(res) != resource_kind::compute_unit) return o.fail("resource", "a price per TFLOPS-hour needs a resource named compute/MODEL");
+  const gpu_model* model = find_model(res.substr(res.find('/') + 1));
+  if (model == nullptr)
+    return o.fail("resource", "\"" + std::string(res.substr(res.find('/') + 1)) + "\" is not a GPU model of the catalog (gpurent catalog)");
+  const auto& figure = model->throughput.*(p->second);
+  if (!figure) return o.fail("per_tflops", "the catalog has no " + m.per_tflops + " figure for " + std::string(model->name));
+  auto converted = compute_unit_rate(std::move(r), figure->value);
+  if (!converted) return relative(converted.error(), o);
+  converted->per_tflops = m.per_tflops;
+  return converted;
 }
 
 [[nodiscard]] inline expected<rate> read_rate(const json& j, const std::string& path) {
@@ -171,6 +204,7 @@ struct rate_members {
     auto s = price_schedule::make(*m->unit_price, std::move(*changes), m->protection.value_or(seconds{0}));
     if (!s) return relative(s.error(), o);
     r.price = std::move(*s);
+    if (o.has("per_tflops")) return per_tflops_rate(std::move(r), o, *m);
   } else if (m->tiers) {
     r.kind = price_kind::tiers;
     GPURENT_TRY(t, read_tiers(*m->tiers, o.field("tiers")));
@@ -287,7 +321,18 @@ namespace detail {
 
 [[nodiscard]] inline expected<json> price_json(const rate& r, const std::string& at) {
   json out = json::object();
-  if (r.kind == price_kind::unit) {
+  if (r.kind == price_kind::unit && !r.per_tflops.empty()) {  // per TFLOPS-hour, as written
+    GPURENT_TRY(base, nano_text(r.price.base().raw(), r.tflops_gflops, at + ".unit_price"));
+    out["unit_price"] = *base;
+    out["per_tflops"] = r.per_tflops;
+    json changes = json::array();
+    for (const price_change& c : r.price.changes()) {
+      GPURENT_TRY(p, nano_text(c.unit_price.raw(), r.tflops_gflops, at + ".price_changes"));
+      changes.push_back({{"from", format_instant(c.from)}, {"unit_price", *p}});
+    }
+    if (!changes.empty()) out["price_changes"] = std::move(changes);
+    if (r.price.protection().count() != 0) out["protection"] = format_duration(r.price.protection());
+  } else if (r.kind == price_kind::unit) {
     GPURENT_TRY(base, nano_text(r.price.base().raw(), r.price_divisor, at + ".unit_price"));
     out["unit_price"] = *base;
     json changes = json::array();

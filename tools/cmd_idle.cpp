@@ -57,9 +57,11 @@ expected<std::pair<std::vector<usage_record>, std::vector<std::size_t>>> read_us
     out.second.push_back(r.line);
   }
   if (!named && !out.first.empty())
-    return unexpected(error{
-        error_code::invalid_argument, std::string(gpu_label),
-        "the usage has no gpu column: each record names the GPU it ran on (its UUID, or Hostname:index) for idle time to be billed", path + ":1"});
+    return unexpected(
+        error{error_code::invalid_argument, std::string(gpu_label),
+              "no record of the usage names a GPU (a gpu column, or gpu=... in the labels column): each record names the GPU it ran on (its UUID, "
+              "or Hostname:index) for idle time to be billed",
+              path + ":1"});
   return out;
 }
 

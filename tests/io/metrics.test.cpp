@@ -328,6 +328,12 @@ TEST_CASE("gpurent idle: the gpu label in a `labels` cell (gpu=...) reads as the
   REQUIRE_MESSAGE(o.status == 0, o.err);
   CHECK(o.out.find("billed_idle") != std::string::npos);
   CHECK(o.out == g.out);
+  // A gpu column whose cells are all empty names no GPU: an error saying both ways to name one.
+  const auto empty = scratch() / "empty_gpu.csv";
+  test::write_file(empty,
+                   "id,account,resource,mode,quantity,start,end,gpu\nr1,acme,gpu/H100,on_demand,1,2026-11-03T00:00:00Z,2026-11-03T00:20:00Z,\n");
+  invalid("idle --metrics " + data_dir + "query_range.json --usage " + empty.string() + " --tariff " + data_dir + "idle_tariff.json --period 2026-11",
+          "no record of the usage names a GPU (a gpu column, or gpu=... in the labels column)");
 }
 
 TEST_CASE("gpurent idle: a usage gpu naming no series is an error at its line; --allow-unmatched makes it a stated warning") {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <gpurent/core/decimal.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/tariff/amount.hpp>
 #include <gpurent/tariff/rate.hpp>
@@ -75,9 +76,8 @@ struct pricing {
   if (r->mode == "reserved") p.category = "Committed";
   if (r->kind == price_kind::unit && r->price.is_constant() && r->price.base().raw() > 0) {
     // A compute-unit rate is priced per TFLOPS-hour as its tariff says, not per GPU-hour.
-    const bool tflops = !r->per_tflops.empty();
-    const ratio<> unit_price(int128(r->price.base().raw()), int128(gpurent::detail::nano_one) * (tflops ? r->tflops_gflops : r->price_divisor));
-    if (tflops) p.unit = "TFLOPS-Hours";
+    const ratio<> unit_price(int128(r->price.base().raw()), int128(gpurent::detail::nano_one) * written_price_divisor(*r));
+    if (!r->per_tflops.empty()) p.unit = "TFLOPS-Hours";
     p.unit_price = quantity_text(unit_price);
     p.quantity_exact = ratio<>(l.exact.num() * unit_price.den(), l.exact.den() * unit_price.num());
   }

@@ -307,6 +307,12 @@ struct rate_members {
   return parse_tariff_json(*text, path);
 }
 
+// What divides a unit rate's nano base price into the unit price its tariff writes: the GFLOPS
+// of a compute-unit rate (`per_tflops`: the price per TFLOPS-hour), else the rate's price
+// divisor (the price per `per`). The tariff writer and the invoice's pricing columns both
+// state a unit price with it.
+[[nodiscard]] inline std::int64_t written_price_divisor(const rate& r) noexcept { return r.per_tflops.empty() ? r.price_divisor : r.tflops_gflops; }
+
 namespace detail {
 // A nano amount as the shortest exact decimal: "2.49", "100".
 [[nodiscard]] inline std::string nano_exact(std::int64_t nano) { return format_exact(ratio<>(int128(nano), int128(::gpurent::detail::nano_one))); }
@@ -321,23 +327,14 @@ namespace detail {
 
 [[nodiscard]] inline expected<json> price_json(const rate& r, const std::string& at) {
   json out = json::object();
-  if (r.kind == price_kind::unit && !r.per_tflops.empty()) {  // per TFLOPS-hour, as written
-    GPURENT_TRY(base, nano_text(r.price.base().raw(), r.tflops_gflops, at + ".unit_price"));
+  if (r.kind == price_kind::unit) {
+    const std::int64_t divisor = written_price_divisor(r);
+    GPURENT_TRY(base, nano_text(r.price.base().raw(), divisor, at + ".unit_price"));
     out["unit_price"] = *base;
-    out["per_tflops"] = r.per_tflops;
+    if (!r.per_tflops.empty()) out["per_tflops"] = r.per_tflops;
     json changes = json::array();
     for (const price_change& c : r.price.changes()) {
-      GPURENT_TRY(p, nano_text(c.unit_price.raw(), r.tflops_gflops, at + ".price_changes"));
-      changes.push_back({{"from", format_instant(c.from)}, {"unit_price", *p}});
-    }
-    if (!changes.empty()) out["price_changes"] = std::move(changes);
-    if (r.price.protection().count() != 0) out["protection"] = format_duration(r.price.protection());
-  } else if (r.kind == price_kind::unit) {
-    GPURENT_TRY(base, nano_text(r.price.base().raw(), r.price_divisor, at + ".unit_price"));
-    out["unit_price"] = *base;
-    json changes = json::array();
-    for (const price_change& c : r.price.changes()) {
-      GPURENT_TRY(p, nano_text(c.unit_price.raw(), r.price_divisor, at + ".price_changes"));
+      GPURENT_TRY(p, nano_text(c.unit_price.raw(), divisor, at + ".price_changes"));
       changes.push_back({{"from", format_instant(c.from)}, {"unit_price", *p}});
     }
     if (!changes.empty()) out["price_changes"] = std::move(changes);

@@ -68,7 +68,7 @@ struct usage_header {
   [[nodiscard]] bool has_labels() const noexcept { return labels_column != none || !label_columns.empty(); }
 };
 
-// A row's label scratch space: its cells, its pairs, its label set's key.
+// A row's label scratch space: its pairs, its label set's key.
 struct label_scratch {
   std::vector<label_pair> pairs;
   std::string text;

@@ -35,6 +35,7 @@ struct meter_options {
   std::string shard;
   unsigned jobs = io::machine_cores();
   std::string partial_out;
+  std::string previous;
   bool detail = false;
   tool::output_format format{};
   tool::audit_cli audit;
@@ -80,9 +81,11 @@ int run_meter(const meter_options& o) {
     if (!s) return tool::fail(s.error());
     run.shard = *s;
   }
+  auto previous = tool::load_previous(o.previous, *t, o.period);
+  if (!previous) return tool::fail(previous.error());
   auto shards = io::meter_usage_files(*m, o.usage_paths, run);
   if (!shards) return tool::fail(shards.error());
-  auto inv = meter::finish_shards(*shards);
+  auto inv = meter::finish_shards(*shards, previous->carry, previous->prepaid);
   if (!inv) return tool::fail(inv.error());
   if (!o.partial_out.empty()) {
     auto bytes = io::write_partial(*shards);
@@ -101,6 +104,8 @@ int run_merge(const meter_options& o) {
   if (!t) return tool::fail(t.error());
   auto all = meter::for_month(*t, o.period);
   if (!all) return tool::fail(all.error().in_field("--period"));
+  auto previous = tool::load_previous(o.previous, *t, o.period);
+  if (!previous) return tool::fail(previous.error());
   const meter blank = *all;
   for (const std::string& p : o.partials) {
     auto bytes = io::read_file(p);
@@ -109,7 +114,7 @@ int run_merge(const meter_options& o) {
     if (!part) return tool::fail(part.error());
     if (auto r = all->merge(*part); !r) return tool::fail(r.error());
   }
-  auto inv = all->finish();
+  auto inv = all->finish(previous->carry, previous->prepaid);
   if (!inv) return tool::fail(inv.error());
   return tool::print_invoice(*inv, o.format_merge, o.detail_merge, &*t);
 }
@@ -120,6 +125,7 @@ void add_merge(CLI::App& cmd, meter_options& o) {
   merge->add_option("--period", o.period, "calendar month in the tariff's time zone, YYYY-MM")->required();
   merge->add_option("--rounding-point", o.rounding_point, "the rounding point the partials were made with, if overridden");
   merge->add_option("partials", o.partials, "partial result files")->required();
+  merge->add_option("--previous", o.previous, "the previous month's invoice JSON: prepaid balances and carried remainders start from it");
   merge->add_flag("--detail", o.detail_merge, "add exact amounts, every rounding and waste to the output");
   tool::add_format_option(*merge, o.format_merge, tool::meter_formats());
 }
@@ -134,6 +140,7 @@ tool::runner setup_meter(CLI::App& app) {
   cmd->add_option("--shard", o->shard, "rate only the records whose id is in shard K of N (FNV-1a 64 of the id, mod N)");
   cmd->add_option("--jobs", o->jobs, "threads (default: this machine's cores); the output is the same for any number")->check(CLI::Range(1U, 4096U));
   cmd->add_option("--partial-out", o->partial_out, "also write the meter's partial result to this file (for `gpurent meter merge`)");
+  cmd->add_option("--previous", o->previous, "the previous month's invoice JSON: prepaid balances and carried remainders start from it");
   cmd->add_flag("--detail", o->detail, "add exact amounts, every rounding and waste to the output");
   tool::add_format_option(*cmd, o->format, tool::meter_formats());
   tool::add_audit_options(*cmd, o->audit);

@@ -8,6 +8,7 @@
 #include <gpurent/io/billing/invoice_csv.hpp>
 #include <gpurent/io/billing/invoice_focus.hpp>
 #include <gpurent/io/billing/invoice_json.hpp>
+#include <gpurent/io/billing/previous_invoice.hpp>
 #include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/metering/format.hpp>
 #include <gpurent/metering/invoice.hpp>
@@ -31,6 +32,16 @@ inline expected<tariff> load_tariff(const std::string& path, const std::string& 
   rr.point = *p;
   t->set_rounding(rr);
   return t;
+}
+
+// --previous: the previous month's invoice JSON for metering `period` under `t` (its prepaid
+// balances and carried remainders); nothing carried without one.
+inline expected<io::previous_month> load_previous(const std::string& path, const tariff& t, const std::string& period) {
+  if (path.empty()) return io::previous_month{};
+  auto ym = parse_year_month(period);
+  if (!ym) return unexpected<error>(ym.error().in_field("--period"));
+  GPURENT_TRY(text, io::read_file(path));
+  return io::parse_previous_invoice(*text, t, *ym, path);
 }
 
 // `--format focus`, meter's own: the FOCUS 1.0 CSV (io/billing/invoice_focus.hpp).

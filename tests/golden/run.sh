@@ -77,6 +77,7 @@ for f in "$in"/bad/tariff-*.json; do
 done
 for f in "$in"/bad/usage-*.csv; do b="$(basename "$f" .csv)"; bad "bad-$b" meter --tariff tariff-ok.json --usage "$b.csv" --period 2026-11; done
 bad bad-meter-period meter --tariff tariff-ok.json --usage usage-order.csv --period 2026-1
+bad bad-meter-previous meter --tariff tariff-ok.json --usage usage-order.csv --period 2026-11 --previous previous-month.json
 
 # offers import (docs/offers-import.md): gpuhunt CSVs (CRLF, a byte-order mark, quoted fields, a
 # terms file) and a SkyPilot vms.csv, run inside inputs/import so that the offers' sources name

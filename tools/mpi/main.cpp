@@ -39,6 +39,7 @@ struct options {
   std::vector<std::string> usage_paths;
   std::string period;
   std::string rounding_point;
+  std::string previous;
   bool detail = false;
   tool::output_format format{};
   std::size_t round_bytes = std::size_t{64} << 20;
@@ -157,8 +158,16 @@ void print_stats(const round_counters& c, const mpi_transport& t) {
 int run(const options& o, mpi_transport& t) {
   rank_failure f;
   std::optional<meter> m = setup(o, f);
+  io::previous_month previous;
+  if (m) {
+    auto p = tool::load_previous(o.previous, m->tariff_value(), o.period);
+    if (p)
+      previous = std::move(*p);
+    else
+      f.note(0, p.error());
+  }
   if (report(t, agree(t, f))) return tool::exit_invalid;
-  const round_outcome out = io::meter_usage_ranks(t, *m, o.usage_paths, o.round_bytes);
+  const round_outcome out = io::meter_usage_ranks(t, *m, o.usage_paths, o.round_bytes, previous.carry, previous.prepaid);
   if (report(t, out.verdict)) return tool::exit_invalid;
   int status = tool::exit_ok;
   if (t.rank() == 0) {
@@ -181,6 +190,7 @@ int parse_args(int argc, char** argv, options& o, const mpi_transport& t) {
   cmd->add_option("--usage", o.usage_paths, "usage CSV files, rated as one stream")->required();
   cmd->add_option("--period", o.period, "calendar month in the tariff's time zone, YYYY-MM")->required();
   cmd->add_option("--rounding-point", o.rounding_point, "override the tariff's rounding point: record, line (default) or invoice");
+  cmd->add_option("--previous", o.previous, "the previous month's invoice JSON: prepaid balances and carried remainders start from it");
   cmd->add_flag("--detail", o.detail, "add exact amounts, every rounding and waste to the output");
   cmd->add_option("--round-bytes", o.round_bytes, "packed records a rank sends per exchange round, at most (default 64 MiB)")
       ->check(CLI::PositiveNumber);

@@ -69,44 +69,71 @@ struct committed_record {
   nano_quantity quantity{};
 };
 
-// What a line's records pay under a commitment `c` of their rate `r` (one unit price: tariff
-// checks it): a record's covered unit-seconds are free; a record with any part uncovered pays
-// its uncovered unit-seconds and its padding (rule 3's billed - actual seconds, times its
-// quantity) at the rate; a record wholly covered pays nothing. Amounts are numerators over
-// r.denominator(), as rate_usage's.
+// What a line's records pay where part of their usage is paid for already (a commitment, a
+// prepaid package).
 struct committed_line {
   cost_numerator amount;                  // the line's
   cost_numerator waste;                   // the padding it pays
-  nano_usage covered{};                   // unit-seconds the commitment covered
+  nano_usage covered{};                   // unit-seconds covered (as the commitment or package counts them)
   std::vector<cost_numerator> by_record;  // each record's amount, in the order given
 };
 
-[[nodiscard]] inline expected<committed_line> rate_committed(const rate& r, const interval& period, const interval& window, nano_quantity units,
-                                                             std::span<const committed_record> records) {
-  const auto overflow = [] { return detail::overflow_error("a committed line"); };
-  std::vector<covered_span> spans;
-  std::vector<rated_usage> rated(records.size());
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const committed_record& e = records[i];
-    const auto st = rate_usage(r, period, instant{seconds{e.start}}, instant{seconds{e.end}}, e.quantity, rated[i]);
-    if (st == rating_status::overflow) return overflow();
-    const std::int64_t b = std::max(e.start, period.begin().time_since_epoch().count());
-    const std::int64_t en = std::min(e.end, period.end().time_since_epoch().count());
-    spans.push_back(st == rating_status::rated ? covered_span{b, en, e.quantity} : covered_span{b, b, e.quantity});
-  }
+// What records pay when `covered` of each one's billed unit-seconds (at most its usage) is
+// paid for already, by a commitment or a prepaid package: the rest at the rate (one unit
+// price), its padding (billed - actual) counted as waste as far as it is not covered (a
+// record is covered from its start: its padding comes last). Amounts are numerators over
+// r.denominator(), as rate_usage's.
+[[nodiscard]] inline expected<committed_line> pay_uncovered(const rate& r, std::span<const rated_usage> rated, std::span<const nano_usage> covered) {
   committed_line out;
-  std::vector<nano_usage> covered;
-  if (!cover_in_order(spans, window, units, covered)) return overflow();
-  for (std::size_t i = 0; i < records.size(); ++i) {
+  for (std::size_t i = 0; i < rated.size(); ++i) {
     const rated_usage& u = rated[i];
-    const nano_usage padding = covered[i] == u.used_usage ? nano_usage{} : u.usage - u.used_usage;
+    const nano_usage rest = u.usage - covered[i];
+    const nano_usage padding = u.usage - u.used_usage;
     cost_numerator pay, pad;
-    if (!mul_into(r.price.base(), u.used_usage - covered[i] + padding, pay) || !mul_into(r.price.base(), padding, pad) || !add_to(out.amount, pay) ||
+    if (!mul_into(r.price.base(), rest, pay) || !mul_into(r.price.base(), rest < padding ? rest : padding, pad) || !add_to(out.amount, pay) ||
         !add_to(out.waste, pad) || !add_to(out.covered, covered[i]))
-      return overflow();
+      return detail::overflow_error("a covered line");
     out.by_record.push_back(pay);
   }
   return out;
+}
+
+// Each record rated in `period` (a record outside it rates to nothing).
+[[nodiscard]] inline expected<std::vector<rated_usage>> rate_records(const rate& r, const interval& period,
+                                                                     std::span<const committed_record> records) {
+  std::vector<rated_usage> rated(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const committed_record& e = records[i];
+    if (rate_usage(r, period, instant{seconds{e.start}}, instant{seconds{e.end}}, e.quantity, rated[i]) == rating_status::overflow)
+      return detail::overflow_error("a covered line");
+  }
+  return rated;
+}
+
+// What a line's records pay under a commitment of `units` of their rate `r` over `window`:
+// a record's covered unit-seconds are free; a record with any part uncovered pays its
+// uncovered unit-seconds and its padding (rule 3's billed - actual seconds, times its
+// quantity) at the rate; a record wholly covered pays nothing.
+[[nodiscard]] inline expected<committed_line> rate_committed(const rate& r, const interval& period, const interval& window, nano_quantity units,
+                                                             std::span<const committed_record> records) {
+  GPURENT_TRY(rated, rate_records(r, period, records));
+  std::vector<covered_span> spans;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const committed_record& e = records[i];
+    const std::int64_t b = std::max(e.start, period.begin().time_since_epoch().count());
+    const std::int64_t en = std::min(e.end, period.end().time_since_epoch().count());
+    spans.push_back((*rated)[i].usage > nano_usage{} ? covered_span{b, en, e.quantity} : covered_span{b, b, e.quantity});
+  }
+  std::vector<nano_usage> covered;
+  if (!cover_in_order(spans, window, units, covered)) return detail::overflow_error("a committed line");
+  nano_usage used{};
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!add_to(used, covered[i])) return detail::overflow_error("a committed line");
+    if (covered[i] == (*rated)[i].used_usage) covered[i] = (*rated)[i].usage;  // wholly covered: its padding too
+  }
+  GPURENT_TRY(paid, pay_uncovered(r, *rated, covered));
+  paid->covered = used;  // what the commitment offered and the usage used, padding aside
+  return paid;
 }
 
 }  // namespace gpurent

@@ -79,6 +79,12 @@ namespace gpurent::detail::metering_format {
       rows.push_back({a.account, "commitment " + k.resource, k.mode, "", "", k.amount.to_string(), format_exact(k.exact),
                       "used " + used + " of " + offered + " unit-hours"});
     }
+    for (const invoice_prepaid& k : a.prepaid) {
+      const auto th = [](const int128& flop) { return detail::format_minor(tflops_hours_of(flop).round_to_digits(3, rounding_mode::half_even), 3); };
+      rows.push_back({a.account, "prepaid " + k.id, k.per_tflops, "", "", k.amount.to_string(), format_exact(k.exact),
+                      "opened " + th(k.opening) + ", drew " + th(k.drawn) + (k.expired != 0 ? ", expired " + th(k.expired) : "") + ", left " +
+                          th(k.closing) + " TFLOPS-h"});
+    }
     rows.push_back({a.account, "total", "", "", "", a.total.to_string(), format_exact(a.exact_total), ""});
     if (a.credit_applied.minor_units() != 0 || a.credit_remaining.minor_units() != 0) {
       rows.push_back({a.account, "credit applied", "", "", "", (-a.credit_applied).to_string(), "", ""});

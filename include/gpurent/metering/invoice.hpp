@@ -4,6 +4,7 @@
 // rounded one and the rounding between them, then totals, credits and what is due.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,12 +57,32 @@ struct invoice_commitment {
   friend bool operator==(const invoice_commitment&, const invoice_commitment&) = default;
 };
 
+// A prepaid package's part of an account's invoice (docs/formats/billing.md, "Prepaid
+// packages"): its price in the month it is bought, and its balance through the month, in FLOP
+// (tflops_hours_of turns them into TFLOPS-hours): opening - drawn = closing + expired.
+struct invoice_prepaid {
+  std::string id;
+  std::string per_tflops;
+  nano_quantity tflops_hours{};  // its size
+  instant bought{};
+  std::optional<instant> expires;
+  ratio<> exact{};     // its price when bought in the period, else 0
+  money_value amount;  // charged: exact rounded once at the tariff's mode
+  int128 opening = 0;  // at the start of the period (or of its purchase)
+  int128 drawn = 0;    // by the period's usage
+  int128 expired = 0;  // forfeited at its expiry in the period
+  int128 closing = 0;  // carried into the next period
+  nano_usage used{};   // GPU-seconds (nano) of use it paid for, padding aside
+  friend bool operator==(const invoice_prepaid&, const invoice_prepaid&) = default;
+};
+
 struct invoice_account {
   std::string account;
   std::vector<invoice_line> lines;              // sorted by resource, then mode (byte order)
   std::vector<invoice_commitment> commitments;  // sorted by resource, then mode; in the total
+  std::vector<invoice_prepaid> prepaid;         // in the order they are drawn; in the total
   ratio<> exact_total{};
-  money_value total;  // the sum of the rounded lines and commitments
+  money_value total;  // the sum of the rounded lines, commitments and packages bought
   money_value credit_applied;
   money_value due;
   money_value credit_remaining;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Invoice building: a meter's lines rounded at the tariff's rounding point (line, record or
-// invoice), summed per account, the account's prepaid credit drawn down. Every amount is the
-// exact line amount of metering/rating.hpp until the one rounding the tariff names.
+// invoice), commitments and prepaid packages applied, summed per account, the account's
+// prepaid credit drawn down. Every amount is the exact line amount of metering/rating.hpp
+// until the one rounding the tariff names.
 
 #include <algorithm>
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/invoice_parts.hpp>
 #include <gpurent/metering/line_ledger.hpp>
+#include <gpurent/metering/prepaid_draw.hpp>
 #include <gpurent/metering/rating.hpp>
 #include <gpurent/tariff/commitment.hpp>
 #include <gpurent/tariff/rate.hpp>
@@ -39,10 +41,11 @@ namespace detail {
 
 class invoice_builder {
  public:
-  // The invoice of `lines` (and, for record-point rounding of tiered lines, of `book`'s
-  // records) for the period named `period_name`; `carry` as finish() takes it.
-  invoice_builder(const line_ledger& lines, const record_book& book, const std::string& period_name, const carry_book& carry)
-      : t_(&lines.tariff_value()), lines_(&lines), book_(&book), period_name_(&period_name), carry_(&carry) {}
+  // The invoice of `lines` (and, where lines need them, of `book`'s records) for the period
+  // named `period_name`; `carry` and `opening` as finish() takes them.
+  invoice_builder(const line_ledger& lines, const record_book& book, const std::string& period_name, const carry_book& carry,
+                  const prepaid_balances& opening)
+      : t_(&lines.tariff_value()), lines_(&lines), book_(&book), period_name_(&period_name), carry_(&carry), opening_(&opening) {}
 
   [[nodiscard]] expected<invoice> build() const {
     try {
@@ -55,12 +58,7 @@ class invoice_builder {
   }
 
  private:
-  // One in-period record of a tiered line, for record-point rounding.
-  struct placed {
-    std::int64_t start;
-    std::string_view id;
-    meter_record e;
-  };
+  using placed = ordered_record;
   // A line (of one label set) with records, on its way to the invoice.
   struct pending {
     std::uint32_t owner;  // account and label set
@@ -88,12 +86,17 @@ class invoice_builder {
       inv.accounts.push_back(std::move(*acc));
       i = end;
     }
-    // A commitment is charged whether used or not: its account is on the invoice without records.
+    // A commitment is charged whether used or not, and a package's balance is carried whether
+    // drawn or not: their account is on the invoice without records.
     const std::size_t with_records = inv.accounts.size();
-    for (const tariff_commitment& c : t_->commitments()) {
-      const auto has = [&](const invoice_account& a) { return a.account == c.account; };
+    std::vector<std::string> held;
+    for (const tariff_commitment& c : t_->commitments()) held.push_back(c.account);
+    for (const prepaid_package& p : t_->prepaid())
+      if (p.alive_in(lines_->period())) held.push_back(p.account);
+    for (const std::string& name : held) {
+      const auto has = [&](const invoice_account& a) { return a.account == name; };
       if (std::ranges::any_of(inv.accounts, has)) continue;
-      GPURENT_TRY(acc, guarded_account(c.account, {}, ordered));
+      GPURENT_TRY(acc, guarded_account(name, {}, ordered));
       inv.accounts.push_back(std::move(*acc));
     }
     if (inv.accounts.size() > with_records) std::ranges::sort(inv.accounts, {}, &invoice_account::account);
@@ -134,16 +137,17 @@ class invoice_builder {
   }
 
   // The records of the lines that need them, in (start, id) order: tiered lines at the record
-  // point, and lines a commitment covers.
+  // point, lines a commitment covers and lines that draw prepaid packages.
   [[nodiscard]] tiered_records order_records() const {
     tiered_records ordered;
     const bool tiered = t_->rounding().point == rounding_point::record;
-    if (!tiered && t_->commitments().empty()) return ordered;
+    if (!tiered && t_->commitments().empty() && t_->prepaid().empty()) return ordered;
     const record_store& records = book_->records();
     for (std::size_t k = 0; k < records.size(); ++k) {
       const meter_record e = records.at(k);
-      const bool needed =
-          (tiered && t_->rate_at(e.rate).kind != price_kind::unit) || t_->commitment_for(lines_->account(e.account), e.rate) != nullptr;
+      const std::string& account = lines_->account(e.account);
+      const bool needed = (tiered && t_->rate_at(e.rate).kind != price_kind::unit) || t_->commitment_for(account, e.rate) != nullptr ||
+                          t_->draws_prepaid(account, e.rate);
       if (needed) ordered[invoice_line_key(e.account, e.rate)].push_back({e.start, records.id_of(k), e});
     }
     for (auto& [k, v] : ordered) {
@@ -153,22 +157,28 @@ class invoice_builder {
   }
 
   // One account: its lines rounded at the tariff's rounding point (then told per label set),
-  // its commitments, their total, its credit.
+  // its commitments and packages, their total, its credit.
   [[nodiscard]] expected<invoice_account> finish_account(const std::string& name, std::span<const pending> ls, const tiered_records& ordered) const {
     const money_value zero(t_->currency_value(), 0);
     invoice_account acc{
-        .account = name, .lines = {}, .commitments = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
+        .account = name, .lines = {}, .commitments = {}, .prepaid = {}, .total = zero, .credit_applied = zero, .due = zero, .credit_remaining = zero};
     std::vector<std::span<const pending>> sets;  // each line's label sets
-    std::vector<committed_parts> parts;
-    for (std::size_t i = 0; i < ls.size();) {
-      std::size_t end = i + 1;
-      while (end < ls.size() && ls[end].rate == ls[i].rate) ++end;
+    for (std::size_t i = 0, end = 0; i < ls.size(); i = end) {
+      for (end = i + 1; end < ls.size() && ls[end].rate == ls[i].rate;) ++end;
       sets.push_back(ls.subspan(i, end - i));
-      GPURENT_TRY(l, finish_line(sets.back(), acc.account, ordered, parts.emplace_back()));
+    }
+    std::vector<std::optional<std::span<const placed>>> drawing(sets.size());  // the lines that draw packages
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (t_->draws_prepaid(name, sets[i].front().rate)) drawing[i] = records_of(sets[i].front(), ordered);
+    GPURENT_TRY(drawn, draw_account(*t_, lines_->period(), name, *opening_, drawing));
+    std::vector<committed_parts> parts(sets.size());
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      GPURENT_TRY(l, finish_line(sets[i], acc.account, ordered, parts[i], drawn->paid[i]));
       acc.exact_total += l->exact;
       acc.lines.push_back(std::move(*l));
-      i = end;
     }
+    for (const invoice_prepaid& p : drawn->packages) acc.exact_total += p.exact;
+    acc.prepaid = std::move(drawn->packages);
     if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
     for (std::size_t i = 0; i < acc.lines.size(); ++i) GPURENT_TRY(share_labels(acc.lines[i], sets[i], parts[i]));
     for (const tariff_commitment& c : t_->commitments()) {
@@ -200,11 +210,17 @@ class invoice_builder {
     return {};
   }
 
+  // The records of a line (all its label sets) in (start, id) order, where the line needs them.
+  [[nodiscard]] std::span<const placed> records_of(const pending& p, const tiered_records& ordered) const {
+    auto it = ordered.find(invoice_line_key(p.owner, p.rate));
+    return it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second);
+  }
+
   // One line: its exact amount and waste (the rating of metering/rating.hpp) over the records
-  // of all its label sets, rounded at the line or record point (the invoice point rounds the
-  // account's total in allocate_invoice).
+  // of all its label sets, less what a commitment or package paid, rounded at the line or
+  // record point (the invoice point rounds the account's total in allocate_invoice).
   [[nodiscard]] expected<invoice_line> finish_line(std::span<const pending> sets, const std::string& account, const tiered_records& ordered,
-                                                   committed_parts& cp) const {
+                                                   committed_parts& cp, const std::optional<committed_line>& drawn) const {
     const pending& p = sets.front();
     const rate& r = t_->rate_at(p.rate);
     line_totals tot;
@@ -223,18 +239,19 @@ class invoice_builder {
                    .amount = money_value(t_->currency_value(), 0),
                    .waste = *waste,
                    .labels = {}};
-    auto it = ordered.find(invoice_line_key(p.owner, p.rate));
-    const std::span<const placed> recs = it == ordered.end() ? std::span<const placed>{} : std::span<const placed>(it->second);
+    const std::span<const placed> recs = records_of(p, ordered);
+    std::vector<committed_record> in;
+    std::vector<std::uint32_t> owners;
+    for (const placed& rec : recs) {
+      in.push_back({rec.e.start, rec.e.end, rec.e.quantity});
+      owners.push_back(rec.e.account);
+    }
     if (const tariff_commitment* c = t_->commitment_for(account, p.rate)) {
-      std::vector<committed_record> in;
-      std::vector<std::uint32_t> owners;
-      for (const placed& rec : recs) {
-        in.push_back({rec.e.start, rec.e.end, rec.e.quantity});
-        owners.push_back(rec.e.account);
-      }
       GPURENT_TRY(commit_line(*t_, lines_->period(), *c, in, owners, l, cp));
+    } else if (drawn) {
+      GPURENT_TRY(settle_covered_line(*t_, r, *drawn, owners, l, cp));
     } else if (t_->rounding().point == rounding_point::record) {
-      GPURENT_TRY(minor, record_point_amount(r, recs, tot));
+      GPURENT_TRY(minor, record_point_amount(*t_, lines_->period(), r, recs, tot));
       l.amount = money_value(t_->currency_value(), *minor);
     }
     if (t_->rounding().point == rounding_point::line) round_line(l, account);
@@ -252,44 +269,6 @@ class invoice_builder {
     }
     l.forgiven = forgiven_below_minor(*t_, base);
     l.amount = money_value(t_->currency_value(), round_minor(*t_, base));
-  }
-
-  // Record point: the sum of the line's records, each rounded alone (unit prices: summed as
-  // they came; tiered lines: see round_tiered_records).
-  [[nodiscard]] expected<int128> record_point_amount(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
-    if (r.kind == price_kind::unit) return detail::to_int128(tot.rounded_minor);
-    return round_tiered_records(r, recs, tot);
-  }
-
-  // Each record's share of a tiered line (graduated: laid after the records before it;
-  // volume: at the line's step, the step's flat fee with the first record), rounded alone.
-  [[nodiscard]] expected<int128> round_tiered_records(const rate& r, std::span<const placed> recs, const line_totals& tot) const {
-    nano_usage before;
-    cost_numerator before_cost, total_cost;
-    if (!tiered_cost(r, tot.usage, total_cost)) return overflow_error("a tiered line");
-    const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
-    const nano_price vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : nano_price{};
-    int128 sum = 0;
-    bool first = true;
-    for (const placed& p : recs) {
-      rated_usage u;
-      if (rate_usage(r, lines_->period(), instant{seconds{p.e.start}}, instant{seconds{p.e.end}}, p.e.quantity, u) != rating_status::rated) continue;
-      cost_numerator part;
-      if (volume) {
-        cost_numerator all;
-        if (!mul_into(vprice, u.usage, part) || (first && !mul_into(vprice, tot.usage, all))) return overflow_error("a tiered record");
-        if (first) part = part + (total_cost - all);
-      } else {
-        cost_numerator upto;
-        if (!tiered_cost(r, before + u.usage, upto)) return overflow_error("a tiered record");
-        part = upto - before_cost;
-        before_cost = upto;
-      }
-      before = before + u.usage;
-      first = false;
-      sum += round_minor(*t_, usage_cost(part));
-    }
-    return sum;
   }
 
   // Invoice point: the account's exact total rounded once, allocated over its lines by the
@@ -322,6 +301,7 @@ class invoice_builder {
       l.rounding = ratio<>(l.amount.minor_units(), minor_one) - (l.exact + l.carry_in);
     }
     for (const invoice_commitment& k : acc.commitments) total += k.amount.minor_units();
+    for (const invoice_prepaid& k : acc.prepaid) total += k.amount.minor_units();
     acc.total = money_value(c, total);
     credit_balance credit(t_->credit_for(acc.account));
     const credit_balance::draw_result d = credit.draw(acc.total);
@@ -335,6 +315,7 @@ class invoice_builder {
   const record_book* book_;
   const std::string* period_name_;
   const carry_book* carry_;
+  const prepaid_balances* opening_;
 };
 
 }  // namespace detail

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The parts of an invoice built beside its lines (metering/invoice_builder.hpp): a line's
-// amount told per label set, a committed line's amount, and a commitment's charge with what
-// it covered.
+// amount told per label set, a line's amount rounded per record, a line partly paid by a
+// commitment or a prepaid package, and a commitment's charge with what it covered.
 
 #include <cstdint>
 #include <optional>
@@ -19,6 +19,7 @@
 #include <gpurent/metering/invoice.hpp>
 #include <gpurent/metering/line_ledger.hpp>
 #include <gpurent/metering/rating.hpp>
+#include <gpurent/metering/record_store.hpp>
 #include <gpurent/tariff/commitment.hpp>
 #include <gpurent/tariff/rate.hpp>
 
@@ -68,6 +69,54 @@ struct label_set_totals {
   return out;
 }
 
+// One record of a line as the invoice reads it (record-point rounding, commitments, prepaid
+// packages): the line's records are kept in (start, id) order.
+struct ordered_record {
+  std::int64_t start;
+  std::string_view id;
+  meter_record e;
+};
+
+// Each record's share of a tiered line (graduated: laid after the records before it;
+// volume: at the line's step, the step's flat fee with the first record), rounded alone.
+[[nodiscard]] inline expected<int128> round_tiered_records(const tariff& t, const interval& period, const rate& r,
+                                                           std::span<const ordered_record> recs, const line_totals& tot) {
+  nano_usage before;
+  cost_numerator before_cost, total_cost;
+  if (!tiered_cost(r, tot.usage, total_cost)) return overflow_error("a tiered line");
+  const bool volume = r.kind == price_kind::tiers && r.tiers.mode() == tier_mode::volume;
+  const nano_price vprice = volume ? r.tiers.steps()[r.tiers.volume_step(tot.usage)].unit_price : nano_price{};
+  int128 sum = 0;
+  bool first = true;
+  for (const ordered_record& p : recs) {
+    rated_usage u;
+    if (rate_usage(r, period, instant{seconds{p.e.start}}, instant{seconds{p.e.end}}, p.e.quantity, u) != rating_status::rated) continue;
+    cost_numerator part;
+    if (volume) {
+      cost_numerator all;
+      if (!mul_into(vprice, u.usage, part) || (first && !mul_into(vprice, tot.usage, all))) return overflow_error("a tiered record");
+      if (first) part = part + (total_cost - all);
+    } else {
+      cost_numerator upto;
+      if (!tiered_cost(r, before + u.usage, upto)) return overflow_error("a tiered record");
+      part = upto - before_cost;
+      before_cost = upto;
+    }
+    before = before + u.usage;
+    first = false;
+    sum += round_minor(t, usage_cost(part));
+  }
+  return sum;
+}
+
+// Record point: the sum of the line's records, each rounded alone (unit prices: summed as
+// they came; tiered lines: round_tiered_records).
+[[nodiscard]] inline expected<int128> record_point_amount(const tariff& t, const interval& period, const rate& r,
+                                                          std::span<const ordered_record> recs, const line_totals& tot) {
+  if (r.kind == price_kind::unit) return to_int128(tot.rounded_minor);
+  return round_tiered_records(t, period, r, recs, tot);
+}
+
 // What a line's commitment changed: what each label set's (owner's) records pay, what it
 // covered.
 struct committed_parts {
@@ -76,25 +125,31 @@ struct committed_parts {
   nano_usage covered{};
 };
 
-// A line a commitment covers (commitment_cover.hpp): its exact amount and waste are what its
-// records (in (start, id) order, with their owners) pay; at the record point each record's
-// payment is rounded alone.
+// A line whose records are partly paid for already (`paid`: by a commitment or a prepaid
+// package; records in (start, id) order, with their owners): its exact amount and waste are
+// what its records pay; at the record point each record's payment is rounded alone.
+[[nodiscard]] inline expected<void> settle_covered_line(const tariff& t, const rate& r, const committed_line& paid,
+                                                        std::span<const std::uint32_t> owners, invoice_line& l, committed_parts& cp) {
+  cp.committed = true;
+  cp.covered = paid.covered;
+  int128 rounded = 0;
+  for (std::size_t i = 0; i < owners.size(); ++i) {
+    if (!add_to(cp.by_owner[owners[i]], paid.by_record[i])) return overflow_error("a covered line");
+    rounded += round_minor(t, exact_amount(paid.by_record[i], r.denominator()));
+  }
+  l.exact = exact_amount(paid.amount, r.denominator());
+  l.waste = exact_amount(paid.waste, r.denominator());
+  if (t.rounding().point == rounding_point::record) l.amount = money_value(t.currency_value(), rounded);
+  return {};
+}
+
+// A line a commitment covers (commitment_cover.hpp).
 [[nodiscard]] inline expected<void> commit_line(const tariff& t, const interval& period, const tariff_commitment& c,
                                                 std::span<const committed_record> recs, std::span<const std::uint32_t> owners, invoice_line& l,
                                                 committed_parts& cp) {
   const rate& r = t.rate_at(c.rate);
   GPURENT_TRY(paid, rate_committed(r, period, c.window(period), c.units, recs));
-  cp.committed = true;
-  cp.covered = paid->covered;
-  int128 rounded = 0;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (!add_to(cp.by_owner[owners[i]], paid->by_record[i])) return overflow_error("a committed line");
-    rounded += round_minor(t, exact_amount(paid->by_record[i], r.denominator()));
-  }
-  l.exact = exact_amount(paid->amount, r.denominator());
-  l.waste = exact_amount(paid->waste, r.denominator());
-  if (t.rounding().point == rounding_point::record) l.amount = money_value(t.currency_value(), rounded);
-  return {};
+  return settle_covered_line(t, r, *paid, owners, l, cp);
 }
 
 // A commitment's entry in its account's invoice for `period`: its charge (exact, and rounded

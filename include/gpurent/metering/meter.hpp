@@ -113,9 +113,10 @@ class meter {
   // The invoice of meters that share no record id (the shards of one id partition, as
   // io::meter_usage_files gives them): their line totals are added, their records are not
   // copied unless the invoice needs them (record-point rounding of a tiered line).
-  [[nodiscard]] static expected<invoice> finish_shards(std::span<const meter> shards, const carry_book& carry = {}) {
+  [[nodiscard]] static expected<invoice> finish_shards(std::span<const meter> shards, const carry_book& carry = {},
+                                                       const prepaid_balances& opening = {}) {
     GPURENT_ASSERT(!shards.empty());
-    if (shards.size() == 1) return shards.front().finish(carry);
+    if (shards.size() == 1) return shards.front().finish(carry, opening);
     const meter& first = shards.front();
     meter all(first.tariff_value(), first.period(), first.period_name_);
     for (const meter& m : shards) {
@@ -126,7 +127,7 @@ class meter {
         GPURENT_TRY(all.lines_.merge_totals(m.lines_));
       }
     }
-    return all.finish(carry);
+    return all.finish(carry, opening);
   }
 
   // Distinct record k (k < distinct_records()), as a partial result writes it.
@@ -151,15 +152,16 @@ class meter {
   // Counts identical repeats that were ignored elsewhere (a partial result's).
   [[nodiscard]] bool add_duplicates_ignored(std::int64_t n) noexcept { return lines_.add_duplicates(n); }
 
-  // The invoice: lines rounded at the tariff's rounding point, totals, credits.
-  // `carry` holds the remainders of the previous invoice when the tariff carries them.
-  [[nodiscard]] expected<invoice> finish(const carry_book& carry = {}) const {
-    return detail::invoice_builder(lines_, book_, period_name_, carry).build();
+  // The invoice: lines rounded at the tariff's rounding point, totals, credits. `carry` holds
+  // the remainders of the previous invoice when the tariff carries them; `opening`, the
+  // balances its prepaid packages bought before the period closed the previous one with.
+  [[nodiscard]] expected<invoice> finish(const carry_book& carry = {}, const prepaid_balances& opening = {}) const {
+    return detail::invoice_builder(lines_, book_, period_name_, carry, opening).build();
   }
   // finish() looks at the records themselves only for record-point rounding of tiered lines
-  // and for the lines a commitment covers.
+  // and for the lines a commitment covers or a prepaid package pays.
   [[nodiscard]] bool finish_needs_records() const noexcept {
-    if (!tariff_value().commitments().empty()) return true;
+    if (!tariff_value().commitments().empty() || !tariff_value().prepaid().empty()) return true;
     if (tariff_value().rounding().point != rounding_point::record) return false;
     return std::ranges::any_of(tariff_value().rates(), [](const rate& r) { return r.kind != price_kind::unit; });
   }

@@ -217,4 +217,35 @@ template <class Tag>
   return scaled < 0 ? "-" + s : s;
 }
 
+// The inverse of format_exact: a decimal ("0.0415", "-3") or a fraction ("83/2000") read exactly.
+[[nodiscard]] inline expected<ratio<>> parse_exact(std::string_view s) {
+  const auto bad = [&] {
+    return make_error(error_code::parse_error, {},
+                      "not an exact number: \"" + std::string(s) + "\" (expected a decimal such as 2.5 or a fraction such as 5/2)");
+  };
+  const auto digits = [](std::string_view d, int128& out) {
+    if (d.empty() || d.size() > 36) return false;
+    out = 0;
+    for (char ch : d) {
+      if (ch < '0' || ch > '9') return false;
+      out = out * 10 + (ch - '0');
+    }
+    return true;
+  };
+  const bool minus = !s.empty() && s.front() == '-';
+  const std::string_view body = s.substr(minus ? 1 : 0);
+  int128 num = 0, den = 1;
+  if (const auto slash = body.find('/'); slash != std::string_view::npos) {
+    if (!digits(body.substr(0, slash), num) || !digits(body.substr(slash + 1), den) || den == 0) return bad();
+  } else {
+    const auto dot = body.find('.');
+    const std::string_view whole = body.substr(0, dot), frac = dot == std::string_view::npos ? std::string_view{} : body.substr(dot + 1);
+    int128 f = 0;
+    if (!digits(whole, num) || (dot != std::string_view::npos && !digits(frac, f)) || whole.size() + frac.size() > 36) return bad();
+    den = detail::pow10<int128>(static_cast<int>(frac.size()));
+    num = num * den + f;
+  }
+  return ratio<>(minus ? -num : num, den);
+}
+
 }  // namespace gpurent

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A tariff: the rates of resources by (resource, mode), the currency and time zone of its
-// invoices, its rounding rule, its prepaid credits and its commitments.
+// invoices, its rounding rule, its prepaid credits, its commitments and its prepaid packages.
 
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -26,6 +27,7 @@
 #include <gpurent/tariff/amount.hpp>
 #include <gpurent/tariff/billing_time.hpp>
 #include <gpurent/tariff/commitment.hpp>
+#include <gpurent/tariff/prepaid.hpp>
 #include <gpurent/tariff/schedule.hpp>
 #include <gpurent/tariff/tiers.hpp>
 
@@ -157,7 +159,8 @@ class tariff {
   // Checks what no single rate can: a zone that exists, one rate per (resource, mode), one
   // credit per account, in the tariff's currency and not negative.
   [[nodiscard]] static expected<tariff> make(currency ccy, std::string zone_name, rounding_rule rounding, std::vector<rate> rates,
-                                             std::vector<credit_grant> credits = {}, std::vector<tariff_commitment> commitments = {}) {
+                                             std::vector<credit_grant> credits = {}, std::vector<tariff_commitment> commitments = {},
+                                             std::vector<prepaid_package> prepaid = {}) {
     tariff t;
     auto zone = find_zone(zone_name);
     if (!zone) return unexpected(zone.error());
@@ -190,6 +193,7 @@ class tariff {
       }
     }
     GPURENT_TRY(t.set_commitments(std::move(commitments)));
+    GPURENT_TRY(t.set_prepaid(std::move(prepaid)));
     return t;
   }
   [[nodiscard]] const currency& currency_value() const noexcept { return ccy_; }
@@ -230,6 +234,13 @@ class tariff {
       if (c.rate == rate && c.account == account) return &c;
     return nullptr;
   }
+  // The prepaid packages, in the order they are drawn: by expiry (none last), purchase, id.
+  [[nodiscard]] const std::vector<prepaid_package>& prepaid() const noexcept { return prepaid_; }
+  // Whether usage of `account` on rate `rate` draws from a package of the account.
+  [[nodiscard]] bool draws_prepaid(std::string_view account, std::size_t rate) const noexcept {
+    const std::string& p = rates_[rate].per_tflops;
+    return !p.empty() && std::ranges::any_of(prepaid_, [&](const prepaid_package& k) { return k.account == account && k.per_tflops == p; });
+  }
 
  private:
   tariff() = default;  // only make() builds one: a tariff always has its currency and zone
@@ -241,6 +252,7 @@ class tariff {
   std::unordered_map<std::string, std::vector<std::pair<std::string, std::size_t>>, detail::string_hash, std::equal_to<>> index_;
   std::unordered_map<std::string, money_value, detail::string_hash, std::equal_to<>> credits_;
   std::vector<tariff_commitment> commitments_;
+  std::vector<prepaid_package> prepaid_;
 
   // Each commitment names an account and a rate of this tariff with one price for every
   // second (a commitment's coverage is not defined under tiers, packages or price changes),
@@ -266,6 +278,39 @@ class tariff {
                             "a second commitment of account \"" + c.account + "\" on this rate (first: commitments[" + std::to_string(j) + "])");
     }
     commitments_ = std::move(cs);
+    return {};
+  }
+  // Each package has a unique id, an account, positive TFLOPS-hours, a non-negative price, an
+  // expiry after its purchase, and a precision some rate is priced per TFLOPS-hour of; a rate
+  // it pays has one price for every second and no commitment of the same account.
+  [[nodiscard]] expected<void> set_prepaid(std::vector<prepaid_package> ps) {
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const std::string f = "prepaid[" + std::to_string(i) + "]";
+      const prepaid_package& p = ps[i];
+      if (p.id.empty()) return make_error(error_code::invalid_argument, f + ".id", "a package needs an id");
+      if (p.account.empty()) return make_error(error_code::invalid_argument, f + ".account", "a package needs an account");
+      if (p.tflops_hours <= nano_quantity{0}) return make_error(error_code::invalid_argument, f + ".tflops_hours", "must be greater than 0");
+      if (p.price < nano_money{0}) return make_error(error_code::invalid_argument, f + ".price", "must not be negative");
+      if (p.expires && *p.expires <= p.bought) return make_error(error_code::invalid_argument, f + ".expires", "must be after bought");
+      for (std::size_t j = 0; j < i; ++j)
+        if (ps[j].id == p.id)
+          return make_error(error_code::duplicate, f + ".id", "a second package \"" + p.id + "\" (first: prepaid[" + std::to_string(j) + "])");
+      bool priced = false;
+      for (std::size_t r = 0; r < rates_.size(); ++r) {
+        if (rates_[r].per_tflops != p.per_tflops) continue;
+        priced = true;
+        if (!rates_[r].price.is_flat() || commitment_for(p.account, r) != nullptr)
+          return make_error(error_code::invalid_argument, f + ".per_tflops",
+                            "the rate of " + rates_[r].resource + "/" + rates_[r].mode +
+                                " has price changes, protection or a commitment of this account: a package pays a rate with one price");
+      }
+      if (!priced) return make_error(error_code::unknown_name, f + ".per_tflops", "no rate is priced per TFLOPS-hour of \"" + p.per_tflops + "\"");
+    }
+    const auto order = [](const prepaid_package& p) {
+      return std::tuple<instant, instant, const std::string&>(p.expires.value_or(instant::max()), p.bought, p.id);
+    };
+    std::ranges::stable_sort(ps, [&](const prepaid_package& a, const prepaid_package& b) { return order(a) < order(b); });
+    prepaid_ = std::move(ps);
     return {};
   }
 };

@@ -2,7 +2,8 @@
 #pragma once
 // Writes an invoice as CSV (docs/formats/billing.md, "Invoice CSV"): one table a finance
 // system loads and filters by its `kind` column, every row with the period; lines with their
-// quantity, unit and unit price in the tariff's terms, a line's label sets, commitments, then
+// quantity, unit and unit price in the tariff's terms, a line's label sets, commitments and
+// prepaid packages, then
 // per account its total, credit applied and due. With `detail`, exact amounts as decimals of
 // 9 fractional digits (half even) and, beside them, the exact fraction.
 
@@ -97,6 +98,10 @@ class invoice_csv_writer {
       row({"commitment", a.account, k.resource, k.mode, "", "", k.amount.to_string(), ccy}, {units, noun + "-Commitments", "", ""},
           {"", nine_digits(k.exact), format_exact(k.exact)});
     }
+    for (const invoice_prepaid& k : a.prepaid) {
+      row({"prepaid", a.account, k.id, "", "", "", k.amount.to_string(), ccy},
+          {billing_detail::quantity_text(tflops_hours_of(k.drawn)), "TFLOPS-Hours", "", ""}, {"", nine_digits(k.exact), format_exact(k.exact)});
+    }
     row({"total", a.account, "", "", std::to_string(recs), std::to_string(billed), a.total.to_string(), ccy}, {},
         {"", nine_digits(a.exact_total), format_exact(a.exact_total)});
     row({"credit_applied", a.account, "", "", "", "", a.credit_applied.to_string(), ccy});
@@ -113,7 +118,8 @@ class invoice_csv_writer {
 // The invoice as CSV (docs/formats/billing.md, "Invoice CSV"). Columns: kind, account,
 // resource, mode, records, billed_seconds, amount, currency, period, quantity, unit,
 // unit_price, labels (and with `detail`: used_seconds, exact, exact_fraction, rounding,
-// waste_amount). Rows: `line`, then its `label` parts, per line; `commitment`; `total`,
+// waste_amount). Rows: `line`, then its `label` parts, per line; `commitment`; `prepaid` (the
+// package id as resource, the TFLOPS-hours drawn this month as quantity); `total`,
 // `credit_applied`, `due` per account; last `records_out_of_period`. The tariff, when given,
 // supplies quantity, unit and unit price.
 [[nodiscard]] inline std::string write_invoice_csv(const invoice& inv, invoice_format_options opt = {}, const tariff* t = nullptr) {

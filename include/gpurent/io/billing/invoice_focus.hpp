@@ -200,6 +200,38 @@ inline void commitment_rows(std::string& out, const row_context& c, const invoic
   part("Unused", k.available - k.used, k.amount.minor_units() - used);
 }
 
+// A prepaid package's rows: in the month it is bought, a Purchase row, One-Time, BilledCost and
+// EffectiveCost its price (a prepayment: the months it is drawn in are other invoices, so it
+// is not amortized into their usage); in a month it is drawn, a Usage row with BilledCost and
+// EffectiveCost 0 carrying what it paid for (PricingQuantity the TFLOPS-hours drawn,
+// ConsumedQuantity the GPU-hours of use), as a commitment's Used row does.
+inline void prepaid_rows(std::string& out, const row_context& c, const invoice_prepaid& k) {
+  auto v = common_row(c);
+  const std::string zero = money_value(c.inv.ccy, 0).to_string();
+  v[38] = "prepaid/" + k.per_tflops;
+  v[39] = k.id;
+  v[28] = "TFLOPS-Hours";
+  if (c.inv.span.contains(k.bought)) {
+    auto purchase = v;
+    const std::string size = quantity_text(ratio<>(int128(k.tflops_hours.raw()), int128(gpurent::detail::nano_one)));
+    purchase[1] = purchase[20] = purchase[22] = purchase[24] = k.amount.to_string();
+    purchase[7] = purchase[43] = "Purchase";
+    purchase[9] = "prepaid package " + k.id + ": " + size + " TFLOPS-hours (" + k.per_tflops + ")";
+    purchase[10] = "One-Time";
+    purchase[27] = size;
+    focus_row(out, purchase);
+  }
+  if (k.drawn == 0) return;
+  v[1] = v[20] = v[22] = v[24] = zero;
+  v[7] = v[43] = "Usage";
+  v[9] = "prepaid package " + k.id + " drawn";
+  v[10] = "Usage-Based";
+  v[18] = quantity_text(ratio<>(gpurent::detail::to_int128(k.used.raw()), int128(gpurent::detail::nano_one) * 3600));
+  v[19] = "GPU-Hours";
+  v[27] = quantity_text(tflops_hours_of(k.drawn));
+  focus_row(out, v);
+}
+
 }  // namespace focus_detail
 
 // The FOCUS 1.0 CSV of an invoice. The tariff, when given, supplies unit prices, pricing
@@ -222,6 +254,7 @@ inline void commitment_rows(std::string& out, const row_context& c, const invoic
       const auto at = t != nullptr ? t->find(k.resource, k.mode) : std::nullopt;
       focus_detail::commitment_rows(out, c, k, at ? &t->rate_at(*at) : nullptr);
     }
+    for (const invoice_prepaid& k : a.prepaid) focus_detail::prepaid_rows(out, c, k);
     if (a.credit_applied.minor_units() != 0) focus_detail::credit_row(out, c);
   }
   return out;

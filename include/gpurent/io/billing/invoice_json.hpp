@@ -71,6 +71,30 @@ struct invoice_format_options {
   return out;
 }
 
+// An account's prepaid packages (docs/formats/billing.md, "Prepaid packages"): each one's
+// size, its charge in this period (its price in the month it is bought, else 0), and its
+// balance through the period in exact TFLOPS-hours; the closing balance is what the next
+// month's `--previous` reads. `detail` adds the exact charge.
+[[nodiscard]] inline nlohmann::ordered_json prepaid_json(const invoice_account& a, invoice_format_options opt) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const invoice_prepaid& k : a.prepaid) {
+    nlohmann::ordered_json j;
+    j["id"] = k.id;
+    j["per_tflops"] = k.per_tflops;
+    j["tflops_hours"] = format_exact(ratio<>(int128(k.tflops_hours.raw()), int128(::gpurent::detail::nano_one)));
+    j["bought"] = format_instant(k.bought);
+    if (k.expires) j["expires"] = format_instant(*k.expires);
+    j["amount"] = k.amount.to_string();
+    j["opening_tflops_hours"] = format_exact(tflops_hours_of(k.opening));
+    j["drawn_tflops_hours"] = format_exact(tflops_hours_of(k.drawn));
+    j["expired_tflops_hours"] = format_exact(tflops_hours_of(k.expired));
+    j["closing_tflops_hours"] = format_exact(tflops_hours_of(k.closing));
+    if (opt.detail) j["exact"] = format_exact(k.exact);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 [[nodiscard]] inline nlohmann::ordered_json invoice_to_json(const invoice& inv, invoice_format_options opt = {}) {
   using oj = nlohmann::ordered_json;
   oj j;
@@ -112,6 +136,7 @@ struct invoice_format_options {
     }
     ja["lines"] = std::move(lines);
     if (!a.commitments.empty()) ja["commitments"] = commitments_json(a, opt);
+    if (!a.prepaid.empty()) ja["prepaid"] = prepaid_json(a, opt);
     ja["total"] = a.total.to_string();
     ja["credit_applied"] = a.credit_applied.to_string();
     ja["due"] = a.due.to_string();

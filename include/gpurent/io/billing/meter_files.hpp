@@ -270,9 +270,11 @@ namespace detail {
 // `m` of the run's tariff and period): metering/scale/rounds.hpp's protocol over the files'
 // byte ranges, rank_partials to rank 0. See meter_in_rounds for what each rank gets back.
 template <rank_transport T>
-[[nodiscard]] round_outcome meter_usage_ranks(T& t, meter& m, std::span<const std::string> files, std::size_t round_bytes) {
+[[nodiscard]] round_outcome meter_usage_ranks(T& t, meter& m, std::span<const std::string> files, std::size_t round_bytes,
+                                              const carry_book& carry = {}, const prepaid_balances& opening = {}) {
   usage_ranges source(files, m);
-  return meter_in_rounds(t, source, rank_partials{}, m, {.round_bytes = round_bytes, .block_bytes = default_block_bytes});
+  return meter_in_rounds(t, source, rank_partials{}, m,
+                         {.round_bytes = round_bytes, .block_bytes = default_block_bytes, .carry = &carry, .opening = &opening});
 }
 
 }  // namespace gpurent::io

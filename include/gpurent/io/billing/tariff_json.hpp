@@ -259,8 +259,31 @@ struct rate_members {
   return out;
 }
 
+// The prepaid packages: id, account, per_tflops (a precision), tflops_hours, price, bought and
+// an optional expiry; what needs the rates is tariff::make's to check.
+[[nodiscard]] inline expected<std::vector<prepaid_package>> read_prepaid(const json* packages) {
+  std::vector<prepaid_package> out;
+  for (std::size_t i = 0; packages != nullptr && i < packages->size(); ++i) {
+    json_object c((*packages)[i], json_item("prepaid", i));
+    GPURENT_TRY(c.check());
+    prepaid_package p;
+    instant expires{};
+    GPURENT_TRY(c.name("id", p.id, true));
+    GPURENT_TRY(c.name("account", p.account, true));
+    GPURENT_TRY(c.string("per_tflops", p.per_tflops, true));
+    GPURENT_TRY(nano(c, "tflops_hours", p.tflops_hours, true));
+    GPURENT_TRY(nano(c, "price", p.price, true));
+    GPURENT_TRY(c.time_point("bought", p.bought, true));
+    GPURENT_TRY(c.time_point("expires", expires));
+    if (c.has("expires")) p.expires = expires;
+    GPURENT_TRY(c.finish());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 // The top level: its members, then the currency and zone, the rates, the credits, the
-// commitments, and what only the whole tariff can check (tariff::make).
+// commitments and packages, and what only the whole tariff can check (tariff::make).
 [[nodiscard]] inline expected<tariff> read_tariff(const json& j) {
   json_object o(j, "");
   GPURENT_TRY(o.check());
@@ -275,6 +298,7 @@ struct rate_members {
   GPURENT_TRY(rates, o.array("rates", true));
   GPURENT_TRY(credits, o.array("credits"));
   GPURENT_TRY(commitments, o.array("commitments"));
+  GPURENT_TRY(prepaid, o.array("prepaid"));
   GPURENT_TRY(o.finish());
   auto ccy = parse_currency(code);
   if (!ccy) return unexpected<error>(ccy.error().in_field("currency"));
@@ -286,7 +310,8 @@ struct rate_members {
   }
   GPURENT_TRY(cs, read_credits(*credits, *ccy));
   GPURENT_TRY(ks, read_commitments(*commitments));
-  return tariff::make(*ccy, zone, rr, std::move(rs), std::move(*cs), std::move(*ks));
+  GPURENT_TRY(ps, read_prepaid(*prepaid));
+  return tariff::make(*ccy, zone, rr, std::move(rs), std::move(*cs), std::move(*ks), std::move(*ps));
 }
 
 }  // namespace detail::tariff_json
@@ -391,6 +416,18 @@ namespace detail {
     commitments.push_back(std::move(j));
   }
   if (!commitments.empty()) out["commitments"] = std::move(commitments);
+  json prepaid = json::array();
+  for (const prepaid_package& p : t.prepaid()) {
+    json j = {{"id", p.id},
+              {"account", p.account},
+              {"per_tflops", p.per_tflops},
+              {"tflops_hours", detail::nano_exact(p.tflops_hours.raw())},
+              {"price", detail::nano_exact(p.price.raw())},
+              {"bought", format_instant(p.bought)}};
+    if (p.expires) j["expires"] = format_instant(*p.expires);
+    prepaid.push_back(std::move(j));
+  }
+  if (!prepaid.empty()) out["prepaid"] = std::move(prepaid);
   return out;
 }
 

@@ -67,6 +67,8 @@ concept partial_codec = requires(const C& c, const meter& m, std::string_view by
 struct round_options {
   std::size_t round_bytes = std::size_t{64} << 20;  // packed records a rank sends per round, at most
   std::size_t block_bytes = std::size_t{4} << 20;   // blocks read (at most round_bytes)
+  const carry_book* carry = nullptr;                // what finish() takes over from the previous
+  const prepaid_balances* opening = nullptr;        // month (meter::finish); none when null
 };
 
 // What a rank did, for --stats.
@@ -259,7 +261,7 @@ void read_and_exchange(T& t, Source& s, meter& m, const round_options& o, rank_f
 // Every rank but 0 sends its partial; rank 0 reads each as it arrives (every one, even after
 // a failure) and has the invoice of its own meter (moved from `m`) and theirs.
 template <rank_transport T, partial_codec C>
-[[nodiscard]] std::optional<expected<invoice>> reduce(T& t, const C& codec, meter& m, const meter& blank, round_counters& c) {
+[[nodiscard]] std::optional<expected<invoice>> reduce(T& t, const C& codec, meter& m, const meter& blank, const round_options& o, round_counters& c) {
   if (t.rank() != 0) {
     auto bytes = codec.write(m);
     t.send_to_root(bytes ? std::string_view(*bytes) : std::string_view());  // rank 0 rejects an empty one
@@ -280,7 +282,7 @@ template <rank_transport T, partial_codec C>
       parts.push_back(std::move(*p));
   }
   if (failed) return expected<invoice>(unexpected(*failed));
-  return meter::finish_shards(parts);
+  return meter::finish_shards(parts, o.carry != nullptr ? *o.carry : carry_book{}, o.opening != nullptr ? *o.opening : prepaid_balances{});
 }
 
 }  // namespace detail
@@ -298,7 +300,7 @@ template <rank_transport T, usage_range_source Source, partial_codec C>
   rank_failure f;
   detail::read_and_exchange(t, source, m, o, f, out.counters);
   out.verdict = agree(t, f);
-  if (!out.verdict.failed) out.result = detail::reduce(t, codec, m, blank, out.counters);
+  if (!out.verdict.failed) out.result = detail::reduce(t, codec, m, blank, o, out.counters);
   return out;
 }
 

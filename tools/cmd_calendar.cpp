@@ -37,7 +37,7 @@ tool::runner setup_calendar(CLI::App& app) {
           {"timezone", o->zone}, {"period", o->period}, {"start", format_instant(p.begin())}, {"end", format_instant(p.end())}, {"seconds", secs}};
       fmt::print("{}\n", j.dump());
     } else {
-      fmt::print("{} in {}: {} ({} s, {}h{:02}m)\n", o->period, o->zone, p, secs, secs / 3600, (secs % 3600) / 60);
+      fmt::print("{} in {}: {} ({} s, {})\n", o->period, o->zone, p, secs, format_duration(p.length()));
     }
     return tool::exit_ok;
   };

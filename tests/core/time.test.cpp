@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <random>
 #include <string>
 
 #include <gpurent/core/calendar.hpp>
@@ -26,17 +27,50 @@ interval month(const char* zone, int y, unsigned m) {
 }
 }  // namespace
 
-TEST_CASE("durations") {
-  CHECK(*parse_duration("60s") == 60s);
-  CHECK(*parse_duration("15min") == 15min);
-  CHECK(*parse_duration("1h") == 1h);
-  CHECK(*parse_duration("1d") == 24h);
-  for (const char* bad : {"", "s", "1", "1 h", "-1h", "1.5h", "1m", "h1", "1hr", "99999999999999999999s"}) {
-    CHECK_MESSAGE(!parse_duration(bad), bad);
+TEST_CASE("durations: one grammar for every input, one written form read back") {
+  struct spelling {
+    const char* text;
+    std::int64_t secs;
+    const char* written;
+  };
+  const spelling table[] = {{"60s", 60, "1min"},
+                            {"15min", 900, "15min"},
+                            {"15m", 900, "15min"},
+                            {"1h", 3600, "1h"},
+                            {"1d", 86400, "1d"},
+                            {"1w", 604800, "7d"},
+                            {"1h30min", 5400, "1h30min"},
+                            {"90min", 5400, "1h30min"},
+                            {"5400s", 5400, "1h30min"},
+                            {"1m30s", 90, "1min30s"},
+                            {"62h30min", 225000, "2d14h30min"},
+                            {"2d12h", 216000, "2d12h"},
+                            {"30m", 1800, "30min"},
+                            {"0s", 0, "0s"},
+                            {"1w2d3h4min5s", 788645, "9d3h4min5s"},
+                            {"26280h", 94608000, "1095d"},
+                            {"45s", 45, "45s"}};
+  for (const spelling& s : table) {
+    CAPTURE(s.text);
+    const auto d = parse_duration(s.text);
+    REQUIRE(d);
+    CHECK(d->count() == s.secs);
+    CHECK(format_duration(*d) == s.written);
+    CHECK(parse_duration(s.written).value() == *d);
   }
-  CHECK(format_duration(3600s) == "1h");
-  CHECK(format_duration(900s) == "15min");
-  CHECK(format_duration(61s) == "61s");
+  for (const char* bad : {"", "s", "1", "1 h", " 1h", "1h ", "-1h", "1.5h", "h1", "1hr", "1H", "1h1h", "30min1h", "1m1min", "1min1m", "1ms", "1d1w",
+                          "99999999999999999999s", "4611686018427387904s"}) {
+    CAPTURE(bad);
+    const auto d = parse_duration(bad);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().message.find("1h30min") != std::string::npos);  // the grammar, with examples
+  }
+  CHECK(format_duration(-90s) == "-1min30s");
+  std::mt19937_64 rng(35);
+  for (int i = 0; i < 2000; ++i) {  // every written form reads back
+    const seconds s{static_cast<std::int64_t>(rng() % (std::uint64_t{1} << (rng() % 50)))};
+    CHECK(parse_duration(format_duration(s)).value() == s);
+  }
 }
 
 TEST_CASE("RFC 3339 instants") {

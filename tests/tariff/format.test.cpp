@@ -54,7 +54,7 @@ TEST_CASE("enums print their names") {
 TEST_CASE("billing rules and rounding rules") {
   CHECK(fmt::format("{}", billing_presets::aws_ec2_linux()) == "increment 1s, minimum 1min");
   CHECK(fmt::format("{}", billing_rule::fixed(3600)) == "increment 1h");
-  CHECK(fmt::format("{}", billing_rule::fixed(86400, 90)) == "increment 1d, minimum 90s");
+  CHECK(fmt::format("{}", billing_rule::fixed(86400, 90)) == "increment 1d, minimum 1min30s");
   CHECK(fmt::format("{}", rounding_rule{}) == "half_even at line");
   CHECK(fmt::format("{}", rounding_rule{rounding_mode::up, rounding_point::invoice, true, true}) ==
         "up at invoice, forgiving amounts below one minor unit, carrying remainders");

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Time: instants are std::chrono::sys_seconds (UTC, whole seconds); intervals are half-open
-// [begin, end); durations are parsed from "60s", "15min", "1h", "1d"; instants from RFC 3339.
+// [begin, end); durations are read and written in one grammar ("90s", "1h30min", "2d12h"); instants
+// from RFC 3339.
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,31 +82,51 @@ constexpr std::optional<std::int64_t> parse_uint(std::string_view s, std::int64_
 }
 }  // namespace detail
 
-// "60s", "15min", "1h", "1d" (no spaces, no sign, no fraction) as a count of seconds.
+// Durations as every input and output of gpurent writes them: whole numbers with units,
+// largest first, each unit once, no spaces, no sign: "90s", "15min", "1h30min", "2d12h", "1w".
+// Units: w (7 days), d, h, min (or m), s. "0s" is zero.
 [[nodiscard]] inline expected<seconds> parse_duration(std::string_view s) {
   struct unit {
-    std::string_view suffix;
+    std::string_view name;
     std::int64_t secs;
   };
-  constexpr unit units[] = {{"min", 60}, {"s", 1}, {"h", 3600}, {"d", 86400}};
-  for (const auto& u : units) {
-    if (s.size() > u.suffix.size() && s.ends_with(u.suffix)) {
-      const auto digits = s.substr(0, s.size() - u.suffix.size());
-      if (auto n = detail::parse_uint(digits, (std::int64_t{1} << 62) / u.secs)) return seconds(*n * u.secs);
-      break;
-    }
+  constexpr unit units[] = {{"w", 604800}, {"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}};
+  constexpr std::int64_t limit = std::int64_t{1} << 62;
+  std::int64_t total = 0;
+  std::size_t next_unit = 0;  // units before this one were used or skipped: largest first
+  std::string_view rest = s;
+  while (!rest.empty() && next_unit < std::size(units)) {
+    const std::size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
+    if (digits == 0) break;
+    std::size_t u = next_unit;
+    while (u < std::size(units) && !rest.substr(digits).starts_with(units[u].name)) ++u;
+    if (u == std::size(units)) break;
+    const auto n = detail::parse_uint(rest.substr(0, digits), limit / units[u].secs);
+    if (!n || total > limit - *n * units[u].secs) break;
+    total += *n * units[u].secs;
+    rest.remove_prefix(digits + units[u].name.size());
+    next_unit = units[u].secs == 60 ? u + (units[u].name == "min" ? 2 : 1) : u + 1;
   }
+  if (rest.empty() && next_unit > 0) return seconds(total);
   return make_error(error_code::parse_error, {},
-                    "not a duration: \"" + std::string(s) + "\" (expected a whole number and s, min, h or d, e.g. 60s, 15min, 1h, 1d)");
+                    "not a duration: \"" + std::string(s) +
+                        "\" (expected whole numbers with units w, d, h, min or m, s, largest first, no spaces: 90s, 15min, 1h30min, 2d12h, 1w)");
 }
 
-// "1h" for 3600 s: the largest unit that divides the duration exactly.
+// The one written form of a duration, which parse_duration reads back: days, hours, minutes
+// and seconds, largest first, zero parts left out ("1d2h", "1h30min", "45s", "0s"); a negative
+// duration with a leading "-".
 [[nodiscard]] inline std::string format_duration(seconds d) {
-  const auto n = d.count();
-  if (n != 0 && n % 86400 == 0) return std::to_string(n / 86400) + "d";
-  if (n != 0 && n % 3600 == 0) return std::to_string(n / 3600) + "h";
-  if (n != 0 && n % 60 == 0) return std::to_string(n / 60) + "min";
-  return std::to_string(n) + "s";
+  const std::int64_t n = d.count();
+  if (n < 0) return "-" + format_duration(seconds{-n});
+  if (n == 0) return "0s";
+  std::string out;
+  std::int64_t left = n;
+  for (const auto& [name, secs] : {std::pair<const char*, std::int64_t>{"d", 86400}, {"h", 3600}, {"min", 60}, {"s", 1}}) {
+    if (left >= secs) out += std::to_string(left / secs) + name;
+    left %= secs;
+  }
+  return out;
 }
 
 namespace detail {

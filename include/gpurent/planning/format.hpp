@@ -22,22 +22,10 @@
 
 namespace gpurent {
 
-// "4d", "1d13h", "3h7min", "45min27s", "30s": the two largest units, days with hours only.
-[[nodiscard]] inline std::string duration_text(seconds s) {
-  const std::int64_t n = s.count();
-  const std::int64_t d = n / 86400, h = n % 86400 / 3600, m = n % 3600 / 60, sec = n % 60;
-  std::string out;
-  if (d > 0) out += std::to_string(d) + "d";
-  if (h > 0) out += std::to_string(h) + "h";
-  if (m > 0 && d == 0) out += std::to_string(m) + "min";
-  if ((sec > 0 && d == 0 && h == 0) || out.empty()) out += std::to_string(sec) + "s";
-  return out;
-}
-
 namespace detail::plan_text {
 
 [[nodiscard]] inline std::string money(const money_value& m) { return m.to_string() + " " + std::string(m.currency_value().code); }
-[[nodiscard]] inline std::string secs(double s) { return duration_text(seconds(static_cast<std::int64_t>(s))); }
+[[nodiscard]] inline std::string secs(double s) { return format_duration(seconds(static_cast<std::int64_t>(s))); }
 // "0.95", "2": a decimal without trailing fractional zeros.
 template <int S>
 [[nodiscard]] std::string decimal_text(const decimal<S>& d) {
@@ -69,14 +57,14 @@ template <int S>
 }
 
 [[nodiscard]] inline std::string text(const training_rationale& t) {
-  std::string r = std::to_string(t.gpus) + " x " + t.gpu + " for " + duration_text(t.wall);
+  std::string r = std::to_string(t.gpus) + " x " + t.gpu + " for " + format_duration(t.wall);
   if (t.servers > 1) r += ", multi-node: " + std::to_string(t.servers) + " servers x " + std::to_string(t.gpus_per_server) + " GPUs";
   if (t.speed) r += speed_text(*t.speed);
   if (!t.spot) return r;
   const spot_estimate& e = t.spot->estimate;
   r += "; spot with checkpoints: ";
   if (e.notice_fits_checkpoint)
-    r += "the " + duration_text(t.spot->notice) + " notice fits a " + duration_text(t.spot->checkpoint) +
+    r += "the " + format_duration(t.spot->notice) + " notice fits a " + format_duration(t.spot->checkpoint) +
          " checkpoint, so checkpoint on notice (Daly interval " + secs(e.daly_s) + " as fallback)";
   else
     r += "checkpoint every " + secs(e.daly_s) + " (Daly; Young " + secs(e.young_s) + "), " + secs(e.rework_per_interruption_s) +
@@ -85,20 +73,21 @@ template <int S>
 }
 
 [[nodiscard]] inline std::string text(const service_rationale& s) {
-  std::string r = std::to_string(s.replicas) + " replica(s) for " + duration_text(s.duration) + " on " + to_string(s.sharing) + " of " + s.gpu;
-  if (s.reservation_minimum) r += "; a reservation (minimum " + duration_text(*s.reservation_minimum) + ") pays at this duty";
+  std::string r = std::to_string(s.replicas) + " replica(s) for " + format_duration(s.duration) + " on " + to_string(s.sharing) + " of " + s.gpu;
+  if (s.reservation_minimum) r += "; a reservation (minimum " + format_duration(*s.reservation_minimum) + ") pays at this duty";
   return r;
 }
 
 [[nodiscard]] inline std::string text(const experiments_rationale& x) {
   const std::int64_t per = x.runs / x.machines;
   std::string r = std::to_string(x.runs) + " runs on " + std::to_string(x.machines) + " machine(s), " + std::to_string(per) +
-                  (x.runs % x.machines ? "-" + std::to_string(per + 1) : std::string()) + " back to back each, done in " + duration_text(x.wall);
-  r += "; billed per " + duration_text(x.increment);
+                  (x.runs % x.machines ? "-" + std::to_string(per + 1) : std::string()) + " back to back each, done in " + format_duration(x.wall);
+  r += "; billed per " + format_duration(x.increment);
   if (x.one_run_alone.billed > x.one_run_alone.used)
-    r += " (one " + duration_text(x.one_run) + " run alone would pay " + duration_text(x.one_run_alone.billed) + ")";
+    r += " (one " + format_duration(x.one_run) + " run alone would pay " + format_duration(x.one_run_alone.billed) + ")";
   if (x.uninterrupted_run)
-    r += "; on spot an interrupted run starts over: " + duration_text(x.one_run) + " expected per " + duration_text(*x.uninterrupted_run) + " run";
+    r +=
+        "; on spot an interrupted run starts over: " + format_duration(x.one_run) + " expected per " + format_duration(*x.uninterrupted_run) + " run";
   return r;
 }
 
@@ -107,7 +96,7 @@ template <int S>
   for (const std::string& o : p.others) others += (others.empty() ? "" : ", ") + o;
   const std::string how = p.mig_profile ? "mig:" + *p.mig_profile + " MIG slice" : std::string("time-sliced share");
   return "packed with " + others + " on one rented " + (p.unit == offer_unit::server ? "server" : "GPU") + " of " + p.offer + " (" + how + ") for " +
-         duration_text(p.span) + ": " + money(p.together) + " for all " + std::to_string(p.jobs) + " instead of " + money(p.apart) +
+         format_duration(p.span) + ": " + money(p.together) + " for all " + std::to_string(p.jobs) + " instead of " + money(p.apart) +
          " apart; this job's share by compute x time";
 }
 
@@ -130,7 +119,7 @@ template <int S>
     r += "it checkpoints every " + secs(f.interval_s) + " (Daly), " + secs(f.rework_per_failure_s) + " rework per failure";
   else
     r += "with no checkpoint stated a failure restarts it from the beginning";
-  return r + ": " + duration_text(f.wall - f.solve) + " longer than without failures";
+  return r + ": " + format_duration(f.wall - f.solve) + " longer than without failures";
 }
 
 // The limit a ruled-out option found full, and who held it.
@@ -178,7 +167,7 @@ template <int S>
   for (std::size_t k = 0; k < r.ruled_out.size(); ++k) s += (k == 0 ? "; cheaper but ruled out: " : "; ") + pt::text(r.ruled_out[k]);
   if (r.max_spot_price) s += "; on spot only while its price stays at or under " + pt::decimal_text(*r.max_spot_price) + " per GPU-hour";
   if (r.delay) {
-    s += "; starts " + duration_text(r.delay->by) + " after its requested start";
+    s += "; starts " + format_duration(r.delay->by) + " after its requested start";
     s += r.delay->cause == delay_cause::capacity ? ": every cheaper option is full until then" : ": the price is lower then";
   }
   if (r.above_naive) s += pt::text(*r.above_naive, false);
@@ -189,7 +178,7 @@ namespace detail::plan_text {
 
 // "31.46/h", "120.00/1d": a unit price per its period (a tiered price: its first step).
 [[nodiscard]] inline std::string price_text(const price_record& r, int minor_digits) {
-  return price_decimal(r.unit_price, minor_digits) + "/" + (r.per == seconds(3600) ? std::string("h") : duration_text(r.per)) +
+  return price_decimal(r.unit_price, minor_digits) + "/" + (r.per == seconds(3600) ? std::string("h") : format_duration(r.per)) +
          (r.tiers.empty() ? "" : " (tiered)");
 }
 

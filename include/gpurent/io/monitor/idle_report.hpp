@@ -257,27 +257,17 @@ namespace detail {
   return out;
 }
 
-namespace detail {
-// "7h 0min", "45min", "12s"
-[[nodiscard]] inline std::string hours_text(seconds s) {
-  const auto v = s.count();
-  if (v >= 3600) return fmt::format("{}h {}min", v / 3600, (v % 3600) / 60);
-  if (v >= 60) return fmt::format("{}min", v / 60);
-  return fmt::format("{}s", v);
-}
-}  // namespace detail
-
 // For people: one row per GPU with its idle periods under it, the totals, then the billed lines.
 [[nodiscard]] inline std::string write_idle_table(const idle_report& r) {
   std::string out = fmt::format("{:<44} {:>12} {:>12} {:>7} {:>7}\n", "gpu", "observed", "idle", "share", "periods");
   const auto pct = [](seconds i, seconds o) { return fmt::format("{:.2f}%", static_cast<double>(share_basis_points(i, o)) / 100.0); };
   for (const auto& [gpu, rep] : r.gpus) {
-    out += fmt::format("{:<44} {:>12} {:>12} {:>7} {:>7}\n", gpu, detail::hours_text(rep.observed_seconds()), detail::hours_text(rep.idle_seconds()),
+    out += fmt::format("{:<44} {:>12} {:>12} {:>7} {:>7}\n", gpu, format_duration(rep.observed_seconds()), format_duration(rep.idle_seconds()),
                        pct(rep.idle_seconds(), rep.observed_seconds()), rep.idle.size());
     for (const interval& p : rep.idle)
-      out += fmt::format("  idle {} .. {} ({})\n", format_instant(p.begin()), format_instant(p.end()), detail::hours_text(p.length()));
+      out += fmt::format("  idle {} .. {} ({})\n", format_instant(p.begin()), format_instant(p.end()), format_duration(p.length()));
   }
-  out += fmt::format("{:<44} {:>12} {:>12} {:>7}\n", "total", detail::hours_text(r.observed_seconds()), detail::hours_text(r.idle_seconds()),
+  out += fmt::format("{:<44} {:>12} {:>12} {:>7}\n", "total", format_duration(r.observed_seconds()), format_duration(r.idle_seconds()),
                      pct(r.idle_seconds(), r.observed_seconds()));
   out += fmt::format("idle: below {}% for more than {}; a sample holds at most {}\n", format_percent(r.rules.threshold),
                      format_duration(r.rules.min_idle), format_duration(r.rules.max_gap));
@@ -288,9 +278,9 @@ namespace detail {
   for (const billed_idle_row& b : billed_idle_rows(*r.billing)) {
     const std::string idle_amount = b.idle != nullptr ? b.idle->amount.to_string() : money_value(inv.ccy, int128(0)).to_string();
     out += fmt::format("{:<16} {:<24} {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", b.account, b.resource, b.mode,
-                       detail::hours_text(seconds(b.billed->billed_seconds)), b.billed->amount.to_string(),
-                       detail::hours_text(seconds(b.idle != nullptr ? b.idle->used_seconds : 0)), idle_amount,
-                       detail::hours_text(seconds(b.unobserved_seconds)));
+                       format_duration(seconds(b.billed->billed_seconds)), b.billed->amount.to_string(),
+                       format_duration(seconds(b.idle != nullptr ? b.idle->used_seconds : 0)), idle_amount,
+                       format_duration(seconds(b.unobserved_seconds)));
   }
   return out;
 }

@@ -215,7 +215,7 @@ struct checkpoint_case {
   s += fmt::format("{}\n", e.notice_fits_checkpoint
                                ? "the notice holds a checkpoint: write on notice, lose write + restart per interruption"
                                : fmt::format("checkpoint every Daly interval; {:.0f} s of work lost per interruption", e.rework_per_interruption_s));
-  s += fmt::format("expected wall time {} ({:.1f} s), {} interruptions ({:.2f})\n", duration_text(e.wall), e.expected_wall_s, e.interruptions,
+  s += fmt::format("expected wall time {} ({:.1f} s), {} interruptions ({:.2f})\n", format_duration(e.wall), e.expected_wall_s, e.interruptions,
                    e.expected_interruptions);
   return s;
 }

@@ -77,7 +77,7 @@ expected<commitment_inputs> read_commitment(const commitment_cli& o) {
   GPURENT_TRY(rsv, mode_price(*cat, o, offer_mode::reserved));
   std::optional<seconds> term;
   if (!o.term.empty()) {
-    GPURENT_TRY(t, duration_option(o.term, "--term", {.bare_hours = true, .positive = true}));
+    GPURENT_TRY(t, duration_option(o.term, "--term", {.positive = true}));
     term = *t;
   } else if (const seconds m = cat->find(o.offer, offer_mode::reserved)->pricing.time.minimum(); m.count() > 0) {
     term = m;  // the reservation's minimum is its term
@@ -100,7 +100,7 @@ CLI::App* add_commitment(CLI::App& advise, std::shared_ptr<commitment_cli> o) {
   cmd->add_option("--load", o->load, "hourly load CSV: hour,units or start,units (docs/advisors.md)")->required();
   cmd->add_option("--offers", o->offers, "offers JSON (docs/planning.md)")->required();
   cmd->add_option("--offer", o->offer, "the offer id; it needs an on_demand and a reserved mode")->required();
-  cmd->add_option("--term", o->term, "commitment term (720h, 365d, or hours); default: the reserved rate's minimum");
+  cmd->add_option("--term", o->term, "commitment term (720h, 365d, 52w); default: the reserved rate's minimum")->type_name("DURATION");
   add_format(*cmd, o->format);
   return cmd;
 }
@@ -121,7 +121,7 @@ struct build_inputs {
 expected<build_inputs> read_build(const build_cli& o) {
   build_inputs in;
   GPURENT_TRY(purchase, decimal_flag(o.purchase, "--purchase"));
-  GPURENT_TRY(life, duration_option(o.life, "--life", {.bare_hours = true}));
+  GPURENT_TRY(life, duration_option(o.life, "--life"));
   if (life->count() % 3600 != 0) return make_error(error_code::invalid_argument, "--life", "must be whole hours");
   GPURENT_TRY(hosting, decimal_flag(o.hosting, "--hosting"));
   GPURENT_TRY(staff, decimal_flag(o.staff, "--staff"));
@@ -181,7 +181,7 @@ int run_build(const build_cli& o) {
 CLI::App* add_build(CLI::App& advise, std::shared_ptr<build_cli> o) {
   auto* cmd = advise.add_subcommand("build-vs-rent", "own or rent: the break-even utilization, or with --load the owned pool size that costs least");
   cmd->add_option("--purchase", o->purchase, "purchase price per GPU, with its share of server and network")->required();
-  cmd->add_option("--life", o->life, "amortization period (26280h, 1095d, or hours)")->required();
+  cmd->add_option("--life", o->life, "amortization period (26280h, 1095d, 156w)")->type_name("DURATION")->required();
   cmd->add_option("--hosting", o->hosting, "hosting per GPU-hour of wall time (space, cooling, network); default 0");
   cmd->add_option("--staff", o->staff, "operations staff per GPU-hour of wall time; default 0");
   cmd->add_option("--power-kw", o->power_kw, "power per GPU at load in kW, PUE included; default 0");
@@ -220,15 +220,15 @@ expected<std::optional<bytes>> checkpoint_size(const checkpoint_cli& o) {
   return std::optional<bytes>(bytes(n.convert_to<std::int64_t>()));
 }
 
-// Write and restore times from the size and the bandwidths, else --write as given.
+// Write and restore times from the size and the bandwidths, else --checkpoint-write as given.
 expected<void> checkpoint_times(const checkpoint_cli& o, io::checkpoint_case& in) {
   GPURENT_TRY(size, checkpoint_size(o));
   in.size = *size;
   if (!in.size) {
     if (o.write.empty())
-      return make_error(error_code::invalid_argument, "--write",
-                        "give --write, or a checkpoint size (--size-gb, --size-gib or --params) and --write-mb-per-s");
-    GPURENT_TRY(w, duration_option(o.write, "--write"));
+      return make_error(error_code::invalid_argument, "--checkpoint-write",
+                        "give --checkpoint-write, or a checkpoint size (--size-gb, --size-gib or --params) and --write-mb-per-s");
+    GPURENT_TRY(w, duration_option(o.write, "--checkpoint-write"));
     in.write = *w;
     return {};
   }
@@ -271,8 +271,11 @@ int run_checkpoint(const checkpoint_cli& o) {
 CLI::App* add_checkpoint(CLI::App& advise, std::shared_ptr<checkpoint_cli> o) {
   auto* cmd =
       advise.add_subcommand("checkpoint", "checkpoint interval (Young/Daly), expected wall time and rework of a job on interruptible capacity");
-  cmd->add_option("--solve", o->solve, "work to do, uninterrupted (48h, 2d)")->required();
-  auto* w = cmd->add_option("--write", o->write, "checkpoint write time (5min); or give a size and --write-mb-per-s");
+  cmd->add_option("--solve", o->solve, "work to do, uninterrupted (48h, 2d12h)")->type_name("DURATION")->required();
+  auto* w = cmd->add_option("--checkpoint-write,--write", o->write,
+                            "checkpoint write time (5min, 1m30s), as fleet run's --checkpoint-write and a workload's checkpoint; or give a "
+                            "size and --write-mb-per-s")
+                ->type_name("DURATION");
   auto* gb = cmd->add_option("--size-gb", o->size_gb, "checkpoint size in GB (10^9 bytes)");
   auto* gib = cmd->add_option("--size-gib", o->size_gib, "checkpoint size in GiB (2^30 bytes)");
   auto* params = cmd->add_option("--params", o->params, "model parameters: the checkpoint is params x --bytes-per-param")->check(CLI::PositiveNumber);
@@ -284,8 +287,9 @@ CLI::App* add_checkpoint(CLI::App& advise, std::shared_ptr<checkpoint_cli> o) {
   params->excludes(w);
   cmd->add_option("--write-mb-per-s", o->write_mbps, "storage write bandwidth, MB/s (10^6 bytes a second)")->check(CLI::PositiveNumber);
   cmd->add_option("--read-mb-per-s", o->read_mbps, "storage read bandwidth, MB/s: adds the restore time to --restart")->check(CLI::PositiveNumber);
-  cmd->add_option("--restart", o->restart, "time to get going again after an interruption, besides reading the checkpoint; default 0s");
-  cmd->add_option("--notice", o->notice, "warning before an interruption (spot notice); default 0s");
+  cmd->add_option("--restart", o->restart, "time to get going again after an interruption, besides reading the checkpoint; default 0s")
+      ->type_name("DURATION");
+  cmd->add_option("--notice", o->notice, "warning before an interruption (spot notice); default 0s")->type_name("DURATION");
   cmd->add_option("--interruptions-per-hour", o->rate, "expected interruptions per hour of the whole allocation")->required();
   add_format(*cmd, o->format);
   return cmd;

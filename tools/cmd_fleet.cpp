@@ -52,6 +52,7 @@ struct generate_args {
   std::string out;
   std::string horizon = "7d", checkpoint_every = "30min";  // durations (--load)
   bool load_given = false;
+  output_format format = output_format::json;
 };
 
 struct packed {
@@ -139,7 +140,8 @@ int run_generate(const generate_args& a) {
        {std::pair{"nodes.csv", io::write_fleet_nodes_csv(f->cluster)}, std::pair{"topology.json", io::write_topology_json(f->cluster)},
         std::pair{"jobs.csv", io::write_fleet_jobs_csv(f->jobs, f->cluster)}})
     if (auto w = gpurent::tool::write_file((dir / name).string(), text, "--out"); !w) return tool::fail(w.error());
-  fmt::print("{}\n", io::generate_json(a.out, *f, *opts).dump(2));
+  const auto summary = io::generate_json(a.out, *f, *opts);
+  fmt::print("{}", a.format == output_format::json ? summary.dump(2) + "\n" : io::generate_table(summary));
   return tool::exit_ok;
 }
 
@@ -169,10 +171,17 @@ void setup_generate(CLI::App& fleet, const std::shared_ptr<generate_args>& a) {
   auto* load = cmd->add_option("--load", a->o.load_pct, "jobs over time for fleet run: offered load in percent of the GPUs up x --horizon")
                    ->each([a](const std::string&) { a->load_given = true; });
   load->excludes(demand);
-  cmd->add_option("--horizon", a->horizon, "--load: the jobs arrive over this long (Poisson)")->capture_default_str()->needs(load);
+  cmd->add_option("--horizon", a->horizon, "--load: the jobs arrive over this long (Poisson)")
+      ->type_name("DURATION")
+      ->capture_default_str()
+      ->needs(load);
   cmd->add_option("--spot", a->o.spot, "--load: fraction of the jobs that are spot (preemptible)")->capture_default_str()->needs(load);
-  cmd->add_option("--checkpoint-every", a->checkpoint_every, "--load: work between a spot job's checkpoints")->capture_default_str()->needs(load);
+  cmd->add_option("--checkpoint-every", a->checkpoint_every, "--load: work between a spot job's checkpoints")
+      ->type_name("DURATION")
+      ->capture_default_str()
+      ->needs(load);
   cmd->add_option("--out", a->out, "folder for nodes.csv, topology.json and jobs.csv")->required();
+  gpurent::tool::add_format_option(*cmd, a->format, {{"json", output_format::json}, {"table", output_format::table}});
 }
 
 gpurent::tool::runner setup_fleet(CLI::App& app) {

@@ -270,15 +270,15 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--policy", a.policy, "placement policy: gpurent, fgd, best-fit (--pods); gpurent, slurm-block, kueue-best-fit, best-fit (--jobs)")
       ->capture_default_str();
   cmd.add_option("--victims", a.victims, "victim policy")->check(CLI::IsMember({"none", "kube", "gpurent"}))->capture_default_str();
-  cmd.add_option("--notice", a.notice, "notice before a victim stops")->capture_default_str();
-  cmd.add_option("--checkpoint-write", a.checkpoint_write, "notice a final checkpoint needs")->capture_default_str();
-  cmd.add_option("--restart", a.restart, "work a restart adds")->capture_default_str();
-  cmd.add_option("--min-runtime", a.min_runtime, "a job runs this long before it may be a victim")->capture_default_str();
+  cmd.add_option("--notice", a.notice, "notice before a victim stops")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--checkpoint-write", a.checkpoint_write, "notice a final checkpoint needs")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--restart", a.restart, "work a restart adds")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--min-runtime", a.min_runtime, "a job runs this long before it may be a victim")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--placements", a.placements, "one CSV row per member per run segment");
   cmd.add_option("--emit-usage", a.emit_usage, "the run segments as usage CSV for gpurent meter");
   cmd.add_option("--node-events", a.node_events, "node failures and repairs over time: CSV time,node,state (down, drain, up)");
   cmd.add_option("--timeline", a.timeline, "the allocation time series: one CSV row every --timeline-step");
-  cmd.add_option("--timeline-step", a.timeline_step, "seconds between --timeline rows")->capture_default_str();
+  cmd.add_option("--timeline-step", a.timeline_step, "time between --timeline rows")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--preemptions", a.preemptions, "one CSV row per preemption: preemptor, victims, why those");
   cmd.add_flag("--check", a.check, "check the placement rules at every instant a segment starts (JSON: violations)");
   cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();

@@ -126,8 +126,8 @@ tool::runner setup_idle(CLI::App& app) {
                   "are read as ratios 0..1, a metric gpurent does not know as a percentage, with a warning");
   cmd->add_option("--threshold", o->threshold,
                   "a GPU is idle while its utilization is below this percentage (default 5; a ratio field is compared with it / 100)");
-  cmd->add_option("--min-idle", o->min_idle, "idle periods of at most this are dropped (default 30min)");
-  cmd->add_option("--max-gap", o->max_gap, "a sample holds at most this long; beyond, the GPU is not observed (default 5min)");
+  cmd->add_option("--min-idle", o->min_idle, "idle periods of at most this are dropped (default 30min)")->type_name("DURATION");
+  cmd->add_option("--max-gap", o->max_gap, "a sample holds at most this long; beyond, the GPU is not observed (default 5min)")->type_name("DURATION");
   cmd->add_option("--usage", o->usage_path, "usage CSV (as gpurent meter reads it) with a gpu column naming each record's GPU");
   cmd->add_option("--tariff", o->tariff_path, "tariff JSON (as gpurent meter reads it)");
   cmd->add_option("--period", o->period, "calendar month in the tariff's time zone, YYYY-MM");

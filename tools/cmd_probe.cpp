@@ -99,7 +99,8 @@ tool::runner setup_probe(CLI::App& app) {
   auto o = std::make_shared<probe_options>();
   auto* cmd = app.add_subcommand("probe", "this machine's GPUs (CUDA runtime, NVML) mapped onto the catalog, with live MIG layouts and state");
   tool::add_format_option(*cmd, o->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
-  cmd->add_option("--watch", o->watch, "sample the live state every DURATION (5s, 1min); JSON: a Prometheus query_range answer for gpurent idle");
+  cmd->add_option("--watch", o->watch, "sample the live state this often (5s, 1min); JSON: a Prometheus query_range answer for gpurent idle")
+      ->type_name("DURATION");
   cmd->add_option("--samples", o->samples, "how many samples --watch takes");
   return [o] {
     if (o->watch.empty() && o->samples != 0) return tool::fail(error{error_code::invalid_argument, "--samples", "needs --watch", {}});

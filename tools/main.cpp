@@ -7,6 +7,7 @@
 
 #include <gpurent/version.hpp>
 
+#include "suggest.hpp"
 #include "tool.hpp"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "gpurent: {}\n", e.what());
+    for (const std::string& s : suggestions(app, std::vector<std::string>(argv + 1, argv + argc))) fmt::print(stderr, "gpurent: {}\n", s);
     fmt::print(stderr, "run 'gpurent --help' for usage\n");
     return exit_invalid;
   }

@@ -50,7 +50,7 @@ inline constexpr output_format focus_format = output_format::focus;
 // The --format choices of `gpurent meter` and `meter merge`.
 inline std::initializer_list<std::pair<std::string, output_format>> meter_formats() {
   static const std::initializer_list<std::pair<std::string, output_format>> f{
-      {"json", output_format::json}, {"csv", output_format::csv}, {"table", output_format::table}, {"focus", focus_format}};
+      {"json", output_format::json}, {"table", output_format::table}, {"csv", output_format::csv}, {"focus", focus_format}};
   return f;
 }
 

@@ -74,18 +74,15 @@ inline void add_format_option(CLI::App& cmd, output_format& out, std::initialize
   cmd.add_option("--format", out, "output format")->transform(by_name);
 }
 
-// How a duration option reads its text. Every option takes a whole number and one unit (60s,
-// 15min, 1h, 1d: core/time.hpp's parse_duration); `bare_hours` also takes a bare whole number as
-// hours (advise's --life and --term, as documented there); `positive` refuses 0.
+// How a duration option reads its text: core/time.hpp's parse_duration, the one grammar of
+// every duration the tool reads (90s, 15min, 1h30min, 2d12h, 1w); `positive` refuses 0.
 struct duration_rule {
-  bool bare_hours = false;
   bool positive = false;
 };
 
 // The one duration parser of the tool's options: an error names the option.
 inline expected<seconds> duration_option(const std::string& text, std::string_view option, duration_rule rule = {}) {
-  const bool bare = rule.bare_hours && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  auto d = parse_duration(bare ? text + "h" : text);
+  auto d = parse_duration(text);
   if (!d) return unexpected(d.error().in_field(option));
   if (rule.positive && d->count() <= 0) return make_error(error_code::invalid_argument, std::string(option), "must be positive");
   return d;

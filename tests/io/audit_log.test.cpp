@@ -164,11 +164,14 @@ TEST_CASE("gpurent audit verify: exit 0 with a summary, 2 naming the first bad l
   const auto good = dir / "good.log";
   const auto lines = sample_lines();
   gpurent::test::write_file(good, join(lines));
-  auto r = gpurent::test::run_tool("audit verify '" + good.string() + "'");
+  auto r = gpurent::test::run_tool("audit verify '" + good.string() + "' --format table");
   CHECK(r.status == 0);
   const std::string last = ordered_json::parse(lines[4])["hash"];
   CHECK(r.out == good.string() + ": 5 lines, chain intact, last hash " + last + "\n");
   CHECK(r.err.empty());
+  auto j = gpurent::test::run_tool("audit verify '" + good.string() + "'");  // JSON, the default
+  CHECK(j.status == 0);
+  CHECK(ordered_json::parse(j.out) == ordered_json{{"log", good.string()}, {"lines", 5}, {"chain", "intact"}, {"last_hash", last}});
   auto swapped = lines;
   std::swap(swapped[3], swapped[4]);
   const auto bad = dir / "bad.log";

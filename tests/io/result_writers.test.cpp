@@ -218,12 +218,13 @@ TEST_CASE("probe: a probed GPU as JSON without a device (what a probe read can b
   CHECK(io::probe_machine_table(c, gpus).ends_with("NVML: no NVML here\n"));
 }
 
-TEST_CASE("the tool's duration options: one parser, each option's forms kept") {
+TEST_CASE("the tool's duration options: one parser, one grammar, no bare numbers") {
   using gpurent::test::run_tool;
-  // advise --life and --term take a bare number as hours; fleet run --notice does not.
-  CHECK(run_tool("advise build-vs-rent --purchase 30000 --life 26280 --rent 2 --utilization 0.5").status == 0);
+  // --life is a duration like every other: 1095d = 26280h = 156w3d; a bare number is refused.
+  CHECK(run_tool("advise build-vs-rent --purchase 30000 --life 26280h --rent 2 --utilization 0.5").status == 0);
   CHECK(run_tool("advise build-vs-rent --purchase 30000 --life 1095d --rent 2 --utilization 0.5").out ==
-        run_tool("advise build-vs-rent --purchase 30000 --life 26280 --rent 2 --utilization 0.5").out);
+        run_tool("advise build-vs-rent --purchase 30000 --life 156w3d --rent 2 --utilization 0.5").out);
+  CHECK(run_tool("advise build-vs-rent --purchase 30000 --life 26280 --rent 2 --utilization 0.5").status == 2);
   const auto notice = run_tool("fleet run --nodes x.csv --jobs y.csv --notice 30");
   CHECK(notice.status == 2);
   CHECK(notice.err.find("field '--notice': not a duration: \"30\"") != std::string::npos);

@@ -50,7 +50,7 @@ const std::string offers_json = R"({"currency": "USD", "offers": [
   {"id": "a100", "gpu": "A100-SXM4-80GB", "unit": "gpu", "mode": "on_demand", "price": "2.00", "per": "1h"},
   {"id": "a100", "gpu": "A100-SXM4-80GB", "unit": "gpu", "mode": "reserved", "price": "1.30", "per": "1h", "minimum": "720h"},
   {"id": "h100", "gpu": "H100-SXM5-80GB", "unit": "gpu", "mode": "on_demand", "price": "3.00", "per": "1h"}]})";
-const std::string own_flags = "--purchase 30000 --life 30000 --hosting 0.20 --staff 0.30 --power-kw 0.7 --energy-price 0.15 --rent 2.49";
+const std::string own_flags = "--purchase 30000 --life 30000h --hosting 0.20 --staff 0.30 --power-kw 0.7 --energy-price 0.15 --rent 2.49";
 }  // namespace
 
 TEST_CASE("gpurent advise commitment: the best level of a small profile") {
@@ -73,7 +73,7 @@ TEST_CASE("gpurent advise commitment: the best level of a small profile") {
   CHECK(j["curve"][1]["cost"] == "40.40");
   CHECK(j["curve"][3]["cost"] == "41.20");
   const auto t =
-      run_json("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) + " --offer a100 --term 8");
+      run_json("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) + " --offer a100 --term 8h");
   CHECK(t["term"]["cost"] == "38.80");  // a term as long as the window
   const tool_result table =
       run("commitment --load " + file("load.csv", load_csv) + " --offers " + file("offers.json", offers_json) + " --offer a100 --format table");
@@ -107,7 +107,7 @@ TEST_CASE("gpurent advise build-vs-rent: scalar form") {
   CHECK(j["break_even_utilization"] == 0.6289);
   CHECK(j["own_is_cheaper"] == false);
   CHECK(run_json("build-vs-rent " + own_flags + " --utilization 0.9")["own_is_cheaper"] == true);
-  CHECK(run_json("build-vs-rent --purchase 30000 --life 30000 --rent 1.00 --hosting 0.5 --utilization 1")["break_even_utilization"].is_null());
+  CHECK(run_json("build-vs-rent --purchase 30000 --life 30000h --rent 1.00 --hosting 0.5 --utilization 1")["break_even_utilization"].is_null());
   // --life as a duration: 1250d = 30000 h.
   CHECK(run_json("build-vs-rent " + own_flags.substr(0, own_flags.find("--life")) + "--life 1250d" + own_flags.substr(own_flags.find(" --hosting")) +
                  " --utilization 0.5")["fixed_per_hour"] == "1.500000");
@@ -137,14 +137,14 @@ TEST_CASE("gpurent advise build-vs-rent: profile form, own the base and rent the
 }
 
 TEST_CASE("gpurent advise build-vs-rent: bad input") {
-  check_bad("build-vs-rent --purchase 30,000 --life 30000 --rent 2 --utilization 0.5", {"'--purchase'"});
+  check_bad("build-vs-rent --purchase 30,000 --life 30000h --rent 2 --utilization 0.5", {"'--purchase'"});
   check_bad("build-vs-rent --purchase 30000 --life 3y --rent 2 --utilization 0.5", {"'--life'"});
   check_bad("build-vs-rent --purchase 30000 --life 0 --rent 2 --utilization 0.5", {"'--life'"});
-  check_bad("build-vs-rent --purchase 30000 --life 30000 --rent 2 --utilization 1.5", {"'--utilization'"});
-  check_bad("build-vs-rent --purchase 30000 --life 30000 --rent 2", {"--utilization", "--load"});
-  check_bad("build-vs-rent --purchase 30000 --life 30000 --rent -2 --utilization 0.5", {"'--rent'"});
-  check_bad("build-vs-rent --purchase 30000 --life 30000 --rent 2 --currency XYZ --utilization 0.5", {"'--currency'"});
-  check_bad("build-vs-rent --purchase 30000 --life 30000 --rent 2 --load " + file("b.csv", "hour,gpus\n0,1\n1,1.5\n"), {"b.csv:3", "'gpus'"});
+  check_bad("build-vs-rent --purchase 30000 --life 30000h --rent 2 --utilization 1.5", {"'--utilization'"});
+  check_bad("build-vs-rent --purchase 30000 --life 30000h --rent 2", {"--utilization", "--load"});
+  check_bad("build-vs-rent --purchase 30000 --life 30000h --rent -2 --utilization 0.5", {"'--rent'"});
+  check_bad("build-vs-rent --purchase 30000 --life 30000h --rent 2 --currency XYZ --utilization 0.5", {"'--currency'"});
+  check_bad("build-vs-rent --purchase 30000 --life 30000h --rent 2 --load " + file("b.csv", "hour,gpus\n0,1\n1,1.5\n"), {"b.csv:3", "'gpus'"});
 }
 
 TEST_CASE("gpurent advise checkpoint: a 70B model's checkpoint from size and bandwidth") {
@@ -170,7 +170,7 @@ TEST_CASE("gpurent advise checkpoint: a 70B model's checkpoint from size and ban
   CHECK(g["daly_interval_s"] == 8610.525);
   // A typed-in write time that the notice holds: write on notice, T = Ts / (1 - lambda (delta + R)):
   // 36000 / (1 - 0.1 x 600 / 3600) = 36000 x 60/59 = 36610.169 s.
-  const auto n = run_json("checkpoint --solve 10h --write 1min --restart 9min --notice 2min --interruptions-per-hour 0.1");
+  const auto n = run_json("checkpoint --solve 10h --checkpoint-write 1min --restart 9min --notice 2min --interruptions-per-hour 0.1");
   CHECK(n["notice_fits_checkpoint"] == true);
   CHECK(n["expected_wall_s"] == 36610.169);
   CHECK(n["wall_s"] == 36611);
@@ -181,12 +181,12 @@ TEST_CASE("gpurent advise checkpoint: a 70B model's checkpoint from size and ban
 }
 
 TEST_CASE("gpurent advise checkpoint: bad input") {
-  check_bad("checkpoint --solve 48h --interruptions-per-hour 0.1", {"'--write'"});
+  check_bad("checkpoint --solve 48h --interruptions-per-hour 0.1", {"'--checkpoint-write'"});
   check_bad("checkpoint --solve 48h --size-gb 100 --interruptions-per-hour 0.1", {"'--write-mb-per-s'"});
   check_bad("checkpoint --solve 2days --write 5min --interruptions-per-hour 0.1", {"'--solve'"});
   check_bad("checkpoint --solve 48h --write 5min --interruptions-per-hour abc", {"'--interruptions-per-hour'"});
   check_bad("checkpoint --solve 48h --write 5min --interruptions-per-hour -1", {"--interruptions-per-hour"});
-  check_bad("checkpoint --solve 48h --write 5min --size-gb 3 --write-mb-per-s 10 --interruptions-per-hour 1", {"--write"});
+  check_bad("checkpoint --solve 48h --write 5min --size-gb 3 --write-mb-per-s 10 --interruptions-per-hour 1", {"--checkpoint-write"});
   check_bad("checkpoint --solve 48h --size-gib 1.5x --write-mb-per-s 10 --interruptions-per-hour 1", {"'--size-gib'"});
 }
 

@@ -210,4 +210,40 @@ TEST_CASE("gpurent --version prints the library's version (the one CMake's proje
   CHECK(none.status == 2);  // a subcommand is still required
 }
 
+TEST_CASE("a misspelled command or option is exit 2 naming the nearest one; a word far from every name gets no guess") {
+  const auto cmd = run_tool("metr --tariff t.json");
+  CHECK(cmd.status == 2);
+  CHECK(cmd.err.find("unknown command \"metr\": did you mean \"meter\"?") != std::string::npos);
+  const auto sub = run_tool("fleet rnu --nodes n.csv");
+  CHECK(sub.status == 2);
+  CHECK(sub.err.find("did you mean \"run\"?") != std::string::npos);
+  const auto opt = run_tool("meter --tarif t.json --usage u.csv --period 2026-11");
+  CHECK(opt.status == 2);
+  CHECK(opt.err.find("unknown option --tarif: did you mean --tariff?") != std::string::npos);
+  CHECK(opt.out.empty());
+  const auto far = run_tool("zzzzzzzz");
+  CHECK(far.status == 2);
+  CHECK(far.err.find("did you mean") == std::string::npos);
+  // An option's value is never taken for a misspelled command.
+  const auto value = run_tool("calendar --period 2026-11 --timezone UTC --format tabel");
+  CHECK(value.status == 2);
+  CHECK(value.err.find("did you mean \"") == std::string::npos);
+}
+
+TEST_CASE("every duration option reads the one grammar, and a wrong one shows it with examples") {
+  const std::string flags = " --checkpoint-write 1min --interruptions-per-hour 0.1";
+  const auto compound = run_tool("advise checkpoint --solve 1d12h" + flags);
+  const auto hours = run_tool("advise checkpoint --solve 36h" + flags);
+  CHECK(compound.status == 0);
+  CHECK(compound.out == hours.out);
+  CHECK(run_tool("advise checkpoint --solve 2160m" + flags).out == hours.out);
+  for (const char* bad : {"36", "1.5d", "12h1d", "36 h"}) {
+    CAPTURE(bad);
+    const auto r = run_tool("advise checkpoint --solve '" + std::string(bad) + "'" + flags);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("'--solve'") != std::string::npos);
+    CHECK(r.err.find("1h30min, 2d12h") != std::string::npos);
+  }
+}
+
 }  // namespace test_tool_outputs

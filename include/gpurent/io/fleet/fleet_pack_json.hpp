@@ -76,7 +76,7 @@ struct pack_report {
 }
 
 // What `fleet generate` wrote to `out`: the fleet's size, the demand and, over time, the
-// offered load. `o` is the options it was generated with.
+// offered load (generate_table prints it for people). `o` is the options it was generated with.
 [[nodiscard]] inline nlohmann::ordered_json generate_json(const std::string& out, const generated_fleet& f, const generate_options& o) {
   std::int64_t demand = 0;
   for (const fleet_job& j : f.jobs) demand += j.gpu_milli_demand();
@@ -102,6 +102,19 @@ struct pack_report {
   }
   j["seed"] = o.seed;
   return j;
+}
+
+// generate_json's facts for people: what was written where, the fleet, the jobs and, over
+// time, the horizon and offered load.
+[[nodiscard]] inline std::string generate_table(const nlohmann::ordered_json& j) {
+  std::string s = fmt::format("wrote nodes.csv, topology.json, jobs.csv to {}\n", j["out"].get<std::string>());
+  s += fmt::format("nodes {} ({} down), GPUs up {}\n", j["nodes"].dump(), j["nodes_down"].dump(), j["gpus_up"].dump());
+  s += fmt::format("jobs {}, GPUs demanded {}\n", j["jobs"].dump(), j["gpus_demanded"].dump());
+  if (j.contains("horizon_s"))
+    s += fmt::format("spot jobs {}, arriving over {} at an offered load of {}%\n", j["jobs_spot"].dump(),
+                     format_duration(seconds{j["horizon_s"].get<std::int64_t>()}), j["offered_load_pct"].dump());
+  s += fmt::format("seed {}\n", j["seed"].dump());
+  return s;
 }
 
 }  // namespace gpurent::io

@@ -2,7 +2,7 @@
 #pragma once
 // A reference, not part of the loop: `fleet run` the naive way, to check the fast loop
 // decision for decision and to measure it against (bench/bench_fleet_run.cpp). Every
-// queued job is tried again at every instant (run_options::rescan: no retry log), each
+// queued job is tried again at every instant (run_options::rescan: no retry log, no shape memo), each
 // one-member job through the full-scan matcher (matching/reference/full_scan.hpp: every
 // node scored for every decision, no candidate index). The choices are the fast loop's:
 // the retry log skips only jobs that cannot fit, the index only nodes that cannot win.

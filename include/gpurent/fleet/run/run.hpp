@@ -16,7 +16,8 @@
 // failed (placements only take, so it cannot fit sooner; removing every candidate victim
 // then leaves no more room than before either), and a one-member job only on the nodes
 // released since; with a minimum runtime, waiting jobs retry preemption at every pass
-// since victims become eligible with time. Events are a heap;
+// since victims become eligible with time; queued jobs of one shape fail together
+// (fleet/run/shape_memo.hpp), so a pass tries each failing shape once. Events are a heap;
 // segments and their members go to flat vectors: nothing allocates per event once grown.
 
 #include <algorithm>
@@ -34,6 +35,7 @@
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/fleet/run/retry_log.hpp>
+#include <gpurent/fleet/run/shape_memo.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/node/policy.hpp>
 #include <gpurent/matching/observer.hpp>
@@ -193,6 +195,7 @@ class fleet_runner {
     allocated_at_start_ = b_->inv().gpu_allocated_milli();
     const bool network = std::ranges::any_of(jobs_, [](const fleet_job& x) { return x.gang.member.isolation == isolation_level::network; });
     log_ = retry_log(b_->inv(), network);
+    memo_ = shape_memo(jobs_);
   }
 
   // The run's end: nothing runs, and what waits could never start (no release is left).
@@ -227,6 +230,7 @@ class fleet_runner {
     const auto members = members_of(r_.segments[st_[j].segment]);
     b_->release(j, members);
     running_.remove(j, members);
+    ++version_;
     for (const placement& p : members) log_.freed(p);
   }
 
@@ -236,6 +240,7 @@ class fleet_runner {
     for (; next_node_ < o_.node_events.size() && o_.node_events[next_node_].time <= t; ++next_node_) {
       const node_event& e = o_.node_events[next_node_];
       b_->set_condition(e.node, e.condition);
+      ++version_;
       if (e.condition == node_condition::up) log_.freed(e.node);
       if (e.condition != node_condition::down) continue;
       failing_.assign(running_.on(e.node).begin(), running_.on(e.node).end());
@@ -284,6 +289,7 @@ class fleet_runner {
     s.segment = static_cast<std::uint32_t>(r_.segments.size());
     r_.segments.push_back(seg);
     running_.add(j, placed_);
+    ++version_;
     if (r_.first_start[j] == not_started) r_.first_start[j] = start;
     events_.push(event{seg.end, kind::done, j, s.segment});
   }
@@ -310,11 +316,17 @@ class fleet_runner {
       limited = pre_.node_local(job.gang) && log_.position() - s.failed_at <= scan_limit;
     }
     if (limited) scan_ = log_.since(s.failed_at);
-    if ((!limited || any_admits(job)) && b_->place(job.gang, j, placed_)) {
+    const std::size_t at = log_.position();
+    const bool memo = !o_.rescan;  // the naive twin tries every job
+    if (!(memo && memo_.place_fails(j, at)) && (!limited || any_admits(job)) && b_->place(job.gang, j, placed_)) {
       start_running(j, t);
       return true;
     }
-    if (may_preempt && preempt_for(j, t, limited)) return true;
+    memo_.place_failed(j, at);  // a limited retry fails everywhere too (see above)
+    if (may_preempt && !(memo && memo_.preempt_fails(j, t, at, version_))) {
+      if (preempt_for(j, t, limited)) return true;
+      memo_.preempt_failed(j, t, at, version_);
+    }
     s.failed_at = log_.position();
     return false;
   }
@@ -406,6 +418,8 @@ class fleet_runner {
   std::size_t next_node_ = 0;
   std::vector<std::uint32_t> failing_;
   std::int64_t allocated_at_start_ = 0;
+  shape_memo memo_;            // queued jobs of one shape fail together
+  std::uint64_t version_ = 0;  // the running set's changes (starts, stops, node conditions)
 };
 
 // Runs jobs on Placer b under victim policy VP (Preempt false: no preemption).

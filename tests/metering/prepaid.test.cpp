@@ -39,9 +39,10 @@ const std::int64_t a100 = fp16_gflops("A100-SXM4-80GB");
 std::string tflops_hours(std::int64_t g, std::int64_t gpu_hours_milli) { return format_exact(ratio<>(int128(g) * gpu_hours_milli, int128(1000000))); }
 
 // A tariff pricing H100 and A100 fp16 TFLOPS-hours at 0.0025 (`increment` on the H100 rate),
-// with the given packages.
-expected<tariff> tariff_with(const std::string& packages, std::string_view increment = "1s") {
-  const std::string text = R"({"currency":"USD","timezone":"UTC","rates":[)"
+// with the given packages; `top`: more top-level members ("rounding_point":"invoice",).
+expected<tariff> tariff_with(const std::string& packages, std::string_view increment = "1s", std::string_view top = "") {
+  const std::string text = R"({"currency":"USD","timezone":"UTC",)" + std::string(top) +
+                           R"("rates":[)"
                            R"({"resource":"compute/H100-SXM5-80GB","mode":"on_demand","unit_price":"0.0025","per_tflops":"fp16","increment":")" +
                            std::string(increment) +
                            R"("},)"
@@ -177,6 +178,33 @@ TEST_CASE("a package pays a record's padding from its billed time: covered first
   CHECK(l.exact == cost(h100, 900));  // 45 of 60 billed minutes paid by the package
   CHECK(l.waste == cost(h100, 900));  // the rest is padding
   CHECK(inv->accounts[0].prepaid[0].closing == 0);
+}
+
+TEST_CASE("a package's price counts once in the account's total, at every rounding point") {
+  for (const std::string_view point : {"line", "record", "invoice"}) {
+    CAPTURE(point);
+    auto t = tariff_with(package("p", tflops_hours(h100, 500), "2026-11-01T00:00:00Z"), "1s", R"("rounding_point":")" + std::string(point) + R"(",)");
+    REQUIRE(t);
+    // Half an hour paid by the package; the rest of r1 and all of r2 at the rate.
+    auto inv = meter_month(*t, "2026-11",
+                           std::string(header) + h100_row("r1", "2026-11-02T00:00:00Z", "2026-11-02T01:00:07Z") +
+                               "r2,acme,compute/A100-SXM4-80GB,on_demand,3,2026-11-03T00:00:00Z,2026-11-03T00:17:13Z\n");
+    REQUIRE(inv);
+    const invoice_account& a = inv->accounts.at(0);
+    int128 lines = 0;
+    ratio<> exact;
+    for (const invoice_line& l : a.lines) {
+      lines += l.amount.minor_units();
+      exact += l.exact;
+    }
+    CHECK(exact == cost(h100, 1807) + cost(a100, 3 * 1033));
+    CHECK(a.prepaid.at(0).amount.to_string() == "2.00");
+    const int128 off = lines - exact.round_to_digits(2, rounding_mode::half_even);
+    CHECK((off >= -2 && off <= 2));           // the lines carry the usage only (a cent per line of rounding at most)
+    if (point == "invoice") CHECK(off == 0);  // the lines share their own rounded total
+    CHECK(a.total.minor_units() == lines + 200);
+    CHECK(a.exact_total == exact + ratio<>(int128(2), int128(1)));
+  }
 }
 
 TEST_CASE("prepaid packages: errors name the field") {

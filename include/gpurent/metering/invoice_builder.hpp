@@ -177,9 +177,9 @@ class invoice_builder {
       acc.exact_total += l->exact;
       acc.lines.push_back(std::move(*l));
     }
+    if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);  // the lines' total, as commitments below
     for (const invoice_prepaid& p : drawn->packages) acc.exact_total += p.exact;
     acc.prepaid = std::move(drawn->packages);
-    if (t_->rounding().point == rounding_point::invoice) allocate_invoice(acc);
     for (std::size_t i = 0; i < acc.lines.size(); ++i) GPURENT_TRY(share_labels(acc.lines[i], sets[i], parts[i]));
     for (const tariff_commitment& c : t_->commitments()) {
       if (c.account != name) continue;

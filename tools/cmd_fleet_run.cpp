@@ -47,10 +47,11 @@ struct run_args {
   std::string victims = "gpurent";
   std::string notice = "30s", checkpoint_write = "60s", restart = "120s", min_runtime = "0s";
   std::string placements, emit_usage, epoch = "2026-11-01T00:00:00Z";
-  std::string timeline, timeline_step = "60s", preemptions, node_events;
+  std::string timeline, timeline_step = "60s", preemptions, node_events, jobs_out;
   output_format format = output_format::json;
   audit_cli audit;
-  bool check = false;  // --check: the placement rules at every instant (fleet/run/check.hpp)
+  bool check = false;                    // --check: the placement rules at every instant (fleet/run/check.hpp)
+  bool progress = false, quiet = false;  // the progress line: forced, silenced (else on a terminal)
 };
 
 // With --audit: one "gang" line per gang decision, one "preempt" line per preemption.
@@ -185,10 +186,15 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
     return make_error(error_code::invalid_argument, "--timeline-step",
                       fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s",
                                   r.end_time.count(), s.timeline_step.count(), rows, timeline_row_limit, timeline_min_step(r.end_time).count()));
+  if (!a.timeline.empty() && s.epoch + r.end_time.since_zero() > latest_instant)
+    return make_error(error_code::invalid_argument, "--epoch",
+                      fmt::format("the run ends {} s after {}, past the year 9999 that --timeline's RFC 3339 times can write", r.end_time.count(),
+                                  format_instant(s.epoch)));
   std::vector<output> outs;
   if (!a.placements.empty()) outs.push_back({a.placements, io::run_placements_csv(l.cluster, l.jobs, r), "--placements"});
   if (!a.preemptions.empty()) outs.push_back({a.preemptions, io::run_preemptions_csv(l.jobs, r), "--preemptions"});
-  if (!a.timeline.empty()) outs.push_back({a.timeline, io::run_timeline_csv(l.cluster, l.jobs, r, s.timeline_step), "--timeline"});
+  if (!a.timeline.empty()) outs.push_back({a.timeline, io::run_timeline_csv(l.cluster, l.jobs, r, s.timeline_step, s.epoch), "--timeline"});
+  if (!a.jobs_out.empty()) outs.push_back({a.jobs_out, io::run_jobs_csv(l.jobs, r), "--jobs-out"});
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));
     outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});
@@ -197,13 +203,21 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
   return {};
 }
 
-// --node-events read into `events` (the run points into it); the progress line when asked.
-expected<void> add_extras(const run_args& a, const loaded& l, run_options& o, bool progress, std::vector<node_event>& events) {
-  if (progress)
-    o.progress = [](fleet_time now, std::size_t arrived, std::size_t total) {
-      fmt::print(stderr, "\rfleet run: t = {} s, {} of {} jobs arrived", now.count(), arrived, total);
-      std::fflush(stderr);
-    };
+// The progress line on stderr about once a second: rewritten in place on a terminal, one
+// line each time in a log.
+void show_progress(run_options& o, std::chrono::steady_clock::time_point t0, bool terminal) {
+  o.progress = [t0, terminal, shown = t0](const run_progress& p) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - shown < std::chrono::seconds(1)) return;
+    shown = now;
+    const std::string line = io::run_progress_text(p, std::chrono::duration<double>(now - t0).count());
+    fmt::print(stderr, "{}{}{}", terminal ? "\r" : "", line, terminal ? "\x1b[K" : "\n");
+    std::fflush(stderr);
+  };
+}
+
+// --node-events read into `events` (the run points into it).
+expected<void> add_extras(const run_args& a, const loaded& l, run_options& o, std::vector<node_event>& events) {
   if (a.node_events.empty()) return {};
   GPURENT_TRY(e, io::read_node_events_file(a.node_events, l.cluster));
   events = std::move(*e);
@@ -217,10 +231,10 @@ int run_command(const run_args& a) {
   if (!s) return fail(s.error());
   auto l = read_inputs(a);
   if (!l) return fail(l.error());
-  const bool progress = isatty(fileno(stderr)) != 0;
+  const bool terminal = isatty(fileno(stderr)) != 0, progress = !a.quiet && (a.progress || terminal);
   std::vector<node_event> events;
   run_options& o = s->run;
-  if (auto e = add_extras(a, *l, o, progress, events); !e) return fail(e.error());
+  if (auto e = add_extras(a, *l, o, events); !e) return fail(e.error());
   auto audit = open_audit(a.audit);
   if (!audit) return fail(audit.error());
   std::optional<run_auditor> auditor;
@@ -230,10 +244,12 @@ int run_command(const run_args& a) {
   }
   const std::int64_t gpus = l->cluster.gpus_up();
   const auto t0 = std::chrono::steady_clock::now();
+  if (progress) show_progress(o, t0, terminal);
   auto r = run_policy(a, *l, o, auditor ? &*auditor : nullptr);
   if (!r) return fail(r.error());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (progress) fmt::print(stderr, "\rfleet run: t = {} s, done in {:.2f} s{:20}\n", r->end_time.count(), elapsed, "");
+  if (progress)
+    fmt::print(stderr, "{}fleet run: t = {} s, done in {:.2f} s{}\n", terminal ? "\r" : "", r->end_time.count(), elapsed, terminal ? "\x1b[K" : "");
   const run_metrics m = metrics_of(l->jobs, *r, gpus);
   report_never_started(*l, *r);
   std::optional<gang_check_result> check;
@@ -281,7 +297,10 @@ void add_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--timeline-step", a.timeline_step, "time between --timeline rows")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--preemptions", a.preemptions, "one CSV row per preemption: preemptor, victims, why those");
   cmd.add_flag("--check", a.check, "check the placement rules at every instant a segment starts (JSON: violations)");
-  cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage")->capture_default_str();
+  cmd.add_option("--jobs-out", a.jobs_out, "one CSV row per job: arrival, first start, delay, end, runs, evictions, lost work, outcome, why");
+  cmd.add_option("--epoch", a.epoch, "the instant of second 0 in --emit-usage and --timeline")->capture_default_str();
+  auto* progress = cmd.add_flag("--progress", a.progress, "the progress line on stderr even when it is not a terminal (for logs)");
+  cmd.add_flag("--quiet", a.quiet, "no progress line, even on a terminal")->excludes(progress);
   add_format_option(cmd, a.format, {{"json", output_format::json}, {"table", output_format::table}});
   add_audit_options(cmd, a.audit);
 }

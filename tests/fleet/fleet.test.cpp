@@ -124,4 +124,31 @@ TEST_CASE("fleet run usage: a segment past 9999-12-31 is an error, not an instan
   CHECK(format_instant(soon->front().start) == "2026-11-01T01:00:00Z");
 }
 
+// issue 34: the offered load counts each job's work inside the loaded window only (a job
+// running for months counted whole made "100%" leave the trace's cluster 85% idle).
+TEST_CASE("fleet run metrics: the offered load clips each job's work to the loaded window") {
+  auto ns = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n", "nodes.csv");
+  REQUIRE(ns);
+  auto c = fleet_cluster::make(*ns);
+  REQUIRE(c);
+  // 100 jobs of 1 GPU arriving at 0, 10, ..., 990: the window is [0, 990] (1st and 99th
+  // percentiles, nearest rank: the 1st and the 99th arrival). Each runs 20 s, except the
+  // first, which runs a year: counted whole it alone would offer 8,000% of the window.
+  std::string csv = "name,workers,num_gpu,arrival,duration\n";
+  for (int i = 0; i < 100; ++i) csv += "j" + std::to_string(i) + ",1,1," + std::to_string(10 * i) + "," + (i == 0 ? "31536000" : "20") + "\n";
+  auto js = io::read_fleet_jobs_csv(csv, "jobs.csv", *c);
+  REQUIRE(js);
+  fleet_cluster state = *c;
+  gang_placer<gang_policy_gpurent> b(state.inv, state.topology, context_of(*js, state));
+  const run_result r = run_fleet<victim_policy_gpurent, true>(b, *js, run_options{});
+  const run_metrics m = metrics_of(*js, r, c->gpus_up());
+  CHECK(m.window_begin == fleet_time::at_second(0));
+  CHECK(m.window_end == fleet_time::at_second(980));
+  // Inside [0, 980): the long job 980 s, jobs 1..96 20 s each, job 97 (970..990) 10 s, job
+  // 98 (at 980) and 99 nothing.
+  const double work = 980.0 + 96 * 20.0 + 10.0;
+  CHECK(m.offered_load_pct == doctest::Approx(100.0 * work / (4 * 980.0)));
+  CHECK(m.allocation_pct == doctest::Approx(m.offered_load_pct));  // nothing waits: it ran as offered
+}
+
 }  // namespace test_fleet_fleet

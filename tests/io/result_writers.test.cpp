@@ -103,10 +103,42 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
         "job,run,member,node,gpus,start,end,end_reason\n"
         "serve,0,0,n1,3:1000,5,50,preempted\n"
         "train,0,0,n0,0:1000;1:1000,10,100,done\n");
-  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50));
-  CHECK(timeline.starts_with("time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"));
-  CHECK(timeline.find("\n50,2.000,25.000,") != std::string::npos);
+  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50), *parse_instant("2026-11-30T23:59:30Z"));
+  CHECK(timeline.starts_with("time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"));
+  CHECK(timeline.find("\n2026-11-30T23:59:30Z,0,0.000,0.000,") != std::string::npos);
+  CHECK(timeline.find("\n2026-12-01T00:00:20Z,50,2.000,25.000,") != std::string::npos);
   CHECK(io::run_preemptions_csv(js, r) == "time,job,victims,explanation\n");
+}
+
+TEST_CASE("fleet run: one row per job, with its outcome and, for a job that never started, why") {
+  const fleet_cluster c = cluster();
+  auto js = jobs(c);
+  js.push_back(js[1]);
+  js[2].name = "big, \"odd\"";
+  js[1].arrival = fleet_time::at_second(2);
+  const auto at = fleet_time::at_second;
+  run_result r;
+  r.members = {on(0, {{0, 1000}, {1, 1000}}), on(1, {{3, 1000}}), on(1, {{3, 1000}})};
+  // train runs 10..100; serve runs 5..50 and 60..70, preempted both times (45.5 GPU-s lost), and is not done.
+  r.segments = {run_segment{0, 0, at(10), at(100), false, false, 0, 1, 2000}, run_segment{1, 0, at(5), at(50), true, false, 1, 1, 1000},
+                run_segment{1, 1, at(60), at(70), true, false, 2, 1, 1000}};
+  r.first_start = {at(10), at(5), not_started};
+  r.completed = {1, 0, 0};
+  r.evictions = {0, 2, 0};
+  r.lost_milli_s = {0, 45500, 0};
+  r.never_started = {run_never_started{2, "needs 9 GPUs on one node; the largest has 4"}};
+  CHECK(io::run_jobs_csv(js, r) ==
+        "job,class,arrival,first_start,delay_s,end,runs,evictions,lost_gpu_s,outcome,reason\n"
+        "train,hp,0,10,10,100,1,0,0.000,completed,\n"
+        "serve,hp,2,5,3,70,2,2,45.500,unfinished,\n"
+        "\"big, \"\"odd\"\"\",hp,0,,,,0,0,0.000,never_started,needs 9 GPUs on one node; the largest has 4\n");
+}
+
+TEST_CASE("fleet run: the progress line says where the run stands and estimates the time left") {
+  const run_progress p{fleet_time::at_second(90061), 50, 25, 10, 100};
+  CHECK(io::run_progress_text(p, 3.0) ==
+        "fleet run: t = 1d1h1min1s (90061 s), arrived 50/100 (50.0%), completed 25 (25.0%), queued 10, about 5s left");
+  CHECK(io::run_progress_text(run_progress{fleet_time{}, 0, 0, 0, 0}, 0.5).ends_with("queued 0, time left unknown"));
 }
 
 TEST_CASE("replay: one run's JSON, a summary's mean and sd, and the placements CSV") {

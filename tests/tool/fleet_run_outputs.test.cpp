@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `gpurent fleet run`'s extra outputs on a hand-computed run: --timeline (the allocation and
-// queue time series) and --preemptions (who preempted whom, and why those victims).
+// queue time series), --jobs-out (one row per job) and --preemptions (who preempted whom,
+// and why those victims).
 
 #include <doctest/doctest.h>
 
@@ -35,22 +36,44 @@ struct scenario {
 TEST_CASE("fleet run --timeline: GPUs allocated, running and waiting per class at every step") {
   const scenario s;
   const std::string out = (scratch() / "timeline.csv").string();
-  const auto r = run_tool(s.base() + " --victims kube --timeline " + out + " --timeline-step 4030s");
+  const auto r = run_tool(s.base() + " --victims kube --timeline " + out + " --timeline-step 4030s --epoch 2026-12-31T23:00:00Z");
   REQUIRE(r.status == 0);
   // 0: spot-a runs. 4030: spot-a stopped (waits), hp-b runs. 8060: spot-a runs again (until 10650).
   CHECK(slurp(out) ==
-        "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"
-        "0,4.000,100.000,0,1,0,0\n"
-        "4030,4.000,100.000,1,0,0,1\n"
-        "8060,4.000,100.000,0,1,0,0\n");
-  // Without preemption hp-b waits from 4000 until spot-a ends at 10000.
+        "time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"
+        "2026-12-31T23:00:00Z,0,4.000,100.000,0,1,0,0\n"
+        "2027-01-01T00:07:10Z,4030,4.000,100.000,1,0,0,1\n"
+        "2027-01-01T01:14:20Z,8060,4.000,100.000,0,1,0,0\n");
+  // Without preemption hp-b waits from 4000 until spot-a ends at 10000 (default epoch).
   const auto none = run_tool(s.base() + " --victims none --timeline " + out + " --timeline-step 5000s");
   REQUIRE(none.status == 0);
   CHECK(slurp(out) ==
-        "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"
-        "0,4.000,100.000,0,1,0,0\n"
-        "5000,4.000,100.000,0,1,1,0\n"
-        "10000,4.000,100.000,1,0,0,0\n");
+        "time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"
+        "2026-11-01T00:00:00Z,0,4.000,100.000,0,1,0,0\n"
+        "2026-11-01T01:23:20Z,5000,4.000,100.000,0,1,1,0\n"
+        "2026-11-01T02:46:40Z,10000,4.000,100.000,1,0,0,0\n");
+}
+
+TEST_CASE("fleet run --jobs-out: one row per job in input order, the evicted job's lost work by hand") {
+  const scenario s;
+  const std::string out = (scratch() / "jobs_out.csv").string();
+  const auto r = run_tool(s.base() + " --victims kube --jobs-out " + out);
+  REQUIRE(r.status == 0);
+  // spot-a is evicted at 4000 with 30 s notice, too short for its 60 s final checkpoint: it
+  // loses 4030 - 3600 = 430 s on 4 GPUs, and runs again 4130..10650 (6400 s left + 120 s).
+  CHECK(slurp(out) ==
+        "job,class,arrival,first_start,delay_s,end,runs,evictions,lost_gpu_s,outcome,reason\n"
+        "spot-a,spot,0,0,0,10650,2,1,1720.000,completed,\n"
+        "hp-b,hp,4000,4030,30,4130,1,0,0.000,completed,\n");
+  // A job too big for the cluster never starts: its row says why, with the placer's counts.
+  const std::string jobs = write_file(scratch() / "too_big.csv",
+                                      "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n"
+                                      "huge,2,4,1000,0,false,0,100,1800\n");
+  const auto big = run_tool("fleet run --nodes " + s.nodes + " --jobs " + jobs + " --jobs-out " + out);
+  REQUIRE(big.status == 0);
+  const std::string text = slurp(out);
+  CHECK(text.find("\nhuge,hp,0,,,,0,0,0.000,never_started,") != std::string::npos);
+  CHECK(text.substr(text.find("never_started,") + 14).size() > 10);  // the reason is not empty
 }
 
 TEST_CASE("fleet run --preemptions: one row per decision with the explanation") {
@@ -94,10 +117,13 @@ TEST_CASE("fleet run --timeline: a run too long for the step exits 2, names the 
   CHECK(gpurent::timeline_rows(end, gpurent::seconds(109952)) <= gpurent::timeline_row_limit);
   CHECK(gpurent::timeline_rows(end, gpurent::seconds(109951)) > gpurent::timeline_row_limit);
   CHECK(gpurent::timeline_min_step(end) == gpurent::seconds(109952));
-  const auto ok = run_tool(base + " --timeline-step 1000000000s");
-  REQUIRE(ok.status == 0);
-  const std::string t = slurp(out);
-  CHECK(std::count(t.begin(), t.end(), '\n') == 1 + 1099511627876 / 1000000000 + 1);
+  // With few enough rows, the rows' times are past the year 9999, which RFC 3339 cannot
+  // write: exit 2 naming --epoch, and still nothing written.
+  const auto past = run_tool(base + " --timeline-step 1000000000s");
+  CHECK(past.status == 2);
+  CHECK(past.err.find("--epoch") != std::string::npos);
+  CHECK(past.err.find("9999") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
 }
 
 TEST_CASE("fleet run --node-events: a node that goes down stops its jobs at once; they restart elsewhere or when it is back") {

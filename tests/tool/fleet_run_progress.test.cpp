@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `gpurent fleet run`'s progress line (issue 17: "a progress line on stderr when stderr is a
-// terminal"): under a pseudo-terminal (util-linux `script`) the line is there and ends with
-// the run's end instant; with stderr a file, stderr stays empty and stdout is the same JSON.
+// terminal"; issue 34: --progress forces it for logs, --quiet silences it): under a
+// pseudo-terminal (util-linux `script`) the line is there and ends with the run's end
+// instant; with stderr a file, stderr stays empty and stdout is the same JSON. The line's
+// text while a run goes on: tests/io/result_writers.test.cpp.
 
 #include <doctest/doctest.h>
 
@@ -60,6 +62,17 @@ TEST_CASE("fleet run: a progress line on stderr only when stderr is a terminal")
   auto again = nlohmann::json::parse(rest);
   again.erase("elapsed_s");
   CHECK(again == json);
+
+  // --quiet silences it on a terminal; --progress forces it into a log, a line at a time.
+  const auto quiet = run_on_terminal(args + " --quiet");
+  REQUIRE(quiet.status == 0);
+  CHECK(quiet.out.find("fleet run: t = ") == std::string::npos);
+  const auto logged = run_tool(args + " --progress");
+  REQUIRE(logged.status == 0);
+  CHECK(logged.err == "fleet run: t = 200 s, done in " + logged.err.substr(30, logged.err.size() - 30));
+  CHECK(logged.err.ends_with(" s\n"));
+  CHECK(logged.err.find('\r') == std::string::npos);
+  CHECK(run_tool(args + " --progress --quiet").status == 2);
 }
 
 }  // namespace test_tool_fleet_run_progress

@@ -5,7 +5,9 @@
 // delay from arrival to first start (nearest-rank percentiles over the jobs that started),
 // evictions and lost GPU-seconds; over the run: the offered load and the allocation inside
 // the loaded window (the 1st to the 99th percentile of arrival times), against the GPUs of
-// the nodes that are not down.
+// the nodes that are not down. The offered load is the work that would run inside the
+// window if every job started at its arrival: each job's GPUs x [arrival, arrival +
+// duration) clipped to the window (a job running for months counts only its part inside).
 
 #include <algorithm>
 #include <cmath>
@@ -87,23 +89,23 @@ inline void class_counts(std::span<const fleet_job> jobs, const run_result& r, b
   m.gpus_total = gpus_total;
   std::vector<fleet_time> arrivals;
   arrivals.reserve(jobs.size());
-  double work = 0;
-  for (const fleet_job& j : jobs) {
-    arrivals.push_back(j.arrival);
-    work += static_cast<double>(j.gpu_milli_demand()) / 1000.0 * static_cast<double>(std::max<std::int64_t>(0, j.duration.count()));
-  }
+  for (const fleet_job& j : jobs) arrivals.push_back(j.arrival);
   std::sort(arrivals.begin(), arrivals.end());
   if (!arrivals.empty()) {
     m.window_begin = nearest_rank(arrivals, 1);
     m.window_end = nearest_rank(arrivals, 99);
   }
+  // GPU-seconds of [from, from + length) inside the window, at milli-GPUs g.
+  const auto inside_window = [&](std::int64_t g, fleet_time from, seconds length) {
+    const fleet_time a = std::max(from, m.window_begin), b = std::min(from + std::max(length, seconds{0}), m.window_end);
+    return b > a ? static_cast<double>(g) / 1000.0 * static_cast<double>((b - a).count()) : 0.0;
+  };
   const double capacity = static_cast<double>(gpus_total) * static_cast<double>(std::max<std::int64_t>(1, (m.window_end - m.window_begin).count()));
-  double inside = 0;
+  double work = 0, inside = 0;
+  for (const fleet_job& j : jobs) work += inside_window(j.gpu_milli_demand(), j.arrival, j.duration);
   for (const run_segment& s : r.segments) {
-    const double g = static_cast<double>(s.gpu_milli) / 1000.0;
-    m.gpu_s += g * static_cast<double>((s.end - s.start).count());
-    const fleet_time a = std::max(s.start, m.window_begin), b = std::min(s.end, m.window_end);
-    if (b > a) inside += g * static_cast<double>((b - a).count());
+    m.gpu_s += static_cast<double>(s.gpu_milli) / 1000.0 * static_cast<double>((s.end - s.start).count());
+    inside += inside_window(s.gpu_milli, s.start, s.end - s.start);
   }
   if (capacity > 0) {
     m.offered_load_pct = 100.0 * work / capacity;

@@ -34,6 +34,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
+#include <gpurent/fleet/run/options.hpp>
 #include <gpurent/fleet/run/retry_log.hpp>
 #include <gpurent/fleet/run/shape_memo.hpp>
 #include <gpurent/matching/constraints.hpp>
@@ -45,33 +46,6 @@
 #include <gpurent/matching/preempt/victims.hpp>
 
 namespace gpurent {
-
-// A node failing (down: what runs there stops at once), draining (nothing new; what runs
-// stays) or coming back up, at an instant.
-struct node_event {
-  fleet_time time;
-  node_index node = 0;
-  node_condition condition = node_condition::up;
-};
-
-struct run_options {
-  checkpoint_model checkpoints;
-  seconds min_runtime{0};  // how long a job runs before it may be a victim
-  // The naive loop (fleet/reference/rescan.hpp): every queued job tried again at every
-  // instant, on every node, as if nothing were remembered. Same decisions, more work.
-  bool rescan = false;
-  // Node failures and repairs over time, in time order (a stable sort by time is the
-  // caller's). At an instant they come after the departures and before the arrivals. A job
-  // with a member on a node that goes down stops then, without notice: it keeps its whole
-  // checkpoint intervals (checkpoint_every, every class), its segment ends `failed`, and it
-  // is queued again at once with its original priority and arrival, its work left plus the
-  // restart cost.
-  std::span<const node_event> node_events;
-  // When set, called every 2^14 instants with the instant reached and the jobs arrived so
-  // far (out of all): a progress line; the loop pays one test per instant without it.
-  std::function<void(fleet_time now, std::size_t arrived, std::size_t total)> progress;
-  preempt_observer observer;  // each preemption (audit); none: nothing is called
-};
 
 // One run of one job: its members' placements are members[first, first + count).
 struct run_segment {
@@ -144,7 +118,7 @@ class fleet_runner {
       node_changes(t);
       for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival) enqueue(by_arrival_[next_arrival]);
       pass(t);
-      if (o_.progress && (++instants_ & 0x3FFF) == 0) o_.progress(t, next_arrival, by_arrival_.size());
+      if (o_.progress && (++instants_ & 0xFF) == 0) o_.progress(run_progress{t, next_arrival, completed_, queue_.size(), jobs_.size()});
     }
     GPURENT_ASSERT(running_.all().empty() && queue_empty_or_stuck());        // nothing runs; what waits can never start
     GPURENT_ASSERT(b_->inv().gpu_allocated_milli() == allocated_at_start_);  // every run and every hold released
@@ -220,6 +194,7 @@ class fleet_runner {
       if (!running_.running(e.job) || st_[e.job].segment != e.segment) continue;  // stopped by a preemption since
       stop_running(e.job);
       r_.completed[e.job] = 1;
+      ++completed_;
     }
     pre_.expire(
         t, [&](const placement& h) { log_.freed(h); }, [&](node_index n) { log_.freed(n); });
@@ -388,6 +363,7 @@ class fleet_runner {
       stopped_.push_back(stopped_victim{v.job, members_of(seg), seg.end, vj.gang.exclusive});
       if (o.completes) {
         r_.completed[v.job] = 1;
+        ++completed_;
         continue;
       }
       seg.preempted = true;
@@ -415,6 +391,7 @@ class fleet_runner {
   std::span<const node_index> scan_;  // a limited retry: the nodes freed since the job failed
   fleet_time now_;
   std::uint64_t instants_ = 0;
+  std::size_t completed_ = 0;  // jobs completed so far (progress)
   std::size_t next_node_ = 0;
   std::vector<std::uint32_t> failing_;
   std::int64_t allocated_at_start_ = 0;

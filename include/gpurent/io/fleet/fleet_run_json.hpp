@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // `fleet run` results as the tool prints them (docs/formats/fleet.md): the run's JSON object
-// and table, and the --placements, --timeline and --preemptions CSVs. A library user who
+// and table, the --placements, --timeline, --jobs-out and --preemptions CSVs, and the
+// progress line. A library user who
 // runs a fleet (fleet/run/run.hpp) gets the same text from the same result.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -111,16 +113,56 @@ struct run_report {
   return out;
 }
 
-// The allocation time series, one row every `step`, against the GPUs up.
-[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, seconds step) {
+// The allocation time series, one row every `step`, against the GPUs up; `time` is the
+// instant (RFC 3339, UTC) epoch + t_s.
+[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, seconds step,
+                                                  instant epoch) {
   const std::int64_t capacity = c.gpus_up() * 1000;
-  std::string out = "time,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
+  std::string out = "time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
   for (const timeline_sample& s : timeline_of(jobs, r, step)) {
     const double pct = capacity > 0 ? 100.0 * static_cast<double>(s.gpu_milli) / static_cast<double>(capacity) : 0.0;
-    out += fmt::format("{},{},{:.3f},{},{},{},{}\n", s.time.count(), milli_text(s.gpu_milli), pct, s.running_hp, s.running_spot, s.waiting_hp,
-                       s.waiting_spot);
+    out += fmt::format("{},{},{},{:.3f},{},{},{},{}\n", format_instant(epoch + s.time.since_zero()), s.time.count(), milli_text(s.gpu_milli), pct,
+                       s.running_hp, s.running_spot, s.waiting_hp, s.waiting_spot);
   }
   return out;
+}
+
+// One row per job, in input order (docs/formats/fleet.md, "Per-job results"): arrival,
+// first start, delay, the end of its last run, its runs, evictions, lost GPU-seconds, the
+// outcome and, for a job that never started, why (explain_never_started's text).
+[[nodiscard]] inline std::string run_jobs_csv(std::span<const fleet_job> jobs, const run_result& r) {
+  std::vector<fleet_time> end(jobs.size(), not_started);
+  std::vector<std::uint32_t> runs(jobs.size(), 0);
+  for (const run_segment& s : r.segments) {
+    end[s.job] = std::max(end[s.job], s.end);
+    runs[s.job] = std::max(runs[s.job], s.run + 1);
+  }
+  std::vector<const std::string*> why(jobs.size(), nullptr);
+  for (const run_never_started& n : r.never_started) why[n.job] = &n.why;
+  std::string out = "job,class,arrival,first_start,delay_s,end,runs,evictions,lost_gpu_s,outcome,reason\n";
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const bool started = r.first_start[j] != not_started;
+    const char* outcome = r.completed[j] != 0 ? "completed" : started ? "unfinished" : "never_started";
+    const auto time_or_empty = [&](fleet_time t) { return started ? std::to_string(t.count()) : std::string(); };
+    csv_row(out,
+            {jobs[j].name, jobs[j].preemptible ? "spot" : "hp", std::to_string(jobs[j].arrival.count()), time_or_empty(r.first_start[j]),
+             started ? std::to_string((r.first_start[j] - jobs[j].arrival).count()) : std::string(), time_or_empty(end[j]), std::to_string(runs[j]),
+             std::to_string(r.evictions[j]), milli_text(r.lost_milli_s[j]), outcome, why[j] != nullptr ? *why[j] : std::string()});
+  }
+  return out;
+}
+
+// The progress line of a run `elapsed_s` seconds in: the simulated time, the jobs arrived,
+// completed and queued, and the time left, estimated from the share of arrivals and
+// completions done (each job arrives once and completes once).
+[[nodiscard]] inline std::string run_progress_text(const run_progress& p, double elapsed_s) {
+  const double total = static_cast<double>(std::max<std::size_t>(1, p.total));
+  const double done = static_cast<double>(p.arrived + p.completed) / (2.0 * total);
+  std::string left = "time left unknown";
+  if (done > 0) left = fmt::format("about {} left", format_duration(seconds(std::llround(elapsed_s * (1.0 - done) / done))));
+  return fmt::format("fleet run: t = {} ({} s), arrived {}/{} ({:.1f}%), completed {} ({:.1f}%), queued {}, {}", format_duration(p.now.since_zero()),
+                     p.now.count(), p.arrived, p.total, 100.0 * static_cast<double>(p.arrived) / total, p.completed,
+                     100.0 * static_cast<double>(p.completed) / total, p.queued, left);
 }
 
 // One row per preemption decision: who preempted whom, and why those victims.

@@ -8,6 +8,8 @@
 //     against the naive loop (fleet/reference/rescan.hpp: every queued job at every instant,
 //     full-scan matcher: the same decisions, checked here), on the first 200 GPU nodes at
 //     K = 1000 (contended: about 80% allocated, hundreds of preemptions) and K = 17.
+// And on generated NVL72-like fleets (no data needed): gangs with preemption from 25 to 400
+// blocks, the loop against the naive loop (bm_fleet_gangs).
 // The cluster is copied outside the timed region before each run.
 // Run: build-rel/bench/gpurent_bench_fleet_run --benchmark_repetitions=3
 
@@ -117,8 +119,66 @@ void bm_run_rescan(benchmark::State& st) {
   report(st, *w, r, events);
 }
 
+// A generated GB200-NVL72-like fleet (fleet/generate.hpp: 18 nodes x 4 GPUs per block, 8
+// blocks per spine, 2% down) with `blocks` blocks and `days` days of Poisson arrivals at
+// 110% offered load, half the jobs preemptible with a checkpoint every 30 minutes; built once.
+const generated_fleet& nvl72(std::int32_t blocks, std::int64_t days) {
+  static std::map<std::pair<std::int32_t, std::int64_t>, generated_fleet> made;
+  auto [it, fresh] = made.try_emplace({blocks, days});
+  if (fresh) {
+    generate_options g;
+    g.blocks = blocks;
+    g.down = 0.02;
+    g.seed = 1;
+    g.load_pct = 110;
+    g.horizon = seconds(days * 86400);
+    g.spot = 0.5;
+    g.checkpoint_every = seconds(1800);
+    it->second = *generate_fleet(g);
+  }
+  return it->second;
+}
+
+// Gangs on a generated fleet with preemption, placement gpurent: the loop (gang placer with
+// its capacity cache, retry log, shape memo, preemption plan), or (Naive) the naive loop
+// (every job at every instant, every node counted, every candidate domain searched; its run
+// checked against the loop's). Items: jobs, so items_per_second is jobs per second.
+template <VictimPolicy VP, bool Naive>
+void bm_fleet_gangs(benchmark::State& st) {
+  const generated_fleet& f = nvl72(static_cast<std::int32_t>(st.range(0)), st.range(1));
+  run_result r;
+  for (auto _ : st) {
+    st.PauseTiming();
+    fleet_cluster c = f.cluster;
+    st.ResumeTiming();
+    if constexpr (Naive) {
+      r = run_fleet_rescan_gangs<gang_policy_gpurent, VP, true>(c, f.jobs, options());
+    } else {
+      gang_placer<gang_policy_gpurent> b(c.inv, c.topology, context_of(f.jobs, c));
+      r = run_fleet<VP, true>(b, f.jobs, options());
+    }
+  }
+  if constexpr (Naive) {
+    fleet_cluster c = f.cluster;
+    gang_placer<gang_policy_gpurent> b(c.inv, c.topology, context_of(f.jobs, c));
+    const run_result fast = run_fleet<VP, true>(b, f.jobs, options());
+    if (r.segments.size() != fast.segments.size() || r.end_time != fast.end_time || r.preemptions != fast.preemptions) {
+      st.SkipWithError("the naive loop's run differs from the loop's");
+      return;
+    }
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(f.jobs.size()));
+  st.counters["jobs"] = static_cast<double>(f.jobs.size());
+  st.counters["preemptions"] = static_cast<double>(r.preemptions);
+}
+
 }  // namespace
 
+// Growth with the fleet: 7 days at 25 to 400 blocks (jobs grow with blocks); the naive loop
+// at 25 and 50 blocks for the ratio in the same binary.
+BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_fleet_gangs<victim_policy_kube, false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, true>)->ArgsProduct({{25, 50}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run<policy_gpurent, victim_policy_gpurent>)->Args({0, 96})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run<policy_gpurent, victim_policy_gpurent>)->Args({200, 17})->Args({200, 1000})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run_rescan<policy_gpurent, victim_policy_gpurent>)->Args({0, 96})->Args({200, 17})->Unit(benchmark::kMillisecond);

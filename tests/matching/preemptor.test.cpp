@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include <gpurent/matching/matching.hpp>
+#include <gpurent/matching/preempt/plan.hpp>
 #include <gpurent/matching/preempt/preemptor.hpp>
 
 using namespace gpurent;
@@ -280,6 +282,138 @@ TEST_CASE("preemptor: a gang required inside one block searches each block's job
   CHECK(inv.gpu_allocated_milli() == 16000);
   CHECK(pre.selection().domain() == 1);  // block b1: jobs 2 and 3, cheaper together
   REQUIRE(pre.selection().victims().size() == 2);
+}
+
+// A gang of two segments of two nodes, no required level, on three blocks of two nodes each
+// running two one-node jobs: its victims compose block by block, the two cheapest blocks'
+// sets joined, whether the plan orders and bounds the blocks or visits them all in order.
+TEST_CASE("preemptor: a gang of segments composes its victims block by block") {
+  inventory inv;
+  inv.add_model({"H100", gib(80), {}});
+  for (int i = 0; i < 6; ++i) inv.add_node(node("n" + std::to_string(i), 4));
+  auto topo = cluster_topology::make({"block"}, 6);
+  REQUIRE(topo);
+  for (node_index n = 0; n < 6; ++n) {
+    const std::string b = "b" + std::to_string(n / 2);
+    const std::array<std::string_view, 1> path{b};
+    REQUIRE(topo->assign(n, path));
+  }
+  gang_placer<gang_policy_best_fit> gp(inv, *topo);
+  running_jobs running(6);
+  std::vector<gang_request> gangs(6, job(4));
+  std::vector<std::vector<placement>> members(6);
+  for (std::uint32_t v = 0; v < 6; ++v) {
+    REQUIRE(gp.place(gangs[v], v, members[v]));
+    running.add(v, members[v]);
+  }
+  gang_request train = job(4);
+  train.workers = 4;
+  train.per_node = 1;
+  train.segment = 2;
+  const std::array<std::int64_t, 6> lost{100, 100, 900, 900, 10, 10};  // block b1 is dear
+  const auto candidate = [&](std::uint32_t v) -> std::optional<victim> {
+    victim c;
+    c.job = v;
+    c.gpu_milli = 4000;
+    c.lost = seconds(lost[v]);
+    return c;
+  };
+  const auto mem = [&](std::uint32_t v) { return std::span<const placement>(members[v]); };
+  const auto gang = [&](std::uint32_t v) -> const gang_request& { return gangs[v]; };
+  for (const bool exhaustive : {false, true}) {
+    preemptor<gang_placer<gang_policy_best_fit>, victim_policy_gpurent> pre(gp, running);
+    pre.set_exhaustive(exhaustive);
+    REQUIRE(pre.choose(train, 9, nullptr, candidate, mem, gang));
+    CHECK(inv.gpu_allocated_milli() == 24000);  // every trial restored
+    std::vector<std::uint32_t> chosen;
+    for (const victim& v : pre.selection().victims()) chosen.push_back(v.job);
+    std::sort(chosen.begin(), chosen.end());
+    CHECK(chosen == std::vector<std::uint32_t>{0, 1, 4, 5});  // blocks b0 and b2
+  }
+}
+
+victim costing(std::uint32_t job, std::int64_t lost_s, std::int64_t restart_s) {
+  victim v;
+  v.job = job;
+  v.gpu_milli = 4000;
+  v.lost = seconds(lost_s);
+  v.restart = seconds(restart_s);
+  return v;
+}
+
+TEST_CASE("preemption plan: domains that cannot hold the job are left out; the rest from the lowest bound") {
+  domain_plan plan;
+  plan.clear();
+  // Domain 3: two candidates at 120 and 50 seconds per milli-GPU; 3,000 milli-GPUs needed:
+  // 2,000 at 50 then 1,000 at 120.
+  plan.begin(3);
+  plan.add(costing(7, 100, 20), 4000);
+  plan.add(costing(8, 30, 20), 2000);
+  plan.end(3000, true, true);
+  // Domain 1: one candidate holding 2,000 inside, 3,000 needed: no set, left out.
+  plan.begin(1);
+  plan.add(costing(9, 0, 0), 2000);
+  plan.end(3000, true, true);
+  // Domain 2: nothing needed beyond its idle GPUs (it failed for another reason): bound 0.
+  plan.begin(2);
+  plan.add(costing(10, 500, 20), 1000);
+  plan.end(-500, true, true);
+  // Domain 0: no candidate at all.
+  plan.begin(0);
+  plan.end(0, true, true);
+  plan.order();
+  REQUIRE(plan.entries().size() == 2);
+  CHECK(plan.entries()[0].domain == 2);
+  CHECK(plan.entries()[0].bound == 0);
+  CHECK(plan.entries()[1].domain == 3);
+  CHECK(plan.entries()[1].bound == 2000 * 50 + 1000 * 120);
+  REQUIRE(plan.victims(plan.entries()[1]).size() == 2);
+  CHECK(plan.victims(plan.entries()[1])[1].job == 8);
+  // Visiting every domain (the slow twin): domain 1 stays, nothing bounded, input order.
+  plan.clear();
+  plan.begin(1);
+  plan.add(costing(9, 0, 0), 2000);
+  plan.end(3000, false, false);
+  REQUIRE(plan.entries().size() == 1);
+  CHECK(plan.entries()[0].bound == 0);
+}
+
+TEST_CASE("preemption plan: a bound never exceeds the cost of a set that frees what is needed") {
+  // Exhaustively over the subsets of 6 random candidates: every subset freeing at least
+  // `needed` inside costs at least the bound (a victim pays for all its GPUs).
+  std::uint64_t x = 88172645463325252ULL;
+  const auto next = [&](std::int64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<std::int64_t>(x % static_cast<std::uint64_t>(n));
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<victim> vs;
+    std::vector<std::int64_t> inside;
+    domain_plan plan;
+    plan.begin(0);
+    for (std::uint32_t i = 0; i < 6; ++i) {
+      victim v = costing(i, next(4000), next(300));
+      v.gpu_milli = 1000 * (1 + next(8));
+      inside.push_back(std::min<std::int64_t>(v.gpu_milli, 1000 * next(9)));
+      vs.push_back(v);
+      plan.add(v, inside.back());
+    }
+    const std::int64_t needed = 1000 * (1 + next(20));
+    plan.end(needed, true, true);
+    for (std::uint32_t mask = 0; mask < 64; ++mask) {
+      std::int64_t freed = 0, cost = 0;
+      for (std::uint32_t i = 0; i < 6; ++i)
+        if ((mask >> i & 1U) != 0) {
+          freed += inside[i];
+          cost += vs[i].cost();
+        }
+      if (freed < needed) continue;
+      REQUIRE(plan.entries().size() == 1);
+      CHECK(plan.entries()[0].bound <= cost);
+    }
+  }
 }
 
 }  // namespace preemptor_test

@@ -45,6 +45,16 @@ concept Placer = requires(P& p, const P& cp, const gang_request& g, gang_id id, 
   { cp.inv() } -> std::same_as<const inventory&>;
 };
 
+// A Placer that counts, for a gang of like members, the units it could take now (members,
+// or segments for a gang of segments) inside the domain of level l holding node n, or in the
+// whole cluster (l = no_level): a preemption search then looks for room domain by domain
+// (preempt/preemptor.hpp). The gang placer.
+template <class P>
+concept DomainPlacer = Placer<P> && requires(P& p, const P& cp, const gang_request& g, gang_id id, level_index l, node_index n) {
+  { p.units(g, id, l, n) } -> std::same_as<std::int64_t>;
+  { cp.topology() } -> std::same_as<const cluster_topology&>;
+};
+
 // The Placer operations of a node matcher (matcher, full_scan_matcher): a job of one member
 // is that member's request, placed by the matcher's own policy. A larger job is not the
 // node matcher's: it fits nowhere and explain says to use the gang placer. Derived gives

@@ -169,6 +169,7 @@ class fleet_runner {
     allocated_at_start_ = b_->inv().gpu_allocated_milli();
     const bool network = std::ranges::any_of(jobs_, [](const fleet_job& x) { return x.gang.member.isolation == isolation_level::network; });
     log_ = retry_log(b_->inv(), network);
+    pre_.set_exhaustive(o_.rescan);  // the naive twin visits every candidate domain
     memo_ = shape_memo(jobs_);
   }
 

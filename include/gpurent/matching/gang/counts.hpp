@@ -81,6 +81,15 @@ class gang_counts {
     return GP::narrow || GP::descend || g.required != no_level || g.preferred != no_level;
   }
 
+  // Whether some scope holds `need` units of g: a domain of the required level, or the whole
+  // cluster (a domain of any level that holds it lies in one of those). What choose_scope
+  // finds a scope for, without ranking any: a gang that does not fit costs no score.
+  [[nodiscard]] bool any_holds(const gang_request& g, std::int64_t need) const noexcept {
+    if (g.required == no_level) return root_units_ >= need;
+    const auto& views = level_view_[g.required];
+    return std::any_of(views.begin(), views.end(), [&](const gang_view& v) { return v.units >= need; });
+  }
+
   // Where the gang goes: the required level's domain (or the whole cluster), narrowed to the
   // preferred level's when one holds it; a narrowing policy takes the smallest level that
   // holds the gang instead.
@@ -190,6 +199,12 @@ class gang_counts {
   }
 
   [[nodiscard]] std::span<const step> steps() const noexcept { return steps_; }
+
+  // The units of the gang that domain d of level l (the layout's numbers) can take, as the
+  // last build counted them with levels.
+  [[nodiscard]] std::int64_t units_in(std::size_t l, std::uint32_t d) const noexcept { return level_view_[l][d].units; }
+  // The units of the whole cluster, as the last build counted them.
+  [[nodiscard]] std::int64_t root_units() const noexcept { return root_units_; }
 
  private:
   // The best domain of level l among [first, end) that holds `need` units.

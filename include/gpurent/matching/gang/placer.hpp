@@ -115,8 +115,6 @@ class gang_placer {
     return r;
   }
 
-  // Whether g would be placed now as gang `id` (what place would answer); nothing changes.
-  // For a preemption search: release candidate victims, ask, restore them.
   // Whether job g (id) could put a member on node n now: n's constraints and the rules of its
   // group (a base block that another gang holds exclusively takes nothing of g's).
   [[nodiscard]] bool admits(node_index n, const gang_request& g, gang_id id) {
@@ -124,6 +122,7 @@ class gang_placer {
     return Cs::admits(*inv_, n, g.member) && usable(layout_.group_of(n), g, id);
   }
 
+  // Whether g would be placed now as gang `id` (what place answers); nothing changes.
   [[nodiscard]] bool fits(const gang_request& g, gang_id id) {
     if (!check_gang(g, *topo_)) return false;
     sync();
@@ -131,6 +130,18 @@ class gang_placer {
     return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) {
       return detail::segment_refusal_of(*inv_, g, s) == detail::segment_refusal::open && fits_decided(g.in_segment(s, segment_members_), id);
     });
+  }
+
+  // Units of g (members, or segments) the domain of level l holding node n could take now as
+  // gang `id` (no_level: the whole cluster). A gang of like members picking no network segment.
+  [[nodiscard]] std::int64_t units(const gang_request& g, gang_id id, level_index l, node_index n) {
+    GPURENT_ASSERT(g.homogeneous() && !g.picks_segment());
+    if (!check_gang(g, *topo_)) return 0;
+    sync();
+    build_views(g, id, g.segment > 0 ? g.segment : 1, l != no_level);
+    const group_index gi = l == no_level ? 0 : layout_.group_of(n);
+    if (l == no_level || layout_.outside(gi) || l >= layout_.level_count()) return l == no_level ? counts_.root_units() : 0;
+    return counts_.units_in(l, layout_.domain_of_group(l, gi));
   }
 
   // Calls o with every decision of place (none: nothing is called, nothing is computed).
@@ -234,7 +245,7 @@ class gang_placer {
     if (!g.homogeneous()) return find_searched(g, id, trial_);
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
     build_views(g, id, unit, counts::reads_levels(g));
-    return counts_.choose_scope(layout_, ctx_, g, static_cast<std::int64_t>(g.size()) / unit, unit).has_value();
+    return counts_.any_holds(g, static_cast<std::int64_t>(g.size()) / unit);
   }
 
   // explain for a gang that picks a segment: per segment, whether it holds the gang.
@@ -315,6 +326,7 @@ class gang_placer {
     const std::int64_t unit = g.segment > 0 ? g.segment : 1;
     const auto need = static_cast<std::int64_t>(g.size()) / unit;
     build_views(g, id, unit, counts::reads_levels(g));
+    if (!counts_.any_holds(g, need)) return false;
     const std::optional<scope> s = counts_.choose_scope(layout_, ctx_, g, need, unit);
     if (!s) return false;
     counts_.fill(layout_, ctx_, *s, need, unit);

@@ -49,6 +49,18 @@ class candidate_domains {
     }
   }
 
+  // The nodes of domain d of level l (topology numbers), in node order.
+  [[nodiscard]] std::span<const node_index> nodes(level_index l, domain_index d) { return nodes_by_domain(l)[d]; }
+
+  // The milli-GPUs idle on the nodes of domain d of level l that take new work (not drained
+  // or down): at least what a job can be given there without preemption.
+  [[nodiscard]] std::int64_t idle_milli(level_index l, domain_index d, const inventory& inv) {
+    std::int64_t idle = 0;
+    for (const node_index n : nodes_by_domain(l)[d])
+      if (!inv.state(n).drained) idle += inv.state(n).idle_total;
+    return idle;
+  }
+
   // Calls freed(n) for every node of the base blocks `members` use (each block once).
   template <class Freed>
   void block_nodes(std::span<const placement> members, Freed&& freed) {

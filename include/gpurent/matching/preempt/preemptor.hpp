@@ -9,13 +9,18 @@
 //    placement constraints on that node alone (after a limited retry, only the nodes freed
 //    since the job last failed, in node order, as a full scan meets them);
 //  - a job required inside one domain of a topology level: each domain of that level, with
-//    the jobs that have a member there (each small set searched exactly);
+//    the jobs that have a member there (each small set searched exactly); on a Placer that
+//    counts a gang's room per domain (DomainPlacer), a set must make room for the job inside
+//    the domain, and the domains are visited in the plan's order (plan.hpp: domains that
+//    cannot give a set, or only a dearer one than found, are not searched);
+//  - on such a Placer, a gang of segments with no required level: composed block by block
+//    (by_segments);
 //  - any other job: the whole cluster, with every running job.
-// A fit test releases the flagged candidates through the Placer, asks it, and restores them
-// exactly. After the caller stops the victims, place() puts the preemptor in their room (by
-// the Placer's policy, as any placement) and hold_for() keeps what the victims still hold: their resources beyond the preemptor's
-// until the notice ends, their tenancy (isolation) and exclusive blocks until each stops.
-// expire() gives held room back at its instant. Nothing allocates once grown.
+// set_exhaustive visits every domain in order (the slow twin). A fit test releases the
+// flagged candidates through the Placer, asks it, and restores them exactly. After the
+// caller stops the victims, place() puts the preemptor in their room (by the Placer's
+// policy, as any placement) and hold_for() keeps what the victims still hold until they stop
+// (holds.hpp). Nothing allocates once grown.
 
 #include <algorithm>
 #include <array>
@@ -25,6 +30,7 @@
 #include <optional>
 #include <queue>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,24 +39,19 @@
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/placer.hpp>
 #include <gpurent/matching/preempt/domains.hpp>
+#include <gpurent/matching/preempt/holds.hpp>
+#include <gpurent/matching/preempt/plan.hpp>
 #include <gpurent/matching/preempt/running.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 
 namespace gpurent {
 
-// A victim the caller stopped: its members, the instant it stops running (its notice end
-// or its completion), and whether it holds its blocks exclusively.
-struct stopped_victim {
-  gang_id job = no_gang;
-  std::span<const placement> members;
-  fleet_time stops;
-  bool exclusive = false;
-};
-
 template <Placer Pl, VictimPolicy VP>
 class preemptor {
  public:
   preemptor(Pl& placer, const running_jobs& running) : pl_(&placer), running_(&running), domains_(placer) {}
+  preemptor(const preemptor&) = delete;  // holds_ points into domains_
+  preemptor& operator=(const preemptor&) = delete;
 
   // Chooses victims for job g (id j), or false. candidate(v) is running job v as a victim
   // now (nullopt: not eligible); members(v) its placements; gang(v) its request. `freed`,
@@ -60,18 +61,23 @@ class preemptor {
   [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
                             GangOf&& gang) {
     sel_.reset();
-    const auto trial = [&](victim_mask m, auto&& test) {
-      for (std::size_t i = 0; i < cand_.size(); ++i)
-        if (m[i] != 0) pl_->release(cand_[i].job, members(cand_[i].job));
+    // Does test() hold with the candidates flagged in m released? They are restored after.
+    const auto trial = [&](std::span<const victim> cands, victim_mask m, auto&& test) {
+      for (std::size_t i = 0; i < cands.size(); ++i)
+        if (m[i] != 0) pl_->release(cands[i].job, members(cands[i].job));
       const bool ok = test();
-      for (std::size_t i = cand_.size(); i-- > 0;)
-        if (m[i] != 0) pl_->restore(gang(cand_[i].job), cand_[i].job, members(cand_[i].job));
+      for (std::size_t i = cands.size(); i-- > 0;)
+        if (m[i] != 0) pl_->restore(gang(cands[i].job), cands[i].job, members(cands[i].job));
       return ok;
+    };
+    const auto search = [&](std::uint32_t domain, std::span<const victim> cands, auto&& test) {
+      sel_.consider(domain, cands, [&](victim_mask m) { return trial(cands, m, test); });
     };
     const auto consider = [&](std::uint32_t domain, std::span<const std::uint32_t> ids, auto&& test) {
       collect(ids, candidate);
-      sel_.consider(domain, cand_, [&](victim_mask m) { return trial(m, test); });
+      search(domain, cand_, test);
     };
+    const auto fits = [&] { return pl_->fits(g, j); };
     if (node_local(g)) {
       const auto on_node = [&](node_index n) {
         if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return pl_->admits(n, g, j); });
@@ -83,12 +89,17 @@ class preemptor {
       } else {
         for (node_index n = 0; n < running_->node_count(); ++n) on_node(n);
       }
-    } else if (!domains_.for_each(g.required, *running_,
-                                  [&](std::uint32_t d, std::span<const std::uint32_t> ids) { consider(d, ids, [&] { return pl_->fits(g, j); }); })) {
-      consider(0, running_->all(), [&] { return pl_->fits(g, j); });
+    } else if constexpr (DomainPlacer<Pl>) {
+      if (!by_domains(g, j, candidate, members, search) && !by_segments(g, j, candidate, members, trial, search)) consider(0, running_->all(), fits);
+    } else if (!domains_.for_each(g.required, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids) { consider(d, ids, fits); })) {
+      consider(0, running_->all(), fits);
     }
     return sel_.found();
   }
+
+  // Visit every candidate domain in order, without skipping any (preempt/plan.hpp): the slow
+  // twin that the fleet's naive loop uses to check the plan.
+  void set_exhaustive(bool on) noexcept { exhaustive_ = on; }
 
   [[nodiscard]] const victim_selector<VP>& selection() const noexcept { return sel_; }
 
@@ -98,66 +109,126 @@ class preemptor {
 
   // What the stopped victims still hold at `now`: beyond the preemptor's `placed`, their
   // resources until `until` (the notice's end); their tenancy and exclusive blocks until
-  // each stops.
+  // each stops (holds.hpp).
   void hold_for(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
-    hold_leftovers(now, until, placed, victims);
-    for (const stopped_victim& v : victims) {
-      if (v.stops <= now) continue;
-      for (const placement& p : v.members) {
-        placement h;
-        h.node = p.node;
-        h.tenant = p.tenant;
-        h.isolation = p.isolation;
-        hold_room(h, v.stops);
-      }
-    }
-    for (const stopped_victim& v : victims)
-      if (v.stops > now && v.exclusive) hold_blocks(v, v.stops);
+    holds_.hold_for(now, until, placed, victims);
   }
-
   // Gives back every hold that ends at or before t: freed_room(h) for held room,
   // freed_node(n) for each node of a block that is open again.
   template <class FreedRoom, class FreedNode>
   void expire(fleet_time t, FreedRoom&& freed_room, FreedNode&& freed_node) {
-    while (!ends_.empty() && ends_.top().time <= t) {
-      const hold_end e = ends_.top();
-      ends_.pop();
-      if (!e.blocks) {
-        pl_->unhold(room_[e.index]);
-        freed_room(room_[e.index]);
-        continue;
-      }
-      const block_hold& b = blocks_[e.index];
-      const std::span<const placement> members(block_members_.data() + b.first, b.count);
-      pl_->unhold_blocks(b.job, members);
-      domains_.block_nodes(members, freed_node);
-    }
+    holds_.expire(t, freed_room, freed_node);
   }
-
   // The earliest instant a hold ends (never_ends: none).
-  static constexpr fleet_time never_ends = fleet_time::max();
-  [[nodiscard]] fleet_time next_expiry() const noexcept { return ends_.empty() ? never_ends : ends_.top().time; }
+  static constexpr fleet_time never_ends = victim_holds<Pl>::never_ends;
+  [[nodiscard]] fleet_time next_expiry() const noexcept { return holds_.next_expiry(); }
 
   // A job preempted node by node: one member, no topology rules.
   [[nodiscard]] static bool node_local(const gang_request& g) noexcept { return g.size() == 1 && !g.topology_bound() && !g.picks_segment(); }
 
  private:
-  struct hold_end {
-    fleet_time time;
-    std::uint64_t seq;  // holds ending together end in the order they were taken
-    std::uint32_t index;
-    bool blocks;
-    friend bool operator>(const hold_end& a, const hold_end& b) noexcept { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
-  };
-  struct block_hold {
-    gang_id job;
-    std::uint32_t first, count;
-  };
-  struct held_room {
-    std::int64_t cpu = 0, memory = 0;
-    std::array<std::int32_t, max_gpus_per_node> milli{};
-    std::array<tenant_id, max_gpus_per_node> tenant{};  // per GPU: the victims' tenant
-    std::uint16_t closed = 0;                           // bit g: a victim on GPU g asked for isolation
+  // A gang of like members required inside one domain of a level: each domain of the level
+  // a candidate of its own, a set one that makes room for the whole gang inside it, the
+  // domains searched in the plan's order (plan.hpp). False: not such a gang.
+  template <class Candidate, class Members, class Search>
+  [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, Candidate& candidate, Members& members, Search& search) {
+    if (!domain_searched(g) || g.required == no_level) return false;
+    const level_index level = g.required;
+    const auto size = static_cast<std::int64_t>(g.size()) / (g.segment > 0 ? g.segment : 1);
+    plan_level(g, level, candidate, members);
+    for (const domain_plan::entry& e : plan_.entries()) {
+      if (!exhaustive_ && sel_.found() && cost_ranked && e.bound > std::get<0>(sel_.rank())) break;
+      const node_index in = domains_.nodes(level, e.domain).front();
+      search(e.domain, plan_.victims(e), [&] { return pl_->units(g, j, level, in) >= size; });
+    }
+    return true;
+  }
+
+  // A gang of segments with no required level (a training gang on NVL72 blocks): each segment
+  // goes inside one block, so its victims compose block by block. Each block's set that lets
+  // it take one more segment than now (the policy's choice among the block's jobs, in the
+  // plan's order, which stops once `missing` blocks were found and the next bound is dearer
+  // than the missing-th best); the best `missing` blocks by the policy's rank (ties: block
+  // order) joined; the set then chosen among the jobs of that union for the whole gang, by the
+  // policy, as any domain. False: not such a gang, or the union gave no set (the whole
+  // cluster is searched then).
+  template <class Candidate, class Members, class Trial, class Search>
+  [[nodiscard]] bool by_segments(const gang_request& g, gang_id j, Candidate& candidate, Members& members, Trial& trial, Search& search) {
+    if (!domain_searched(g) || g.segment <= 0 || g.required != no_level) return false;
+    const auto missing =
+        static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(g.size()) / g.segment - pl_->units(g, j, no_level, 0)));
+    if (missing == 0) return false;  // room for the segments: it fails for another reason
+    const level_index block = pl_->topology().block_level();
+    gang_request one = g;
+    one.workers = g.segment;
+    plan_level(one, block, candidate, members);
+    picks_.clear();
+    picked_.clear();
+    for (const domain_plan::entry& e : plan_.entries()) {
+      if (!exhaustive_ && cost_ranked && picks_.size() >= missing && e.bound > std::get<0>(picks_[missing - 1].rank)) break;
+      const node_index in = domains_.nodes(block, e.domain).front();
+      const std::int64_t now = pl_->units(one, j, block, in);
+      const std::span<const victim> cands = plan_.victims(e);
+      if (!VP::select(
+              cands, [&](victim_mask m) { return trial(cands, m, [&] { return pl_->units(one, j, block, in) > now; }); }, mask_, order_))
+        continue;
+      pick(e.domain, cands);
+    }
+    if (picks_.size() < missing) return false;
+    joined_.clear();
+    for (std::size_t k = 0; k < missing; ++k)
+      for (const victim& v : std::span<const victim>(picked_.data() + picks_[k].first, picks_[k].count))
+        if (std::none_of(joined_.begin(), joined_.end(), [&](const victim& w) { return w.job == v.job; })) joined_.push_back(v);
+    search(0, joined_, [&] { return pl_->fits(g, j); });
+    return sel_.found();
+  }
+
+  // Keeps block d's chosen set (mask_ over cands) among the picks, in (rank, block) order.
+  void pick(std::uint32_t d, std::span<const victim> cands) {
+    const block_pick p{VP::rank(cands, victim_mask(mask_)), d, static_cast<std::uint32_t>(picked_.size()), 0};
+    const auto at = std::upper_bound(picks_.begin(), picks_.end(), p, [](const block_pick& x, const block_pick& y) {
+      return std::tie(x.rank, x.domain) < std::tie(y.rank, y.domain);
+    });
+    auto it = picks_.insert(at, p);
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      if (mask_[i] != 0) {
+        picked_.push_back(cands[i]);
+        ++it->count;
+      }
+  }
+
+  // A gang whose room the domains of a level can count (DomainPlacer::units).
+  [[nodiscard]] bool domain_searched(const gang_request& g) const noexcept {
+    return pl_->topology().level_count() > 0 && g.homogeneous() && !g.picks_segment();
+  }
+
+  // The plan of level l's domains for g: each domain's eligible candidates with the GPUs
+  // they hold inside it, against what g needs there beyond the domain's idle GPUs.
+  template <class Candidate, class Members>
+  void plan_level(const gang_request& g, level_index l, Candidate& candidate, Members& members) {
+    const cluster_topology& topo = pl_->topology();
+    const std::int64_t demand = g.member.is_mig() ? 0 : static_cast<std::int64_t>(g.size()) * g.member.gpu_request_milli();
+    plan_.clear();
+    domains_.for_each(l, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids) {
+      plan_.begin(d);
+      for (const std::uint32_t v : ids) {
+        const std::optional<victim> c = candidate(v);
+        if (!c) continue;
+        std::int64_t inside = 0;
+        for (const placement& p : members(v))
+          if (topo.domain_of(p.node, l) == d) inside += p.gpu_milli_total();
+        plan_.add(*c, inside);
+      }
+      plan_.end(demand - domains_.idle_milli(l, d, pl_->inv()), !exhaustive_, cost_ranked && !exhaustive_);
+    });
+    if (!exhaustive_) plan_.order();
+  }
+
+  static constexpr bool cost_ranked = requires { VP::cost_ranked; };
+  struct block_pick {
+    victim_rank rank;
+    std::uint32_t domain;
+    std::uint32_t first, count;  // its victims: picked_[first, first + count)
   };
 
   template <class Candidate>
@@ -167,105 +238,20 @@ class preemptor {
       if (const std::optional<victim> c = candidate(v)) cand_.push_back(*c);
   }
 
-  void hold_room(const placement& h, fleet_time until) {
-    pl_->hold(h);
-    room_.push_back(h);
-    ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(room_.size() - 1), false});
-  }
-
-  void hold_blocks(const stopped_victim& v, fleet_time until) {
-    pl_->hold_blocks(v.job, v.members);
-    blocks_.push_back(block_hold{v.job, static_cast<std::uint32_t>(block_members_.size()), static_cast<std::uint32_t>(v.members.size())});
-    block_members_.insert(block_members_.end(), v.members.begin(), v.members.end());
-    ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(blocks_.size() - 1), true});
-  }
-
-  // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held until
-  // `until` (one placement per tenant the GPUs answer to, hold_of), so that nothing else
-  // lands on a victim still running.
-  void hold_leftovers(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
-    if (until <= now) return;
-    leftover_.clear();
-    for (const stopped_victim& v : victims)
-      for (const placement& p : v.members) take_back(p, 1);
-    for (const placement& p : placed) take_back(p, -1);
-    for (const auto& [n, acc] : leftover_) {
-      holds_.clear();
-      for (std::size_t g = 0; g < max_gpus_per_node; ++g) {
-        if (acc.milli[g] <= 0) continue;
-        placement& h = hold_of(n, g, acc);
-        h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
-      }
-      if (acc.cpu > 0 || acc.memory > 0) {
-        if (holds_.empty()) holds_.push_back(placement_on(n, no_tenant, isolation_level::gpu));
-        holds_.front().cpu_milli = std::max<std::int64_t>(0, acc.cpu);
-        holds_.front().memory_mib = std::max<std::int64_t>(0, acc.memory);
-      }
-      for (const placement& h : holds_) hold_room(h, until);
-    }
-  }
-
-  // The hold that takes GPU g of node n stands in for its victims: their tenant, at GPU
-  // isolation when one of them asked for it (so no stranger joins the GPU while they still
-  // run), else at none. Work of another tenant still on the GPU shared it with them at
-  // none: the hold joins it at none. One hold per (tenant, level) on a node.
-  placement& hold_of(node_index n, std::size_t g, const held_room& acc) {
-    const node_state& s = pl_->inv().state(n);
-    const bool stranger = s.users[g] != 0 && s.owner[g] != acc.tenant[g];
-    const tenant_id t = stranger ? s.owner[g] : acc.tenant[g];
-    const isolation_level level = (acc.closed >> g & 1U) != 0 && !stranger ? isolation_level::gpu : isolation_level::none;
-    auto it = std::find_if(holds_.begin(), holds_.end(), [&](const placement& h) { return h.tenant == t && h.isolation == level; });
-    if (it != holds_.end()) return *it;
-    holds_.push_back(placement_on(n, t, level));
-    return holds_.back();
-  }
-
-  [[nodiscard]] static placement placement_on(node_index n, tenant_id t, isolation_level level) noexcept {
-    placement h;
-    h.node = n;
-    h.tenant = t;
-    h.isolation = level;
-    return h;
-  }
-
-  // Adds (sign 1) or subtracts (-1) p into its node's leftover.
-  void take_back(const placement& p, int sign) {
-    auto it = std::find_if(leftover_.begin(), leftover_.end(), [&](const auto& x) { return x.first == p.node; });
-    if (it == leftover_.end()) {
-      if (sign < 0) return;  // the preemptor on a node no victim held
-      leftover_.emplace_back(p.node, held_room{});
-      it = leftover_.end() - 1;
-    }
-    it->second.cpu += sign * p.cpu_milli;
-    it->second.memory += sign * p.memory_mib;
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const std::size_t g = p.gpus[i].gpu;
-      held_room& r = it->second;
-      if (sign > 0) note_victim(r, g, p);
-      r.milli[g] += sign * p.gpus[i].milli;
-    }
-  }
-
-  // A victim's member on GPU g: its tenant, and whether it closed the GPU to strangers.
-  static void note_victim(held_room& r, std::size_t g, const placement& p) noexcept {
-    const auto bit = static_cast<std::uint16_t>(1U << g);
-    if (r.milli[g] == 0) r.tenant[g] = p.tenant;
-    if (p.isolation != isolation_level::none) r.closed = static_cast<std::uint16_t>(r.closed | bit);
-  }
-
   Pl* pl_;
   const running_jobs* running_;
   candidate_domains<Pl> domains_;
+  domain_plan plan_;
+  bool exhaustive_ = false;
+  std::vector<block_pick> picks_;  // by_segments: each block's set, best first
+  std::vector<victim> picked_;
+  std::vector<victim> joined_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<std::uint32_t> order_;
   victim_selector<VP> sel_;
   std::vector<victim> cand_;
   std::vector<node_index> sorted_;
-  std::vector<std::pair<node_index, held_room>> leftover_;
-  std::vector<placement> holds_;  // one node's leftover holds (hold_leftovers)
-  std::vector<placement> room_;
-  std::vector<block_hold> blocks_;
-  std::vector<placement> block_members_;
-  std::priority_queue<hold_end, std::vector<hold_end>, std::greater<>> ends_;
-  std::uint64_t seq_ = 0;
+  victim_holds<Pl> holds_{*pl_, domains_};
 };
 
 }  // namespace gpurent

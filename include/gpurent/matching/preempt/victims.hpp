@@ -211,6 +211,7 @@ class cheapest_victims {
 
 struct victim_policy_gpurent {
   static constexpr std::string_view name = "gpurent";
+  static constexpr bool cost_ranked = true;         // rank()'s first element is the set's cost (preempt/plan.hpp bounds it)
   static constexpr std::size_t test_budget = 4096;  // fit tests per domain
 
   template <class Fits>
@@ -273,7 +274,7 @@ class victim_selector {
     if (candidates.empty()) return;
     if (!VP::select(candidates, fits, mask_, order_)) return;
     const victim_rank r = VP::rank(candidates, victim_mask(mask_));
-    if (found_ && !(r < rank_)) {
+    if (found_ && !(r < rank_ || (r == rank_ && domain < domain_))) {  // equal ranks: the first domain, in whatever order they come
       keep_runner_up(r, candidates);
       return;
     }
@@ -289,6 +290,7 @@ class victim_selector {
   }
 
   [[nodiscard]] bool found() const noexcept { return found_; }
+  [[nodiscard]] const victim_rank& rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint32_t domain() const noexcept { return domain_; }
   [[nodiscard]] std::span<const victim> victims() const noexcept { return chosen_; }
   [[nodiscard]] std::span<const victim> runner_up() const noexcept { return other_; }

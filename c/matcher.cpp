@@ -89,6 +89,7 @@ std::string placed_json(const gpurent_matcher& m, const std::string& job, std::s
 expected<std::string> place_request(gpurent_matcher& m, const char* request_json) {
   GPURENT_TRY(j, io::parse_job_json(request_json, "request_json", m.cluster, m.tenants));
   if (m.jobs.contains(j->name)) return make_error(error_code::duplicate, "name", "job \"" + j->name + "\" is placed already (release it first)");
+  if (m.next_id == no_gang) return make_error(error_code::overflow, "name", "this matcher has placed 2^32 - 1 jobs: make a new one");
   live_job live{m.next_id, {}};
   const auto outcome = m.placer->place(j->gang, live.id, live.placements);
   if (!outcome) return text_of({{"job", j->name}, {"placed", false}, {"why_not", io::audit_gang_why_not(m.placer->explain(j->gang))}});

@@ -70,9 +70,7 @@ expected<void> open_matcher(gpurent_matcher& m, const char* nodes, const char* t
   m.cluster = std::move(*c);
   if (topology != nullptr) GPURENT_TRY(io::read_topology_file(topology, m.cluster));
   const bool known = builtin_gang_policies::visit(policy, [&]<class GP>() { m.placer = std::make_unique<gang_box<GP>>(m.cluster); });
-  if (!known)
-    return make_error(error_code::invalid_argument, "policy",
-                      "no gang policy \"" + std::string(policy) + "\" (expected " + policy_names_text<builtin_gang_policies>() + ")");
+  if (!known) return no_gang_policy(policy);
   return {};
 }
 

@@ -30,6 +30,12 @@ template <class List>
   return out;
 }
 
+// The error of a gang policy name that no builtin_gang_policies has, in the field "policy".
+[[nodiscard]] inline unexpected<error> no_gang_policy(std::string_view name) {
+  return make_error(error_code::invalid_argument, "policy",
+                    "no gang policy \"" + std::string(name) + "\" (expected " + policy_names_text<builtin_gang_policies>() + ")");
+}
+
 // Runs jobs on b under the victim policy named `victims` ("none": no preemption); nothing
 // when no victim policy has that name.
 template <Placer B>
@@ -60,9 +66,7 @@ template <Placer B>
     r = run_fleet_named(victims, b, jobs, o);
     explain_never_started(b, jobs, *r);
   });
-  if (!known)
-    return make_error(error_code::invalid_argument, "policy",
-                      "no gang policy \"" + std::string(policy) + "\" (expected " + policy_names_text<builtin_gang_policies>() + ")");
+  if (!known) return no_gang_policy(policy);
   return std::move(*r);
 }
 

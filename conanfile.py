@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: MIT
-# Conan 2 recipe. gpurent is header-only: `conan create .` builds nothing, packages the headers
-# once for every configuration, and declares the targets that CMake users know:
-# gpurent::gpurent, gpurent::io and, with -o gpurent/*:probe=True, gpurent::probe.
-# scripts/check-conan creates it against Debian's packages and runs test_package.
+# Conan 2 recipe. The C++ library is header-only; the C API (gpurent_c.h, libgpurent_c,
+# option `c`, on by default) is a shared library built here with CMake, as the CMake package
+# builds it. The package declares the targets that CMake users know: gpurent::gpurent,
+# gpurent::io, with -o gpurent/*:c=True (the default) gpurent::c, and with
+# -o gpurent/*:probe=True gpurent::probe. With c=False nothing is built: the headers are
+# packaged once for every configuration. scripts/check-conan creates it against Debian's
+# packages and runs test_package.
 import os
 import re
 
 from conan import ConanFile
 from conan.tools.build import check_min_cppstd
-from conan.tools.files import copy, load
+from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
+from conan.tools.files import copy, load, rmdir
 from conan.tools.layout import basic_layout
 
 # cmake_extra_dependencies / cmake_extra_interface_libs (2.30), cpp_info.ignored_requires (2.31).
@@ -33,12 +37,13 @@ class GpurentConan(ConanFile):
     description = "Header-only C++20 library for GPU compute rental: exact billing and GPU matching"
     license = "MIT"
     url = "https://github.com/gpurent/gpurent"
-    topics = ("gpu", "billing", "scheduling", "bin-packing", "header-only")
-    package_type = "header-library"
+    topics = ("gpu", "billing", "scheduling", "bin-packing", "header-only", "c-api")
+    package_type = "shared-library"  # header-library with c=False (configure)
     settings = "os", "arch", "compiler", "build_type"
-    options = {"probe": [True, False]}
-    default_options = {"probe": False}
-    exports_sources = "include/*", "LICENSE"
+    options = {"probe": [True, False], "c": [True, False]}
+    default_options = {"probe": False, "c": True}
+    # What the C library's CMake build reads (tests, tools and the rest stay off).
+    exports_sources = "CMakeLists.txt", "cmake/*", "c/*", "include/*", "LICENSE"
     no_copy_source = True
 
     def set_version(self):
@@ -46,8 +51,15 @@ class GpurentConan(ConanFile):
         cmake = load(self, os.path.join(self.recipe_folder, "CMakeLists.txt"))
         self.version = re.search(r"project\(gpurent\s+VERSION\s+([0-9.]+)", cmake).group(1)
 
+    def configure(self):
+        if not self.options.c:
+            self.package_type = "header-library"
+
     def layout(self):
-        basic_layout(self, src_folder=".")
+        if self.options.c:
+            cmake_layout(self, src_folder=".")
+        else:
+            basic_layout(self, src_folder=".")
 
     def requirements(self):
         for name, (versions, *_) in _DEPENDENCIES.items():
@@ -57,18 +69,49 @@ class GpurentConan(ConanFile):
         check_min_cppstd(self, 20)
 
     def package_id(self):
-        # The same headers serve every configuration and both values of `probe` (which only
-        # adds a component in package_info).
-        self.info.clear()
+        # `probe` only adds a component in package_info. Without the C library the same
+        # headers serve every configuration.
+        del self.info.options.probe
+        if not self.info.options.c:
+            self.info.clear()
+
+    def generate(self):
+        if not self.options.c:
+            return
+        CMakeDeps(self).generate()
+        tc = CMakeToolchain(self)
+        for option in ("TESTS", "TOOLS", "BENCHMARKS", "EXAMPLES"):
+            tc.cache_variables[f"GPURENT_BUILD_{option}"] = False
+        tc.cache_variables["GPURENT_BUILD_C"] = True
+        tc.cache_variables["GPURENT_WITH_PROBE"] = False  # its headers are packaged below
+        tc.cache_variables["GPURENT_INSTALL"] = True
+        tc.generate()
+
+    def build(self):
+        if self.options.c:
+            cmake = CMake(self)
+            cmake.configure()
+            cmake.build()
 
     def package(self):
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
+        if self.options.c:
+            CMake(self).install()  # the library, gpurent_c.h and the headers
+            rmdir(self, os.path.join(self.package_folder, "share"))  # Conan writes the config files
         copy(self, "*.hpp", os.path.join(self.source_folder, "include"), os.path.join(self.package_folder, "include"))
 
     def package_info(self):
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []
         self.cpp_info.set_property("cmake_file_name", "gpurent")
+        if self.options.c:
+            # The C library: everything of gpurent compiled in; at run time it also needs
+            # the date/tz library (libdate-tz), required below when Conan provides date.
+            c = self.cpp_info.components["c"]
+            c.set_property("cmake_target_name", "gpurent::c")
+            c.libs = ["gpurent_c"]
+            c.libdirs = ["lib"]
+            c.bindirs = ["bin"]
         # The root target links every component; gpurent::gpurent is the core component alone,
         # as in the CMake package (not io's nlohmann/json, not the probe's CUDA).
         self.cpp_info.set_property("cmake_target_name", "gpurent::all")
@@ -91,6 +134,9 @@ class GpurentConan(ConanFile):
                 found_by_cmake.append(cmake_package)
                 extra_targets[comp] += cmake_targets
                 self.cpp_info.ignored_requires.append(name)
+
+        if self.options.c and "date" in provided:
+            self.cpp_info.components["c"].requires.append("date::date")
 
         if self.options.probe:
             # The CUDA runtime comes from the CUDA toolkit, never from Conan (as in the

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Run by `conan create .`: builds tests/package/consumer.cpp against the created package
-# (find_package(gpurent) through Conan's generated files) and runs it.
+# Run by `conan create .`: builds tests/package/consumer.cpp (and, with the C library,
+# tests/package/consumer.c) against the created package (find_package(gpurent) through
+# Conan's generated files) and runs them.
 import os
 
 from conan import ConanFile
@@ -21,6 +22,7 @@ class GpurentTestConan(ConanFile):
         CMakeDeps(self).generate()
         tc = CMakeToolchain(self)
         tc.cache_variables["GPURENT_EXPECT_PROBE"] = bool(self.dependencies["gpurent"].options.probe)
+        tc.cache_variables["GPURENT_EXPECT_C"] = bool(self.dependencies["gpurent"].options.c)
         tc.generate()
 
     def build(self):
@@ -31,3 +33,5 @@ class GpurentTestConan(ConanFile):
     def test(self):
         if can_run(self):
             self.run(os.path.join(self.cpp.build.bindir, "consumer"), env="conanrun")
+            if self.dependencies["gpurent"].options.c:
+                self.run(os.path.join(self.cpp.build.bindir, "c_consumer"), env="conanrun")

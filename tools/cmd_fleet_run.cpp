@@ -20,6 +20,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>
 #include <gpurent/fleet/run/check.hpp>
+#include <gpurent/fleet/run/named.hpp>
 #include <gpurent/io/audit/audit_record.hpp>
 #include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/io/fleet/fleet_nodes_csv.hpp>
@@ -132,36 +133,24 @@ expected<loaded> read_inputs(const run_args& a) {
   return l;
 }
 
-template <Placer B>
-run_result run_victims(const run_args& a, B& b, const std::vector<fleet_job>& jobs, const run_options& o) {
-  if (a.victims == "none") return run_fleet<victim_policy_kube, false>(b, jobs, o);
-  run_result r;
-  builtin_victim_policies::visit(a.victims, [&]<class VP>() { r = run_fleet<VP, true>(b, jobs, o); });
-  return r;
-}
-
+// --jobs: fleet/run/named.hpp's run of the named policies (the C API's too); --pods: the
+// node matcher's policies.
 expected<run_result> run_policy(const run_args& a, loaded& l, const run_options& o, run_auditor* auditor) {
-  run_result r;
-  bool known = false;
-  if (!a.pods.empty()) {
-    known = pod_policies::visit(a.policy, [&]<class P>() {
-      const shape_distribution shapes = shapes_of(l.jobs);  // the workload fgd and gpurent plan for
-      matcher<P> b(l.cluster.inv, policy_context{&shapes, 0});
-      r = run_victims(a, b, l.jobs, o);
-      explain_never_started(b, l.jobs, r);
-    });
-  } else {
-    const gang_context ctx = context_of(l.jobs, l.cluster);
-    known = builtin_gang_policies::visit(a.policy, [&]<class GP>() {
-      gang_placer<GP> b(l.cluster.inv, l.cluster.topology, ctx);
-      if (auditor != nullptr) b.set_observer(gang_observer::of(*auditor));
-      r = run_victims(a, b, l.jobs, o);
-      explain_never_started(b, l.jobs, r);
-    });
+  if (a.pods.empty()) {
+    auto r = run_fleet_gangs(l.cluster, l.jobs, a.policy, a.victims, o, auditor != nullptr ? gang_observer::of(*auditor) : gang_observer{});
+    if (!r) return unexpected(r.error().in_field("--" + r.error().field));
+    return r;
   }
-  if (!known)
-    return make_error(error_code::invalid_argument, "--policy", "no policy \"" + a.policy + "\" for " + (a.pods.empty() ? "--jobs" : "--pods"));
-  return r;
+  std::optional<run_result> r;
+  const bool known = pod_policies::visit(a.policy, [&]<class P>() {
+    const shape_distribution shapes = shapes_of(l.jobs);  // the workload fgd and gpurent plan for
+    matcher<P> b(l.cluster.inv, policy_context{&shapes, 0});
+    r = run_fleet_named(a.victims, b, l.jobs, o);
+    if (r) explain_never_started(b, l.jobs, *r);
+  });
+  if (!known) return make_error(error_code::invalid_argument, "--policy", "no policy \"" + a.policy + "\" for --pods");
+  if (!r) return make_error(error_code::invalid_argument, "--victims", "no victim policy \"" + a.victims + "\"");
+  return std::move(*r);
 }
 
 // The same on stderr, a line per job (the first 20; the JSON has them all).

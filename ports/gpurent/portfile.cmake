@@ -14,6 +14,7 @@ vcpkg_cmake_configure(
     -DGPURENT_BUILD_BENCHMARKS=OFF
     -DGPURENT_BUILD_EXAMPLES=OFF
     -DGPURENT_BUILD_TOOLS=OFF
+    -DGPURENT_BUILD_C=OFF  # the C library is compiled: this port stays header-only
     -DGPURENT_INSTALL=ON
 )
 vcpkg_cmake_install()

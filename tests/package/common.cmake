@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Shared by the package tests (cmake -P scripts). Every command runs as a user would type it,
 # from the source tree, with the suite's generator and compiler in the environment
-# (CMAKE_GENERATOR, CXX), so the commands themselves are the README's.
+# (CMAKE_GENERATOR, CXX, CC), so the commands themselves are the README's.
 cmake_minimum_required(VERSION 3.25)
 set(ENV{CMAKE_GENERATOR} "${GENERATOR}")
 set(ENV{CXX} "${CXX}")
+if(CC)  # the C compiler, where the suite has one (the C API's consumer)
+  set(ENV{CC} "${CC}")
+endif()
 
 # package_run(<what> <command...>): runs the command; fails the test naming the step.
 # The output is left in package_output.

@@ -12,6 +12,7 @@
 #include <gpurent/fleet/run/check.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/fleet/run/metrics.hpp>
+#include <gpurent/fleet/run/named.hpp>
 #include <gpurent/fleet/run/pods.hpp>
 #include <gpurent/fleet/run/run.hpp>
 #include <gpurent/fleet/run/timeline.hpp>

@@ -13,6 +13,7 @@
 // error at file:line naming the field; written back (fleet generate) column for column.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpurent/core/assert.hpp>
 #include <gpurent/core/error.hpp>
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
@@ -164,6 +166,32 @@ struct job_tenants {
 }
 }  // namespace detail
 
+// The columns' names, in the order of the fields read_fleet_job takes (name, workers and
+// num_gpu are required; the jobs file may list the columns in any order).
+inline constexpr std::array<std::string_view, 21> job_columns{
+    "name",     "workers",  "num_gpu",          "gpu_milli", "cpu_milli", "memory_mib",      "gpu_spec",
+    "per_node", "required", "preferred",        "segment",   "exclusive", "priority",        "preemptible",
+    "arrival",  "duration", "checkpoint_every", "isolation", "tenant",    "network_segment", "residency"};
+
+// Tenant names as ids (read_fleet_job): one set per jobs file, or per C API matcher.
+using job_tenants = detail::job_tenants;
+
+// One job from its fields as text, in job_columns' order (an empty field: the column's
+// default), against cluster c; tenant names become ids in `tenants`. The jobs file's rows
+// and JSON jobs (io/fleet/job_json.hpp) are read here.
+[[nodiscard]] inline expected<fleet_job> read_fleet_job(std::span<const std::string_view> fields, const fleet_cluster& c, job_tenants& tenants,
+                                                        bool need_duration = false) {
+  GPURENT_ASSERT(fields.size() == job_columns.size());
+  fleet_job j;
+  j.name = std::string(fields[detail::job_name]);
+  if (j.name.empty()) return make_error(error_code::invalid_argument, "name", "empty job name");
+  GPURENT_TRY(detail::read_job_member(fields, c, j.gang.member));
+  GPURENT_TRY(detail::read_job_rules(fields, c, j.gang));
+  GPURENT_TRY(detail::read_job_schedule(fields, j, need_duration));
+  GPURENT_TRY(detail::read_job_isolation(fields, c, tenants, j));
+  return j;
+}
+
 // Whether every job must have a duration (fleet run: the column in the header, a value in
 // every row), or may have none (fleet pack).
 enum class job_durations : std::uint8_t { optional, required };
@@ -172,28 +200,20 @@ enum class job_durations : std::uint8_t { optional, required };
 [[nodiscard]] inline expected<std::vector<fleet_job>> read_fleet_jobs_csv(std::string_view text, std::string_view file, const fleet_cluster& c,
                                                                           job_durations durations = job_durations::optional) {
   const bool need_duration = durations == job_durations::required;
-  csv_column columns[] = {
-      {{"name"}, false},      {{"workers"}, false},         {{"num_gpu"}, false},  {{"gpu_milli"}, true},   {{"cpu_milli"}, true},
-      {{"memory_mib"}, true}, {{"gpu_spec"}, true},         {{"per_node"}, true},  {{"required"}, true},    {{"preferred"}, true},
-      {{"segment"}, true},    {{"exclusive"}, true},        {{"priority"}, true},  {{"preemptible"}, true}, {{"arrival"}, true},
-      {{"duration"}, true},   {{"checkpoint_every"}, true}, {{"isolation"}, true}, {{"tenant"}, true},      {{"network_segment"}, true},
-      {{"residency"}, true}};
+  std::vector<csv_column> columns;
+  for (std::size_t i = 0; i < job_columns.size(); ++i) columns.push_back({{job_columns[i]}, i > detail::job_num_gpu});
   columns[detail::job_duration].optional = !need_duration;
   std::vector<fleet_job> out;
   std::set<std::string, std::less<>> names;
   detail::job_tenants tenants;
   auto read = read_csv_table(text, file, columns, "name,workers,num_gpu[,...]",
                              [&](std::span<const std::string_view> v, std::span<const std::string_view>) -> expected<void> {
-                               fleet_job j;
-                               j.name = std::string(v[detail::job_name]);
-                               if (j.name.empty()) return make_error(error_code::invalid_argument, "name", "empty job name");
-                               if (!names.insert(j.name).second)
-                                 return make_error(error_code::duplicate, "name", "job \"" + j.name + "\" appears twice");
-                               GPURENT_TRY(detail::read_job_member(v, c, j.gang.member));
-                               GPURENT_TRY(detail::read_job_rules(v, c, j.gang));
-                               GPURENT_TRY(detail::read_job_schedule(v, j, need_duration));
-                               GPURENT_TRY(detail::read_job_isolation(v, c, tenants, j));
-                               out.push_back(std::move(j));
+                               const std::string_view name = v[detail::job_name];
+                               if (!name.empty() && names.contains(name))
+                                 return make_error(error_code::duplicate, "name", "job \"" + std::string(name) + "\" appears twice");
+                               GPURENT_TRY(j, read_fleet_job(v, c, tenants, need_duration));
+                               names.insert(j->name);
+                               out.push_back(std::move(*j));
                                return {};
                              });
   if (!read) return unexpected(read.error());

@@ -2,9 +2,10 @@
 #pragma once
 // fleet run's retry log: every node a release touched, in order. A queued job that failed at
 // log position p is tried again only once the log has grown past p (placements only take,
-// so it cannot fit sooner), and a one-member job only on the nodes logged since. When some
-// job asks for network isolation, a release logs every node of its network segment: it may
-// have opened the whole segment. Nothing allocates once grown.
+// so it cannot fit sooner), and a one-member job only on the nodes logged since; a gang
+// required inside one domain of a level only in the domains of those nodes (freed_room_fits).
+// When some job asks for network isolation, a release logs every node of its network
+// segment: it may have opened the whole segment. Nothing allocates once grown.
 
 #include <algorithm>
 #include <cstddef>
@@ -12,7 +13,10 @@
 #include <span>
 #include <vector>
 
+#include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/placer.hpp>
+#include <gpurent/matching/preempt/preemptor.hpp>
 
 namespace gpurent {
 
@@ -66,5 +70,37 @@ class retry_log {
   std::vector<std::uint32_t> seen_;
   std::uint32_t stamp_ = 0;
 };
+
+// Whether a queued job may be retried on the nodes freed since it failed alone: a one-member
+// job without topology rules (it can only go on one of them), or a gang of like members
+// required inside one domain of a level, on a Placer that counts a domain's room (it can only
+// fit inside a domain holding one of them: the others only filled up).
+template <Placer B>
+[[nodiscard]] bool retried_near(const gang_request& g) noexcept {
+  if (g.size() == 1 && !g.topology_bound() && !g.picks_segment()) return true;
+  return DomainPlacer<B> && g.required != no_level && g.homogeneous() && !g.picks_segment();
+}
+
+// For a job retried_near: whether the nodes freed since it failed may take it now (a node
+// that admits the one member; a domain of its required level, holding one of them, with room
+// for the whole gang). False: placing it would fail. `seen`: scratch.
+template <Placer B>
+[[nodiscard]] bool freed_room_fits(B& b, const gang_request& g, gang_id j, std::span<const node_index> freed, std::vector<domain_index>& seen) {
+  if (g.size() == 1 && !g.topology_bound() && !g.picks_segment())
+    return std::any_of(freed.begin(), freed.end(), [&](node_index n) { return default_constraints::admits(b.inv(), n, g.member); });
+  if constexpr (DomainPlacer<B>) {
+    const auto need = static_cast<std::int64_t>(g.size()) / (g.segment > 0 ? g.segment : 1);
+    seen.clear();
+    for (const node_index n : freed) {
+      const domain_index d = b.topology().domain_of(n, g.required);
+      if (d == outside_topology || std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
+      seen.push_back(d);
+      if (b.units(g, j, g.required, n) >= need) return true;
+    }
+    return false;
+  } else {
+    return true;
+  }
+}
 
 }  // namespace gpurent

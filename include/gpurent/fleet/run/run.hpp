@@ -14,11 +14,12 @@
 //
 // Speed: a queued job is tried again only after something was released since it last
 // failed (placements only take, so it cannot fit sooner; removing every candidate victim
-// then leaves no more room than before either), and a one-member job only on the nodes
-// released since; with a minimum runtime, waiting jobs retry preemption at every pass
-// since victims become eligible with time; queued jobs of one shape fail together
-// (fleet/run/shape_memo.hpp), so a pass tries each failing shape once. Events are a heap;
-// segments and their members go to flat vectors: nothing allocates per event once grown.
+// then leaves no more room than before either), a one-member job only on the nodes
+// released since, a gang required inside a domain only in their domains; with a minimum
+// runtime, waiting jobs retry preemption at every pass since victims become eligible with
+// time; queued jobs of one shape fail together (fleet/run/shape_memo.hpp), so a pass tries
+// each failing shape once. Events are a heap; segments and their members go to flat
+// vectors: nothing allocates per event once grown.
 
 #include <algorithm>
 #include <cstddef>
@@ -281,7 +282,9 @@ class fleet_runner {
 
   // A job that failed before is tried again only where something was freed since: a
   // one-member job only on those nodes (elsewhere nodes only filled up, and their candidate
-  // victims are the ones it could not use then), any other job when anything was freed.
+  // victims are the ones it could not use then), a gang required inside a domain only in
+  // those nodes' domains (its victims are still searched everywhere), any other job when
+  // anything was freed.
   [[nodiscard]] bool try_start(std::uint32_t j, fleet_time t) {
     job_state& s = st_[j];
     const fleet_job& job = jobs_[j];
@@ -289,26 +292,22 @@ class fleet_runner {
     bool limited = false;
     if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > seconds{0})) {
       if (s.failed_at == log_.position()) return false;
-      limited = pre_.node_local(job.gang) && log_.position() - s.failed_at <= scan_limit;
+      limited = retried_near<B>(job.gang) && log_.position() - s.failed_at <= scan_limit;
     }
     if (limited) scan_ = log_.since(s.failed_at);
     const std::size_t at = log_.position();
     const bool memo = !o_.rescan;  // the naive twin tries every job
-    if (!(memo && memo_.place_fails(j, at)) && (!limited || any_admits(job)) && b_->place(job.gang, j, placed_)) {
+    if (!(memo && memo_.place_fails(j, at)) && (!limited || freed_room_fits(*b_, job.gang, j, scan_, seen_)) && b_->place(job.gang, j, placed_)) {
       start_running(j, t);
       return true;
     }
     memo_.place_failed(j, at);  // a limited retry fails everywhere too (see above)
     if (may_preempt && !(memo && memo_.preempt_fails(j, t, at, version_))) {
-      if (preempt_for(j, t, limited)) return true;
+      if (preempt_for(j, t, limited && pre_.node_local(job.gang))) return true;
       memo_.preempt_failed(j, t, at, version_);
     }
     s.failed_at = log_.position();
     return false;
-  }
-
-  [[nodiscard]] bool any_admits(const fleet_job& job) const noexcept {
-    return std::any_of(scan_.begin(), scan_.end(), [&](node_index n) { return default_constraints::admits(b_->inv(), n, job.gang.member); });
   }
 
   // Victims for job j under VP (`limited`: only on the nodes in scan_); when found, they
@@ -390,6 +389,7 @@ class fleet_runner {
   std::vector<stopped_victim> stopped_;
   retry_log log_;
   std::span<const node_index> scan_;  // a limited retry: the nodes freed since the job failed
+  std::vector<domain_index> seen_;    // freed_room_fits' scratch
   fleet_time now_;
   std::uint64_t instants_ = 0;
   std::size_t completed_ = 0;  // jobs completed so far (progress)

@@ -200,9 +200,6 @@ class gang_counts {
 
   [[nodiscard]] std::span<const step> steps() const noexcept { return steps_; }
 
-  // The units of the gang that domain d of level l (the layout's numbers) can take, as the
-  // last build counted them with levels.
-  [[nodiscard]] std::int64_t units_in(std::size_t l, std::uint32_t d) const noexcept { return level_view_[l][d].units; }
   // The units of the whole cluster, as the last build counted them.
   [[nodiscard]] std::int64_t root_units() const noexcept { return root_units_; }
 

@@ -100,13 +100,10 @@ class gang_placer {
   }
 
   // Places gang g, all members or none, as gang `id` (unique among the live gangs); its
-  // placements in member order into out (cleared first). nullopt when it does not fit:
-  // the inventory is then untouched (explain says why).
-  // A gang under network isolation that names no network segment goes into one segment
-  // chosen for the whole gang: the segments in the order the inventory interned them (the
-  // nodes file's order of first appearance), the first that no other tenant keeps (held in
-  // network isolation, or with its work) and that holds it.
-  // The observer, when one is attached, sees the decision once it is made.
+  // placements in member order into out (cleared first). nullopt when it does not fit: the
+  // inventory is then untouched (explain says why). A gang under network isolation naming no
+  // network segment goes into the first segment (in the nodes file's order of first
+  // appearance) that no other tenant keeps and that holds it. An attached observer sees it.
   [[nodiscard]] std::optional<gang_outcome> place(const gang_request& g, gang_id id, std::vector<placement>& out) {
     out.clear();
     std::optional<gang_outcome> r = place_unobserved(g, id, out);
@@ -115,8 +112,7 @@ class gang_placer {
     return r;
   }
 
-  // Whether job g (id) could put a member on node n now: n's constraints and the rules of its
-  // group (a base block that another gang holds exclusively takes nothing of g's).
+  // Whether job g (id) could put a member on node n now (n's constraints, its block's holder).
   [[nodiscard]] bool admits(node_index n, const gang_request& g, gang_id id) {
     sync();
     return Cs::admits(*inv_, n, g.member) && usable(layout_.group_of(n), g, id);
@@ -132,23 +128,30 @@ class gang_placer {
     });
   }
 
-  // Units of g (members, or segments) the domain of level l holding node n could take now as
-  // gang `id` (no_level: the whole cluster). A gang of like members picking no network segment.
+  // Units of g (members, or segments; like members, no network segment) the domain of level l
+  // holding node n takes now as gang `id`, counted there alone (no_level: the whole cluster).
   [[nodiscard]] std::int64_t units(const gang_request& g, gang_id id, level_index l, node_index n) {
     GPURENT_ASSERT(g.homogeneous() && !g.picks_segment());
     if (!check_gang(g, *topo_)) return 0;
     sync();
-    build_views(g, id, g.segment > 0 ? g.segment : 1, l != no_level);
-    const group_index gi = l == no_level ? 0 : layout_.group_of(n);
-    if (l == no_level || layout_.outside(gi) || l >= layout_.level_count()) return l == no_level ? counts_.root_units() : 0;
-    return counts_.units_in(l, layout_.domain_of_group(l, gi));
+    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    if (l == no_level) {
+      build_views(g, id, unit, false);
+      return counts_.root_units();
+    }
+    const group_index gi = layout_.group_of(n);
+    if (layout_.outside(gi) || l >= layout_.level_count()) return 0;
+    const std::uint32_t d = layout_.domain_of_group(l, gi);
+    std::int64_t units = 0;
+    for (group_index k = layout_.first_group(l, d); k < layout_.end_group(l, d); ++k)
+      if (usable(k, g, id)) units += group_caps_of<Cs>(layout_, *inv_, k, g.member, g.per_node).cap / unit;
+    return units;
   }
 
   // Calls o with every decision of place (none: nothing is called, nothing is computed).
   void set_observer(gang_observer o) noexcept { observer_ = o; }
 
-  // Puts gang `id` back exactly as place placed it (its members, its exclusive blocks): the
-  // undo of release, e.g. when a trial release found no room for a preemptor.
+  // Puts gang `id` back exactly as placed (members, exclusive blocks): the undo of release.
   void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members) {
       inv_->place(p);
@@ -168,9 +171,8 @@ class gang_placer {
     }
   }
 
-  // Gang `id` was released but still runs (a preemption victim in its notice window): the
-  // base blocks of `members` that no gang holds now are held for it, so no other gang lands
-  // there, until unhold_blocks. Blocks the preemptor took exclusively stay the preemptor's.
+  // Gang `id` was released but still runs (a victim in its notice window): the base blocks of
+  // `members` no gang holds are held for it until unhold_blocks (the preemptor's stay its own).
   void hold_blocks(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members)
       if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == no_gang) held_[b] = id;
@@ -184,8 +186,7 @@ class gang_placer {
       if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == id) held_[b] = no_gang;
   }
 
-  // A node goes down, drains or comes back up: down and drained nodes take nothing new
-  // (what runs there is the caller's to stop or keep).
+  // A node goes down, drains or comes back up: down and drained nodes take nothing new.
   void set_condition(node_index n, node_condition c) noexcept {
     topo_->set_condition(n, c);
     inv_->drain(n, c != node_condition::up);
@@ -196,9 +197,8 @@ class gang_placer {
   [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
   [[nodiscard]] const cluster_topology& topology() const noexcept { return *topo_; }
 
-  // Why g does not fit now (see why_not). A gang that picks a network segment: the
-  // segments are the candidates, and the failing segment in which most members fit says
-  // the rest.
+  // Why g does not fit now (see why_not). A gang that picks a network segment: the segments
+  // are the candidates, and the failing segment in which most members fit says the rest.
   [[nodiscard]] why_not explain(const gang_request& g) {
     why_not w;
     w.members = g.size();

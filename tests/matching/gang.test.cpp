@@ -494,27 +494,78 @@ TEST_CASE("gangs: on random small clusters every policy places exactly the gangs
   }
 }
 
+// The cached placer and the full-scan baseline over two equal clusters, driven alike.
+struct twins {
+  cluster a{2, 4, 4, 4, 3};
+  cluster b{2, 4, 4, 4, 3};
+  gang_placer<gang_policy_gpurent> fast{a.inv, a.topo};
+  full_scan_gang_placer<gang_policy_gpurent> slow{b.inv, b.topo};
+
+  // Both count g's room in the whole cluster alike (the running count of gang/room.hpp
+  // against the full count), and both place it, or neither, on the same nodes.
+  bool place(const gang_request& g, gang_id id, std::vector<placement>& x) {
+    if (g.counted_by_domain()) REQUIRE(fast.units(g, id, no_level, 0) == slow.units(g, id, no_level, 0));
+    REQUIRE(fast.fits(g, id) == slow.fits(g, id));
+    std::vector<placement> y;
+    const bool px = fast.place(g, id, x).has_value();
+    REQUIRE(px == slow.place(g, id, y).has_value());
+    REQUIRE(x == y);
+    return px;
+  }
+  template <class F>
+  void both(F f) {
+    f(fast);
+    f(slow);
+  }
+};
+
 TEST_CASE("gangs: the full-scan baseline makes the cached placer's decisions, and check_gangs finds no violation") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     std::mt19937_64 rng(seed);
-    cluster a(2, 4, 4, 4, 3);
-    cluster b(2, 4, 4, 4, 3);
-    gang_placer<gang_policy_gpurent> fast(a.inv, a.topo);
-    full_scan_gang_placer<gang_policy_gpurent> slow(b.inv, b.topo);
+    twins t;
     std::vector<gang_request> gangs;
     std::vector<std::vector<placement>> placed;
     for (gang_id id = 0; id < 80; ++id) {
       const gang_request g = random_gang(rng);
-      std::vector<placement> x, y;
-      const bool px = fast.place(g, id, x).has_value();
-      const bool py = slow.place(g, id, y).has_value();
-      REQUIRE(px == py);
-      REQUIRE(x == y);
+      std::vector<placement> x;
+      (void)t.place(g, id, x);
       gangs.push_back(g);
       placed.push_back(x);
     }
-    const gang_check_result r = check_gangs(a.inv, a.topo, gangs, placed);
+    const gang_check_result r = check_gangs(t.a.inv, t.a.topo, gangs, placed);
     CHECK(r.violations == 0);
+  }
+}
+
+TEST_CASE("gangs: with departures, trial releases and held blocks the cached placer still decides as the full scan") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937_64 rng(seed);
+    twins t;
+    std::map<gang_id, std::pair<gang_request, std::vector<placement>>> live;
+    for (gang_id id = 0; id < 300; ++id) {
+      INFO("seed " << seed << " gang " << id);
+      if (!live.empty() && uniform_below(rng, 3) == 0) {  // a departure, an exclusive one's blocks held a while
+        auto it = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+        const auto& [k, v] = *it;
+        t.both([&](auto& p) { p.release(k, v.second); });
+        if (v.first.exclusive && uniform_below(rng, 2) == 0) {
+          t.both([&](auto& p) { p.hold_blocks(k, v.second); });
+          std::vector<placement> x;
+          if (t.place(v.first, id, x)) t.both([&](auto& p) { p.release(id, x); });  // the held blocks closed to it
+          t.both([&](auto& p) { p.unhold_blocks(k, v.second); });
+        }
+        live.erase(it);
+      }
+      if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
+        const auto& [k, v] = *std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+        t.both([&](auto& p) { p.release(k, v.second); });
+        if (v.first.counted_by_domain()) REQUIRE(t.fast.units(v.first, k, no_level, 0) == t.slow.units(v.first, k, no_level, 0));
+        t.both([&](auto& p) { p.restore(v.first, k, v.second); });
+      }
+      const gang_request g = random_gang(rng);
+      std::vector<placement> x;
+      if (t.place(g, id, x)) live[id] = {g, x};
+    }
   }
 }
 

@@ -77,8 +77,7 @@ class retry_log {
 // fit inside a domain holding one of them: the others only filled up).
 template <Placer B>
 [[nodiscard]] bool retried_near(const gang_request& g) noexcept {
-  if (g.size() == 1 && !g.topology_bound() && !g.picks_segment()) return true;
-  return DomainPlacer<B> && g.required != no_level && g.homogeneous() && !g.picks_segment();
+  return g.node_local() || (DomainPlacer<B> && g.required != no_level && g.counted_by_domain());
 }
 
 // For a job retried_near: whether the nodes freed since it failed may take it now (a node
@@ -86,10 +85,9 @@ template <Placer B>
 // for the whole gang). False: placing it would fail. `seen`: scratch.
 template <Placer B>
 [[nodiscard]] bool freed_room_fits(B& b, const gang_request& g, gang_id j, std::span<const node_index> freed, std::vector<domain_index>& seen) {
-  if (g.size() == 1 && !g.topology_bound() && !g.picks_segment())
-    return std::any_of(freed.begin(), freed.end(), [&](node_index n) { return default_constraints::admits(b.inv(), n, g.member); });
+  if (g.node_local()) return std::any_of(freed.begin(), freed.end(), [&](node_index n) { return default_constraints::admits(b.inv(), n, g.member); });
   if constexpr (DomainPlacer<B>) {
-    const auto need = static_cast<std::int64_t>(g.size()) / (g.segment > 0 ? g.segment : 1);
+    const std::int64_t need = g.units();
     seen.clear();
     for (const node_index n : freed) {
       const domain_index d = b.topology().domain_of(n, g.required);

@@ -303,7 +303,7 @@ class fleet_runner {
     }
     memo_.place_failed(j, at);  // a limited retry fails everywhere too (see above)
     if (may_preempt && !(memo && memo_.preempt_fails(j, t, at, version_))) {
-      if (preempt_for(j, t, limited && pre_.node_local(job.gang))) return true;
+      if (preempt_for(j, t, limited && job.gang.node_local())) return true;
       memo_.preempt_failed(j, t, at, version_);
     }
     s.failed_at = log_.position();

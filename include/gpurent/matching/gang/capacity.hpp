@@ -5,7 +5,8 @@
 // kept with the group version they were counted at (gang_layout bumps it on any change of
 // one of the group's nodes), recounted only when the group changed. A decision then reads
 // one entry per block and recounts the few blocks that changed since the shape was last
-// placed: O(blocks), not O(nodes). A change of a network segment's tenants, which can change
+// read, found in the layout's change log (bringing a shape up to date costs the changes,
+// not a pass over the blocks): O(blocks), not O(nodes). A change of a network segment's tenants, which can change
 // what nodes that did not change admit, counts every group again (inventory::segment_changes).
 // reference/full_scan_gang.hpp counts every node instead.
 
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <gpurent/matching/constraints.hpp>
@@ -56,6 +58,25 @@ template <ConstraintSet Cs>
   return c;
 }
 
+// The slot of `entries` (each with a `used` stamp; 0: empty) that `match` accepts, stamped
+// now; else a fresh one for the caller to fill (true): a new slot while fewer than `limit`,
+// then the least recently used. The placer's per-shape caches keep their entries so.
+template <class Entry, class Match>
+[[nodiscard]] std::pair<Entry*, bool> lru_slot(std::vector<Entry>& entries, std::size_t limit, std::uint64_t& clock, Match&& match) {
+  ++clock;
+  Entry* victim = nullptr;
+  for (Entry& e : entries) {
+    if (e.used != 0 && match(e)) {
+      e.used = clock;
+      return {&e, false};
+    }
+    if (victim == nullptr || e.used < victim->used) victim = &e;
+  }
+  if (entries.size() < limit) victim = &entries.emplace_back();
+  victim->used = clock;
+  return {victim, true};
+}
+
 // The placer's capacity source: per member shape, the groups' counts, each kept with the
 // group version it was counted at, recounted only when the group changed.
 template <ConstraintSet Cs>
@@ -74,12 +95,22 @@ class cached_gang_capacity {
     if (const std::uint64_t seen = inv.segment_changes(r); e.segment_changes != seen) {
       std::fill(e.version.begin(), e.version.end(), 0U);
       e.segment_changes = seen;
+      e.seen = 0;  // every group
     }
-    for (group_index g = 0; g < e.caps.size(); ++g) {
-      if (e.version[g] == l.version(g)) continue;
+    const auto recount = [&](group_index g) {
+      if (e.version[g] == l.version(g)) return;
       e.caps[g] = group_caps_of<Cs>(l, inv, g, r, per_node);
       e.version[g] = l.version(g);
+    };
+    // Only the groups logged since this shape was last read can have changed (a group's
+    // version moves only with a logged change), unless the log no longer reaches back.
+    const auto changed = l.changed_since(e.seen);
+    if (changed && changed->size() < e.caps.size()) {
+      for (const group_index g : *changed) recount(g);
+    } else {
+      for (group_index g = 0; g < e.caps.size(); ++g) recount(g);
     }
+    e.seen = l.changes();
     return e.caps;
   }
 
@@ -89,28 +120,23 @@ class cached_gang_capacity {
     std::int32_t per_node = 0;
     std::uint64_t used = 0;             // 0: empty
     std::uint64_t segment_changes = 0;  // inv.segment_changes(r) when counted
+    std::uint64_t seen = 0;             // the layout's change log position when counted
     std::vector<std::uint32_t> version;
     std::vector<gang_group_caps> caps;
   };
 
   // The entry of (r, per_node); a new one replaces the least recently used.
   [[nodiscard]] entry& entry_for(const placement_request& r, std::int32_t per_node, std::size_t groups) {
-    ++clock_;
-    entry* victim = nullptr;
-    for (entry& e : entries_) {
-      if (e.used != 0 && e.per_node == per_node && e.r == r && e.caps.size() == groups) {
-        e.used = clock_;
-        return e;
-      }
-      if (victim == nullptr || e.used < victim->used) victim = &e;
+    const auto [e, fresh] =
+        lru_slot(entries_, shapes, clock_, [&](const entry& x) { return x.per_node == per_node && x.r == r && x.caps.size() == groups; });
+    if (fresh) {
+      e->r = r;
+      e->per_node = per_node;
+      e->seen = 0;
+      e->version.assign(groups, 0);  // group versions start at 1: all recounted
+      e->caps.assign(groups, gang_group_caps{});
     }
-    if (entries_.size() < shapes) victim = &entries_.emplace_back();
-    victim->r = r;
-    victim->per_node = per_node;
-    victim->used = clock_;
-    victim->version.assign(groups, 0);  // group versions start at 1: all recounted
-    victim->caps.assign(groups, gang_group_caps{});
-    return *victim;
+    return *e;
   }
 
   std::vector<entry> entries_;

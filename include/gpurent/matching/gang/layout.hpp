@@ -6,7 +6,10 @@
 // (after all blocks) a run of up to `outside_group` nodes that are in no domain. Per group it
 // keeps a version (bumped whenever one of its nodes changes), the nodes with something
 // placed, and the gang that holds it exclusively; it follows the inventory through its
-// change journal, as the matcher's candidate index does (O(1) per changed node).
+// change journal, as the matcher's candidate index does (O(1) per changed node). It logs the
+// groups that changed (and those the placer touches: a block held or let go), so that a
+// reader keeping a sum over the groups updates it by the changes since it last read
+// (changed_since), not by reading every group.
 //
 // Domains are renumbered here in that sorted order: domain d of level l covers groups
 // [first_group(l, d), end_group(l, d)) and the domains [child_begin(l, d), child_end(l, d))
@@ -16,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -46,6 +50,8 @@ class gang_layout {
     node_busy_.assign(inv.size(), 0);
     refill(inv);
     generation_ = inv.generation();
+    forget_changes();
+    log_.reserve(log_limit());
   }
 
   // Catches up with the inventory's changes; false when it changed size or was assigned
@@ -56,6 +62,7 @@ class gang_layout {
     if (now < seen_ || now - seen_ > inventory::journal_capacity) {
       refill(inv);
       for (std::uint32_t& v : version_) ++v;
+      forget_changes();
       return true;
     }
     for (; seen_ < now; ++seen_) note(inv, inv.changed_node(seen_));
@@ -82,6 +89,17 @@ class gang_layout {
   [[nodiscard]] std::uint32_t domain_of_group(std::size_t l, group_index g) const noexcept { return domains_[l].of_group[g]; }
 
   [[nodiscard]] std::uint32_t version(group_index g) const noexcept { return version_[g]; }
+
+  // The change log: its position now, and the groups logged since position `from` (a group
+  // may repeat); nullopt when the log no longer reaches back there (it was cut, or every group
+  // changed at once): the reader reads every group again.
+  [[nodiscard]] std::uint64_t changes() const noexcept { return log_base_ + log_.size(); }
+  [[nodiscard]] std::optional<std::span<const group_index>> changed_since(std::uint64_t from) const noexcept {
+    if (from < log_base_ || from > changes()) return std::nullopt;
+    return std::span<const group_index>(log_).subspan(static_cast<std::size_t>(from - log_base_));
+  }
+  // Group g changed in a way only its reader knows (the placer: a block held or let go).
+  void touch(group_index g) noexcept { log(g); }
   [[nodiscard]] std::int32_t busy_nodes(group_index g) const noexcept { return busy_[g]; }
   [[nodiscard]] gang_id owner(group_index g) const noexcept { return owner_[g]; }
   void set_owner(group_index g, gang_id id) noexcept { owner_[g] = id; }
@@ -148,8 +166,22 @@ class gang_layout {
     }
   }
 
+  // Logs g; the log is cut when it outgrows the groups many times over (a reader that far
+  // behind reads every group: no dearer than the changes).
+  void log(group_index g) noexcept {
+    if (log_.size() >= log_limit()) forget_changes();
+    log_.push_back(g);  // within the capacity reserved by build: no allocation
+  }
+  [[nodiscard]] std::size_t log_limit() const noexcept { return 8 * group_count() + 4096; }
+  // Every reader reads every group again: the log restarts past every position handed out.
+  void forget_changes() noexcept {
+    log_base_ += log_.size() + 1;
+    log_.clear();
+  }
+
   void note(const inventory& inv, node_index n) noexcept {
     const group_index g = group_of_[n];
+    log(g);
     ++version_[g];
     const std::uint8_t b = inv.state(n).placements > 0 ? 1 : 0;
     busy_[g] += static_cast<std::int32_t>(b) - static_cast<std::int32_t>(node_busy_[n]);
@@ -186,6 +218,8 @@ class gang_layout {
   std::vector<std::uint8_t> node_busy_;
   std::uint64_t seen_ = 0;
   std::uint64_t generation_ = 0;
+  std::vector<group_index> log_;  // groups changed, from position log_base_ on
+  std::uint64_t log_base_ = 0;
 };
 
 }  // namespace gpurent

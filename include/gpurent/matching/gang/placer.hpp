@@ -17,7 +17,9 @@
 // Speed: a group's capacity for a member shape is cached with the group's version (bumped
 // by any change of one of its nodes, through the inventory's journal), so a decision reads
 // one cached entry per block and recounts only the blocks that changed since that shape
-// was last placed: O(blocks) instead of O(nodes). reference/full_scan_gang.hpp is the same
+// was last placed: O(blocks) instead of O(nodes); and a gang that fits nowhere is refused by
+// a running count of each shape's room in the whole cluster (gang/room.hpp), brought up to
+// date by the blocks changed since: O(changes). reference/full_scan_gang.hpp is the same
 // placer recounting every node for every decision (the baseline, same decisions).
 // Nothing allocates per decision once the scratch space has grown.
 
@@ -28,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,9 +40,11 @@
 #include <gpurent/matching/gang/assign.hpp>
 #include <gpurent/matching/gang/capacity.hpp>
 #include <gpurent/matching/gang/counts.hpp>
+#include <gpurent/matching/gang/holders.hpp>
 #include <gpurent/matching/gang/layout.hpp>
 #include <gpurent/matching/gang/policy.hpp>
 #include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/gang/room.hpp>
 #include <gpurent/matching/gang/search.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/node/policy.hpp>
@@ -131,11 +136,12 @@ class gang_placer {
   // Units of g (members, or segments; like members, no network segment) the domain of level l
   // holding node n takes now as gang `id`, counted there alone (no_level: the whole cluster).
   [[nodiscard]] std::int64_t units(const gang_request& g, gang_id id, level_index l, node_index n) {
-    GPURENT_ASSERT(g.homogeneous() && !g.picks_segment());
+    GPURENT_ASSERT(g.counted_by_domain());
     if (!check_gang(g, *topo_)) return 0;
     sync();
-    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    const std::int64_t unit = g.unit();
     if (l == no_level) {
+      if (const auto r = room(g, id, unit)) return *r;
       build_views(g, id, unit, false);
       return counts_.root_units();
     }
@@ -155,7 +161,7 @@ class gang_placer {
   void restore(const gang_request& g, gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members) {
       inv_->place(p);
-      if (g.exclusive) held_[topo_->block_of(p.node)] = id;
+      if (g.exclusive) set_holder(p.node, id);
     }
   }
 
@@ -166,8 +172,7 @@ class gang_placer {
   void release(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members) {
       inv_->release(p);
-      const domain_index b = topo_->block_of(p.node);
-      if (b != outside_topology && held_[b] == id) held_[b] = no_gang;
+      if (id != no_gang && held_.of_node(*topo_, p.node) == id) set_holder(p.node, no_gang);
     }
   }
 
@@ -175,7 +180,7 @@ class gang_placer {
   // `members` no gang holds are held for it until unhold_blocks (the preemptor's stay its own).
   void hold_blocks(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members)
-      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == no_gang) held_[b] = id;
+      if (topo_->block_of(p.node) != outside_topology && held_.of_node(*topo_, p.node) == no_gang) set_holder(p.node, id);
   }
   // Room that is no gang's (a victim's leftovers in its notice window) taken and given back.
   void hold(const placement& h) noexcept { inv_->place(h); }
@@ -183,7 +188,7 @@ class gang_placer {
   // The end of hold_blocks: the blocks `id` still holds are free again.
   void unhold_blocks(gang_id id, std::span<const placement> members) noexcept {
     for (const placement& p : members)
-      if (const domain_index b = topo_->block_of(p.node); b != outside_topology && held_[b] == id) held_[b] = no_gang;
+      if (id != no_gang && held_.of_node(*topo_, p.node) == id) set_holder(p.node, no_gang);
   }
 
   // A node goes down, drains or comes back up: down and drained nodes take nothing new.
@@ -193,7 +198,7 @@ class gang_placer {
   }
 
   // The gang holding base block b exclusively (no_gang: none).
-  [[nodiscard]] gang_id holder(domain_index b) const noexcept { return held_[b]; }
+  [[nodiscard]] gang_id holder(domain_index b) const noexcept { return held_.of_block(b); }
   [[nodiscard]] const inventory& inv() const noexcept { return *inv_; }
   [[nodiscard]] const cluster_topology& topology() const noexcept { return *topo_; }
 
@@ -213,7 +218,6 @@ class gang_placer {
  private:
   using counts = gang_counts<GP>;
   using scope = typename counts::scope;
-  static constexpr std::size_t root = counts::root;
 
   [[nodiscard]] std::optional<gang_outcome> place_unobserved(const gang_request& g, gang_id id, std::vector<placement>& out) {
     if (!check_gang(g, *topo_)) return std::nullopt;
@@ -223,7 +227,7 @@ class gang_placer {
       return std::nullopt;
     }
     if (g.exclusive)
-      for (const placement& p : out) held_[topo_->block_of(p.node)] = id;
+      for (const placement& p : out) set_holder(p.node, id);
     return gang_outcome{preferred_met(g, out)};
   }
 
@@ -243,9 +247,11 @@ class gang_placer {
 
   [[nodiscard]] bool fits_decided(const gang_request& g, gang_id id) {
     if (!g.homogeneous()) return find_searched(g, id, trial_);
-    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    const std::int64_t unit = g.unit();
+    const auto need = g.units();
+    if (const auto r = room(g, id, unit); r && *r < need) return false;  // short of room in the whole cluster
     build_views(g, id, unit, counts::reads_levels(g));
-    return counts_.any_holds(g, static_cast<std::int64_t>(g.size()) / unit);
+    return counts_.any_holds(g, need);
   }
 
   // explain for a gang that picks a segment: per segment, whether it holds the gang.
@@ -287,19 +293,20 @@ class gang_placer {
                (search_.exhausted() ? ", which ran out of steps" : "") + "); nodes for member 0: " + w.nodes.summary();
       return w;
     }
-    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
+    const std::int64_t unit = g.unit();
     build_views(g, no_gang, unit, true);
     counts_.explain_scope(layout_, *topo_, g, unit, w);
-    counts_.explain_blocks(layout_, held_, g, unit, w);
+    counts_.explain_blocks(layout_, held_.blocks(), g, unit, w);
     return w;
   }
 
   void rebuild() {
     layout_.build(*inv_, *topo_);
     capacity_.reset();
+    room_.reset();
     counts_.reset(layout_);
     assigner_.reset(inv_->size());
-    held_.resize(topo_->level_count() == 0 ? 0 : topo_->domain_count(topo_->block_level()), no_gang);
+    held_.resize(topo_->level_count() == 0 ? 0 : topo_->domain_count(topo_->block_level()));
     segments_.clear();
     for (node_index n = 0; n < inv_->size(); ++n)
       if (const segment_id s = inv_->spec(n).segment; s != no_segment) segments_.push_back(s);
@@ -312,7 +319,7 @@ class gang_placer {
 
   [[nodiscard]] bool usable(group_index gi, const gang_request& g, gang_id id) const noexcept {
     if (layout_.outside(gi)) return !g.topology_bound();
-    const gang_id h = held_[layout_.topology_domain(layout_.level_count() - 1, gi)];
+    const gang_id h = held_.of_block(layout_.topology_domain(layout_.level_count() - 1, gi));
     if (h != no_gang && h != id) return false;
     return !g.exclusive || layout_.busy_nodes(gi) == 0;
   }
@@ -320,11 +327,27 @@ class gang_placer {
   // Every group's and domain's view for gang g (id): its capacity where it may go.
   void build_views(const gang_request& g, gang_id id, std::int64_t unit, bool levels) {
     counts_.build(layout_, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, levels, [&](group_index gi) { return usable(gi, g, id); });
+    if (const auto r = room(g, id, unit)) GPURENT_ASSERT(*r == counts_.root_units());  // the running count is the count
   }
 
+  // The units g could take in the whole cluster as `id` (the views' root count), from the
+  // running count of gang/room.hpp: nullopt when id holds blocks (the count leaves out every
+  // held block) or on the reference placer, which counts every node.
+  [[nodiscard]] std::optional<std::int64_t> room(const gang_request& g, gang_id id, std::int64_t unit) {
+    if constexpr (!std::is_same_v<Capacity, cached_gang_capacity<Cs>>) {
+      return std::nullopt;
+    } else {
+      if (id != no_gang && held_.holds_any(id)) return std::nullopt;
+      return room_.of_gang(layout_, capacity_, *inv_, g, unit, [&](group_index gi) { return usable(gi, g, no_gang); });
+    }
+  }
+
+  void set_holder(node_index n, gang_id id) noexcept { held_.set(layout_, *topo_, n, id); }
+
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
-    const std::int64_t unit = g.segment > 0 ? g.segment : 1;
-    const auto need = static_cast<std::int64_t>(g.size()) / unit;
+    const std::int64_t unit = g.unit();
+    const auto need = g.units();
+    if (const auto r = room(g, id, unit); r && *r < need) return false;  // short of room in the whole cluster
     build_views(g, id, unit, counts::reads_levels(g));
     if (!counts_.any_holds(g, need)) return false;
     const std::optional<scope> s = counts_.choose_scope(layout_, ctx_, g, need, unit);
@@ -335,29 +358,10 @@ class gang_placer {
     return true;
   }
 
-  // A gang of different members: the exact search, in the preferred level's domains first,
-  // then the required level's (or the whole cluster).
+  // A gang of different members: the exact search over the groups open to it (gang/search.hpp).
   [[nodiscard]] bool find_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
-    const auto try_scope = [&](const scope& s) {
-      search_nodes_.clear();
-      const group_index first = s.level == root ? 0 : layout_.first_group(s.level, s.domain);
-      const auto end = static_cast<group_index>(s.level == root ? layout_.group_count() : layout_.end_group(s.level, s.domain));
-      for (group_index gi = first; gi < end; ++gi)
-        if (usable(gi, g, id)) search_nodes_.insert(search_nodes_.end(), layout_.nodes_of(gi).begin(), layout_.nodes_of(gi).end());
-      const gang_search::input in{g.members, g.per_node, g.segment, search_nodes_, Cs::node_symmetric};
-      const auto admits = [this](node_index n, const placement_request& r) { return Cs::admits(*inv_, n, r); };
-      return search_.run(
-          *inv_, in, admits, [this](node_index n) { return topo_->block_of(n); }, out);
-    };
-    const auto try_level = [&](std::size_t l) {
-      for (std::uint32_t d = 0; d < layout_.domain_count(l); ++d)
-        if (try_scope(scope{l, d})) return true;
-      return false;
-    };
-    bool found = false;
-    if (g.preferred != no_level && (g.required == no_level || g.preferred > g.required)) found = try_level(g.preferred);
-    if (!found) found = g.required != no_level ? try_level(g.required) : try_scope(scope{});
-    return found;
+    return search_layout<Cs>(
+        search_, layout_, *inv_, *topo_, g, [&](group_index gi) { return usable(gi, g, id); }, search_nodes_, out);
   }
 
   [[nodiscard]] bool place_searched(const gang_request& g, gang_id id, std::vector<placement>& out) {
@@ -380,7 +384,8 @@ class gang_placer {
   Capacity capacity_;
   counts counts_;
   gang_assigner<GP, Cs> assigner_;
-  std::vector<gang_id> held_;  // per base block (the topology's number): the exclusive holder
+  block_holders held_;  // the exclusive holder of each base block
+  gang_room room_;
   gang_search search_;
   std::vector<node_index> search_nodes_;
   std::vector<placement> trial_;                    // fits' scratch answer for a search

@@ -49,6 +49,16 @@ struct gang_request {
 
   [[nodiscard]] std::size_t size() const noexcept { return members.empty() ? static_cast<std::size_t>(workers) : members.size(); }
   [[nodiscard]] bool homogeneous() const noexcept { return members.empty(); }
+  // What the placer counts a like-membered gang in: a segment (members that share a base
+  // block) or, without segments, one member; and how many of them the gang is.
+  [[nodiscard]] std::int64_t unit() const noexcept { return segment > 0 ? segment : 1; }
+  [[nodiscard]] std::int64_t units() const noexcept { return static_cast<std::int64_t>(size()) / unit(); }
+  // One member and no rule that only the topology can keep, no network segment to pick: it
+  // goes on one node, which alone decides (placed, retried and preempted node by node).
+  [[nodiscard]] bool node_local() const noexcept { return size() == 1 && !topology_bound() && !picks_segment(); }
+  // Like members and no network segment to pick: its room in a domain is a count of units
+  // over the domain's blocks (DomainPlacer::units), which preemption and retries read.
+  [[nodiscard]] bool counted_by_domain() const noexcept { return homogeneous() && !picks_segment(); }
   [[nodiscard]] const placement_request& at(std::size_t i) const noexcept { return members.empty() ? member : members[i]; }
   // Whether the gang has a topology rule: then it may use only nodes inside the topology.
   [[nodiscard]] bool topology_bound() const noexcept { return required != no_level || preferred != no_level || segment > 0 || exclusive; }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <gpurent/matching/constraints.hpp>
+#include <gpurent/matching/gang/layout.hpp>
 #include <gpurent/matching/gang/request.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/request.hpp>
@@ -229,5 +230,29 @@ class gang_search {
   std::size_t steps_left_ = 0;
   bool exhausted_ = false;
 };
+
+// A gang of different members placed by the exact search on the groups of `layout` that
+// `usable` opens: in the preferred level's domains first, then the required level's (or the
+// whole cluster). Its placements into out; nothing is placed. `nodes`: scratch.
+template <ConstraintSet Cs, class Usable>
+[[nodiscard]] bool search_layout(gang_search& search, const gang_layout& layout, const inventory& inv, const cluster_topology& topo,
+                                 const gang_request& g, Usable&& usable, std::vector<node_index>& nodes, std::vector<placement>& out) {
+  const auto try_groups = [&](group_index first, group_index end) {
+    nodes.clear();
+    for (group_index gi = first; gi < end; ++gi)
+      if (usable(gi)) nodes.insert(nodes.end(), layout.nodes_of(gi).begin(), layout.nodes_of(gi).end());
+    const gang_search::input in{g.members, g.per_node, g.segment, nodes, Cs::node_symmetric};
+    const auto admits = [&inv](node_index n, const placement_request& r) { return Cs::admits(inv, n, r); };
+    return search.run(
+        inv, in, admits, [&topo](node_index n) { return topo.block_of(n); }, out);
+  };
+  const auto try_level = [&](std::size_t l) {
+    for (std::uint32_t d = 0; d < layout.domain_count(l); ++d)
+      if (try_groups(layout.first_group(l, d), layout.end_group(l, d))) return true;
+    return false;
+  };
+  if (g.preferred != no_level && (g.required == no_level || g.preferred > g.required) && try_level(g.preferred)) return true;
+  return g.required != no_level ? try_level(g.required) : try_groups(0, static_cast<group_index>(layout.group_count()));
+}
 
 }  // namespace gpurent

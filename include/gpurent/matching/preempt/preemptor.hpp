@@ -78,7 +78,7 @@ class preemptor {
       search(domain, cand_, test);
     };
     const auto fits = [&] { return pl_->fits(g, j); };
-    if (node_local(g)) {
+    if (g.node_local()) {
       const auto on_node = [&](node_index n) {
         if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return pl_->admits(n, g, j); });
       };
@@ -123,9 +123,6 @@ class preemptor {
   static constexpr fleet_time never_ends = victim_holds<Pl>::never_ends;
   [[nodiscard]] fleet_time next_expiry() const noexcept { return holds_.next_expiry(); }
 
-  // A job preempted node by node: one member, no topology rules.
-  [[nodiscard]] static bool node_local(const gang_request& g) noexcept { return g.size() == 1 && !g.topology_bound() && !g.picks_segment(); }
-
  private:
   // A gang of like members required inside one domain of a level: each domain of the level
   // a candidate of its own, a set one that makes room for the whole gang inside it, the
@@ -134,7 +131,7 @@ class preemptor {
   [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, Candidate& candidate, Members& members, Search& search) {
     if (!domain_searched(g) || g.required == no_level) return false;
     const level_index level = g.required;
-    const auto size = static_cast<std::int64_t>(g.size()) / (g.segment > 0 ? g.segment : 1);
+    const std::int64_t size = g.units();
     plan_level(g, level, candidate, members);
     for (const domain_plan::entry& e : plan_.entries()) {
       if (!exhaustive_ && sel_.found() && cost_ranked && e.bound > std::get<0>(sel_.rank())) break;
@@ -198,9 +195,7 @@ class preemptor {
   }
 
   // A gang whose room the domains of a level can count (DomainPlacer::units).
-  [[nodiscard]] bool domain_searched(const gang_request& g) const noexcept {
-    return pl_->topology().level_count() > 0 && g.homogeneous() && !g.picks_segment();
-  }
+  [[nodiscard]] bool domain_searched(const gang_request& g) const noexcept { return pl_->topology().level_count() > 0 && g.counted_by_domain(); }
 
   // The plan of level l's domains for g: each domain's eligible candidates with the GPUs
   // they hold inside it, against what g needs there beyond the domain's idle GPUs.

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The gang placer's running count of a gang shape's room in the whole cluster: the units
+// (members, or segments) the groups no gang holds can take, per shape a sum kept up to date
+// by the groups changed since that shape was last counted (the layout's change log), not by
+// a pass over every group. For a gang that holds no block it equals the root count of the
+// placer's views (gang_counts::root_units), so a gang short of it fits nowhere: a queued
+// gang retried after every release learns that from the changes alone. The placer checks
+// the two counts agree whenever it builds the views; reference/full_scan_gang.hpp does not
+// use this count at all.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <gpurent/matching/gang/capacity.hpp>
+#include <gpurent/matching/gang/layout.hpp>
+#include <gpurent/matching/gang/request.hpp>
+#include <gpurent/matching/inventory.hpp>
+#include <gpurent/matching/request.hpp>
+
+namespace gpurent {
+
+class gang_room {
+ public:
+  // What the count depends on besides the groups: the member, the per-node cap, the unit,
+  // whether nodes in no domain are closed to it (topology rules) and whether it needs
+  // blocks with nothing placed (exclusive).
+  struct shape {
+    placement_request member;
+    std::int32_t per_node = 0;
+    std::int64_t unit = 1;
+    bool topology_bound = false;
+    bool exclusive = false;
+    friend bool operator==(const shape&, const shape&) = default;
+  };
+  static constexpr std::size_t shapes = 32;
+
+  void reset() noexcept {
+    for (entry& e : entries_) e.used = 0;
+  }
+
+  // Shape s's units now: `units_of(g)` is group g's contribution (0 where s may not go);
+  // `segment_changes` as the capacity cache reads it (a change re-reads every group).
+  template <class UnitsOf>
+  [[nodiscard]] std::int64_t units(const gang_layout& l, const shape& s, std::uint64_t segment_changes, UnitsOf&& units_of) {
+    entry& e = entry_for(s, l.group_count());
+    const auto changed = l.changed_since(e.seen);
+    if (e.segment_changes != segment_changes || !changed || changed->size() >= e.units.size()) {
+      e.sum = 0;
+      for (group_index g = 0; g < e.units.size(); ++g) {
+        e.units[g] = units_of(g);
+        e.sum += e.units[g];
+      }
+    } else {
+      for (const group_index g : *changed) {
+        const std::int64_t u = units_of(g);
+        e.sum += u - e.units[g];
+        e.units[g] = u;
+      }
+    }
+    e.seen = l.changes();
+    e.segment_changes = segment_changes;
+    return e.sum;
+  }
+
+  // units for gang g in `unit`s, from the capacity source's counts: a group `open` opens to
+  // g takes what its free room holds of g's member, in whole units.
+  template <class Capacity, class Open>
+  [[nodiscard]] std::int64_t of_gang(const gang_layout& l, Capacity& capacity, const inventory& inv, const gang_request& g, std::int64_t unit,
+                                     Open&& open) {
+    const std::span<const gang_group_caps> caps = capacity.caps(l, inv, g.member, g.per_node);
+    const shape s{g.member, g.per_node, unit, g.topology_bound(), g.exclusive};
+    return units(l, s, inv.segment_changes(g.member), [&](group_index gi) -> std::int64_t { return open(gi) ? caps[gi].cap / unit : 0; });
+  }
+
+ private:
+  struct entry {
+    shape s;
+    std::uint64_t used = 0;  // 0: empty
+    std::uint64_t seen = 0;  // the layout's change log position when counted (0: never)
+    std::uint64_t segment_changes = 0;
+    std::int64_t sum = 0;
+    std::vector<std::int64_t> units;  // per group
+  };
+
+  // The entry of s; a new one replaces the least recently used.
+  [[nodiscard]] entry& entry_for(const shape& s, std::size_t groups) {
+    const auto [e, fresh] = lru_slot(entries_, shapes, clock_, [&](const entry& x) { return x.s == s && x.units.size() == groups; });
+    if (fresh) {
+      e->s = s;
+      e->seen = 0;  // the log starts past 0: every group is read
+      e->units.assign(groups, 0);
+    }
+    return *e;
+  }
+
+  std::vector<entry> entries_;
+  std::uint64_t clock_ = 0;
+};
+
+}  // namespace gpurent

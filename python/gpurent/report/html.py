@@ -36,6 +36,10 @@ code, .digest { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-s
 }
 """
 
+# The browser itself refuses anything fetched, and says so on its console (the browser test
+# fails on any console line): a report carries everything it shows.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
 _ID = re.compile(r'\bid="([^"]+)"')
 
 
@@ -81,6 +85,7 @@ class Page:
     def html(self) -> str:
         return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
                 f"<title>{escape(self.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
                 + "\n".join(self.parts) + "\n</body>\n</html>\n")
 

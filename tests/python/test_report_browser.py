@@ -24,8 +24,8 @@ from test_report_html import write_inputs  # noqa: E402
 from gpurent import report  # noqa: E402
 
 BROWSER = os.environ.get("GPURENT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="chromium is not installed (Debian package `chromium`; "
-                                "scripts/test installs it as root): the reports were not opened in a browser")
+pytestmark = pytest.mark.skipif(BROWSER is None, reason="chromium is not installed (install Debian's `chromium`, "
+                                "or name it in GPURENT_CHROMIUM): the reports were not opened in a browser")
 
 
 def screenshot(page: Path, png: Path, size=(1280, 2000), timeout=90) -> str:

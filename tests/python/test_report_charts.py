@@ -180,14 +180,18 @@ def test_cost_breakdown_folds_the_rest_into_other():
 
 
 def test_billed_vs_used_stacks_used_and_padding_with_its_cost():
-    ax = report.invoice_billed_vs_used(invoice()).axes[0]
-    used, waste = ax.containers
-    names = [t.get_text() for t in ax.get_yticklabels()]
+    fig = report.invoice_billed_vs_used(invoice())
+    left, right = fig.axes
+    used, waste = left.containers
+    names = [t.get_text() for t in left.get_yticklabels()]
     assert names == ["mig/A100/3g on_demand", "gpu/A100 spot", "gpu/A100 on_demand"]
     assert np.allclose([p.get_width() for p in used], [3.0, 2.0, (5420 + 3780) / 3600])
     assert np.allclose([p.get_width() for p in waste], [0, 0, (40 + 1020) / 3600])
+    assert np.allclose([p.get_x() for p in waste], [p.get_width() for p in used])  # stacked
+    assert np.allclose([p.get_width() for p in right.containers[0]], [0, 0, (40 + 1020) / 3600])
     # 0.16 + 1/3 = 0.4933...: the label rounds the exact sum once
-    assert ax.texts[-1].get_text() == "+0.3 h, 0.49 EUR" and "0.49 EUR paid for unused time" in ax.get_title()
+    assert right.texts[-1].get_text() == "0.3 h, 0.49 EUR"
+    assert "0.49 EUR paid for unused time" in fig._suptitle.get_text()
 
 
 def test_billed_vs_used_needs_detail():

@@ -100,18 +100,23 @@ def invoice_billed_vs_used(invoice: dict) -> Figure:
     used = [v[0] / HOUR for _, v in groups][::-1]
     waste = [v[1] / HOUR for _, v in groups][::-1]
     cost = [v[2] for _, v in groups][::-1]
-    fig, axes = new_figure(height=1.2 + 0.35 * max(len(names), 1), width=8.0)
-    ax = axes[0, 0]
-    ax.barh(names, used, color=HP, label="used")
-    bars = ax.barh(names, waste, left=used, color=IDLE, label="billed, not used")
-    ax.bar_label(bars, labels=[f"+{w:,.1f} h, {c:,.2f} {invoice['currency']}" for w, c in zip(waste, cost)],
-                 padding=3, fontsize=8)
-    ax.set_xlabel("hours billed (quantity not applied)")
+    fig, axes = new_figure(1, 2, height=1.3 + 0.35 * max(len(names), 1), width=8.5, sharey=True,
+                           width_ratios=[3, 2])
+    left, right = axes[0]
+    left.barh(names, used, color=HP, label="used")
+    left.barh(names, waste, left=used, color=IDLE, label="billed, not used")
+    left.set_xlabel("hours billed (quantity not applied)")
+    bars = right.barh(names, waste, color=IDLE)
+    right.bar_label(bars, labels=[f"{w:,.1f} h, {c:,.2f} {invoice['currency']}" for w, c in zip(waste, cost)],
+                    padding=3, fontsize=8)
+    right.set_xlabel("hours billed, not used")
+    right.margins(x=0.6)
     total = sum(cost, Decimal(0))
-    ax.set_title(f"Billed vs used, {invoice['period']}: {total:,.2f} {invoice['currency']} paid for unused time")
-    fig.legend(loc="outside lower center", ncols=2, frameon=False)
-    ax.margins(x=0.3)
-    ax.grid(axis="y", visible=False)
+    fig.suptitle(f"Billed vs used, {invoice['period']}: {total:,.2f} {invoice['currency']} paid for unused time",
+                 fontsize=10)
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=2, frameon=False)
+    for ax in (left, right):
+        ax.grid(axis="y", visible=False)
     return fig
 
 

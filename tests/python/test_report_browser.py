@@ -13,7 +13,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 from matplotlib import image
 

@@ -97,10 +97,12 @@ def gpurent(*args):
 
 
 def command(kind: str, p: dict, out) -> list:
-    return {"fleet": ["report", "fleet", "--summary", p["summary"], "--timeline", p["timeline"], "--jobs", p["jobs"],
-                      "--placements", p["placements"], "--topology", p["topology"], "--out", out],
-            "invoice": ["report", "invoice", "--invoice", p["invoice"], "--out", out],
-            "idle": ["report", "idle", "--idle", p["idle"], "--metrics", p["metrics"], "--out", out]}[kind]
+    if kind == "fleet":
+        return ["report", "fleet", "--summary", p["summary"], "--timeline", p["timeline"], "--jobs", p["jobs"],
+                "--placements", p["placements"], "--topology", p["topology"], "--out", out]
+    if kind == "invoice":
+        return ["report", "invoice", "--invoice", p["invoice"], "--out", out]
+    return ["report", "idle", "--idle", p["idle"], "--metrics", p["metrics"], "--out", out]
 
 
 CHARTS = {"fleet": 5, "invoice": 6, "idle": 1}  # invoice: account, resource, mode, project, team; billed vs used
@@ -142,6 +144,27 @@ def test_fleet_report_from_python_without_placements(inputs, tmp_path):
     text = out.read_text(encoding="utf-8")
     check_page(text, 3)
     assert "need the run&#x27;s --placements file" in text and "too big" in text
+
+
+def test_a_run_where_nothing_ran_still_gives_a_page(tmp_path):
+    """A valid but empty run: one job that never started, no placement, a timeline of one row."""
+    files = {"summary": json.dumps({"gpus_total": 8, "end_s": 0, "classes": {"hp": {
+                 "arrived": 1, "completed": 0, "never_started": 1, "delay_s": {}}},
+                 "never_started_jobs": [{"job": "big", "class": "hp", "why": "too big"}]}),
+             "timeline": ",".join(report.load.TIMELINE_COLUMNS) + "\n2026-11-01T00:00:00Z,0,0.000,0.000,0,0,0,0\n",
+             "jobs": ",".join(report.load.JOBS_COLUMNS) + "\nbig,hp,0,,,,0,0,0.000,never_started,too big\n",
+             "placements": ",".join(report.load.PLACEMENTS_COLUMNS) + "\n",
+             "topology": '{"levels": ["block"], "nodes": {"n0": ["b0"]}}'}
+    p = {}
+    for name, text in files.items():
+        p[name] = tmp_path / name
+        p[name].write_text(text)
+    out = tmp_path / "empty.html"
+    done = gpurent(*command("fleet", p, out))
+    assert done.returncode == 0 and done.stderr == "", done.stderr  # no warning either
+    text = out.read_text(encoding="utf-8")
+    check_page(text, 5)
+    assert "no job started" in text or "too big" in text
 
 
 def test_invoice_without_detail_says_what_is_missing(tmp_path):

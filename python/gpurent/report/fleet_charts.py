@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .style import CLASS_COLOURS, FAILED, GREY, HP, SPOT, Figure, new_figure
+from .style import CLASS_COLOURS, FAILED, HP, SPOT, Figure, new_figure
 
 DAY = 86_400.0
 HOUR = 3_600.0
@@ -78,7 +78,10 @@ def fleet_delay_distribution(jobs: pd.DataFrame) -> Figure:
     ax.set_xlabel("delay from arrival to first start (minutes, log above 1)")
     ax.set_ylabel("share of started jobs")
     ax.set_title("Queueing delay by class")
-    ax.legend(loc="lower right", frameon=False)
+    if ax.get_lines():
+        ax.legend(loc="lower right", frameon=False)
+    else:
+        ax.text(0.5, 0.5, "no job started", transform=ax.transAxes, ha="center")
     return fig
 
 
@@ -94,9 +97,11 @@ def fleet_evictions(placements: pd.DataFrame, jobs: pd.DataFrame, end_s: float |
     each job's `lost_gpu_s` counted at its last stop (the tool gives lost work per job, not per
     stop), so the curve is exact at each job's last stop and at the end."""
     stops = evictions(placements)
-    end = float(end_s if end_s is not None else max(placements["end"].max(), 1))
+    end = float(end_s if end_s is not None else placements["end"].max())
+    end = end if end >= 1 else 1.0  # a run of no length (or no placement): one second
     unit, label = time_unit(end)
-    edges = np.arange(0, end / unit + 1, 1.0 if unit == DAY else max(1.0, np.ceil(end / unit / 48)))
+    step = 1.0 if unit == DAY else max(1.0, np.ceil(end / unit / 48))
+    edges = np.arange(0, end / unit + step, step)  # the last edge at or past the end
     fig, axes = new_figure(2, 1, height=4.4, sharex=True)
     top, bottom = axes[0, 0], axes[1, 0]
     base = np.zeros(len(edges) - 1)
@@ -130,12 +135,13 @@ def busiest_instant(placements: pd.DataFrame) -> float:
     return float(times[order][int(np.argmax(running))]) if len(running) else 0.0
 
 
-PLACEMENT_CODES = {"free": 0, "hp": 1, "spot": 2, "hp and spot": 3}
+PLACEMENT_CODES = {"no member": 0, "hp": 1, "spot": 2, "hp and spot": 3}
 PLACEMENT_COLOURS = ["#f2f2f2", HP, SPOT, "#6a3d9a"]
 
 
 def placement_grid(placements, jobs, blocks: dict, at: float):
-    """(block names, node names per block, codes) of the nodes at instant `at`: what ran where."""
+    """(block names, codes): per block (row) and node (column, by name), what ran there at `at`;
+    NaN past a block's last node."""
     running = placements[(placements["start"] <= at) & (placements["end"] > at)]
     cls = running["job"].map(jobs.set_index("job")["class"])
     classes = running.assign(cls=cls.fillna("hp")).groupby("node")["cls"].agg(set)
@@ -151,13 +157,14 @@ def placement_grid(placements, jobs, blocks: dict, at: float):
     for row, block in enumerate(names):
         for col, node in enumerate(sorted(by_block[block])):
             held = classes.get(node, set())
-            codes[row, col] = PLACEMENT_CODES["hp and spot" if len(held) == 2 else next(iter(held), "free")]
+            codes[row, col] = PLACEMENT_CODES["hp and spot" if len(held) == 2 else next(iter(held), "no member")]
     return names, codes
 
 
 def fleet_placement(placements: pd.DataFrame, jobs: pd.DataFrame, blocks: dict, at: float | None = None) -> Figure:
-    """Each node of each base block at instant `at` (default: when the most members run):
-    free, running hp jobs, spot jobs or both. `blocks` maps node -> base block (the topology)."""
+    """Each node of each base block at instant `at` (default: when the most members run): no
+    member there (free, or down: the nodes' states are not read), hp jobs, spot jobs or both.
+    `blocks` maps node -> base block (the topology)."""
     at = busiest_instant(placements) if at is None else float(at)
     names, codes = placement_grid(placements, jobs, blocks, at)
     fig, axes = new_figure(height=min(9.0, 1.6 + 0.11 * len(names)), width=8.0)

@@ -7,10 +7,8 @@ docs/formats/fleet.md, docs/formats/billing.md and docs/formats/monitoring.md.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -228,3 +228,12 @@ def test_idle_heatmap_without_samples_marks_the_periods_only():
     ax = fig.axes[0]
     assert not ax.get_images() and len(ax.collections) == 2
     assert "idle cost" not in fig._suptitle.get_text()
+
+
+def test_idle_heatmap_names_at_most_40_gpus():
+    many = idle(billed=False)
+    many["gpus"] = [dict(many["gpus"][0], gpu=f"GPU-{i:03}") for i in range(100)]
+    ax = report.idle_heatmap(many).axes[0]
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(names) == 34 and names[:2] == ["GPU-000 (idle 45%)", "GPU-003 (idle 45%)"]
+    assert len(ax.collections) == 100  # every GPU's periods drawn

@@ -8,13 +8,13 @@ from .fleet_charts import (fleet_allocation, fleet_delay_distribution, fleet_evi
                            fleet_jobs_by_class, fleet_placement)
 from .idle_charts import idle_heatmap
 from .invoice_charts import invoice_billed_vs_used, invoice_cost_breakdown
-from .load import (FleetRun, ReportInputError, load_fleet_run, load_idle, load_invoice,
+from .load import (FleetRunFiles, ReportInputError, load_fleet_run, load_idle, load_invoice,
                    load_jobs, load_placements, load_summary, load_timeline, load_topology)
 from .metrics import load_metrics
 from .pages import write_fleet_report, write_idle_report, write_invoice_report
 
 __all__ = [
-    "FleetRun", "ReportInputError",
+    "FleetRunFiles", "ReportInputError",
     "fleet_allocation", "fleet_delay_distribution", "fleet_evictions", "fleet_jobs_by_class",
     "fleet_placement", "idle_heatmap", "invoice_billed_vs_used", "invoice_cost_breakdown",
     "load_fleet_run", "load_idle", "load_invoice", "load_jobs", "load_metrics", "load_placements",

@@ -89,8 +89,9 @@ def idle_heatmap(idle: dict, samples: pd.DataFrame | None = None, bins: int = 24
         spans = [((s - t0) / unit, (e - s) / unit) for s, e in zip(mine["start"], mine["end"])]
         ax.broken_barh(spans, (row - 0.4, 0.8), facecolors="none" if samples is not None else "#f4c7c3", edgecolors=IDLE, hatch="////",
                        linewidth=0.8, label="idle" if row == 0 else None)
-    ax.set_yticks(range(len(gpus)), [f"{g['gpu']} (idle {100 * g['idle_share']:.0f}%)" for g in idle["gpus"]],
-                  fontsize=7)
+    step = max(1, -(-len(gpus) // 40))  # at most 40 names on the axis
+    ax.set_yticks(range(0, len(gpus), step), [f"{g['gpu']} (idle {100 * g['idle_share']:.0f}%)"
+                                              for g in idle["gpus"][::step]], fontsize=7)
     ax.set_ylim(len(gpus) - 0.5, -0.5)
     ax.set_xlim(0, (t1 - t0) / unit)
     start = datetime.fromtimestamp(t0, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -32,8 +32,9 @@ class ReportInputError(Exception):
 
 
 @dataclass(frozen=True)
-class FleetRun:
-    """What `load_fleet_run` read: the summary JSON, the two CSVs and the inputs' digests."""
+class FleetRunFiles:
+    """What `load_fleet_run` read: the summary JSON, the two CSVs and the inputs' digests.
+    (Not the bindings' run: the files a `gpurent fleet run` wrote.)"""
     summary: dict
     timeline: pd.DataFrame
     jobs: pd.DataFrame
@@ -133,12 +134,11 @@ def load_topology(path) -> dict:
     return {node: str(domains[-1]) for node, domains in nodes.items()}
 
 
-def load_fleet_run(summary_json_path, timeline_csv_path, jobs_csv_path) -> FleetRun:
+def load_fleet_run(summary_json_path, timeline_csv_path, jobs_csv_path) -> FleetRunFiles:
     """The three outputs of one `gpurent fleet run`, with the sha256 of each file."""
     paths = {"summary": summary_json_path, "timeline": timeline_csv_path, "jobs": jobs_csv_path}
-    run = FleetRun(load_summary(summary_json_path), load_timeline(timeline_csv_path),
-                   load_jobs(jobs_csv_path), {})
-    return FleetRun(run.summary, run.timeline, run.jobs, digests(paths))
+    return FleetRunFiles(load_summary(summary_json_path), load_timeline(timeline_csv_path),
+                         load_jobs(jobs_csv_path), digests(paths))
 
 
 def digests(paths: dict) -> dict:

@@ -237,3 +237,15 @@ def test_idle_heatmap_names_at_most_40_gpus():
     names = [t.get_text() for t in ax.get_yticklabels()]
     assert len(names) == 34 and names[:2] == ["GPU-000 (idle 45%)", "GPU-003 (idle 45%)"]
     assert len(ax.collections) == 100  # every GPU's periods drawn
+
+
+def test_names_from_the_data_are_drawn_as_written():
+    """Matplotlib reads `$...$` as mathematics; an account or a GPU named so must not be."""
+    weird = invoice()
+    weird["accounts"][0]["account"] = r"$\frac$ --> <b>"
+    fig = report.invoice_cost_breakdown(weird, "account")
+    assert r"\$\frac\$ --> <b>" in [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    report.style.to_svg(fig)  # drawn: an unescaped "$\frac$" fails to parse here
+    odd = idle()
+    odd["gpus"][0]["gpu"] = "$x$"
+    report.style.to_svg(report.idle_heatmap(odd))

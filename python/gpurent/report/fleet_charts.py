@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .style import CLASS_COLOURS, FAILED, HP, SPOT, Figure, new_figure
+from .style import CLASS_COLOURS, FAILED, HP, SPOT, Figure, new_figure, plain
 
 DAY = 86_400.0
 HOUR = 3_600.0
@@ -173,7 +173,7 @@ def fleet_placement(placements: pd.DataFrame, jobs: pd.DataFrame, blocks: dict, 
               vmin=-0.5, vmax=3.5)
     ax.grid(False)
     step = max(1, len(names) // 30)
-    ax.set_yticks(range(0, len(names), step), [names[i] for i in range(0, len(names), step)], fontsize=7)
+    ax.set_yticks(range(0, len(names), step), [plain(names[i]) for i in range(0, len(names), step)], fontsize=7)
     ax.set_xlabel("node in block")
     running = int(((placements["start"] <= at) & (placements["end"] > at)).sum())
     ax.set_title(f"Placement at t = {at:.0f} s (day {at / DAY:.2f}): {running} members running")

@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib import colormaps
 
 from .invoice_charts import money
-from .style import IDLE, Figure, new_figure
+from .style import IDLE, Figure, new_figure, plain
 
 DAY = 86_400.0
 HOUR = 3_600.0
@@ -90,8 +90,8 @@ def idle_heatmap(idle: dict, samples: pd.DataFrame | None = None, bins: int = 24
         ax.broken_barh(spans, (row - 0.4, 0.8), facecolors="none" if samples is not None else "#f4c7c3", edgecolors=IDLE, hatch="////",
                        linewidth=0.8, label="idle" if row == 0 else None)
     step = max(1, -(-len(gpus) // 40))  # at most 40 names on the axis
-    ax.set_yticks(range(0, len(gpus), step), [f"{g['gpu']} (idle {100 * g['idle_share']:.0f}%)"
-                                              for g in idle["gpus"][::step]], fontsize=7)
+    names = [plain(f"{g['gpu']} (idle {100 * g['idle_share']:.0f}%)") for g in idle["gpus"][::step]]
+    ax.set_yticks(range(0, len(gpus), step), names, fontsize=7)
     ax.set_ylim(len(gpus) - 0.5, -0.5)
     ax.set_xlim(0, (t1 - t0) / unit)
     start = datetime.fromtimestamp(t0, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from .style import HP, IDLE, Figure, new_figure
+from .style import HP, IDLE, Figure, new_figure, plain
 
 HOUR = 3_600
 
@@ -64,13 +64,13 @@ def invoice_cost_breakdown(invoice: dict, by: str = "account", top: int = 12) ->
     currency = invoice["currency"]
     fig, axes = new_figure(height=0.9 + 0.28 * max(len(ranked), 1), width=8.0)
     ax = axes[0, 0]
-    names = [name for name, _ in ranked][::-1]
+    names = [plain(name) for name, _ in ranked][::-1]
     amounts = [amount for _, amount in ranked][::-1]
     bars = ax.barh(names, [float(a) for a in amounts], color=HP)
     ax.bar_label(bars, labels=[f"{a:,.2f}" for a in amounts], padding=3, fontsize=8)
     ax.set_xlabel(f"amount ({currency})")
     total = sum(amounts, Decimal(0))
-    ax.set_title(f"Cost by {by}, {invoice['period']}: {total:,.2f} {currency}")
+    ax.set_title(f"Cost by {plain(by)}, {invoice['period']}: {total:,.2f} {currency}")
     ax.margins(x=0.15)
     ax.grid(axis="y", visible=False)
     return fig
@@ -96,7 +96,7 @@ def invoice_billed_vs_used(invoice: dict) -> Figure:
     """Per resource and mode: hours used, and the hours billed but not used (increments and
     minimums: the waste of a billing granularity coarser than the usage), with their cost."""
     groups = sorted(billed_and_used(invoice).items())
-    names = [f"{r} {m}" for (r, m), _ in groups][::-1]
+    names = [plain(f"{r} {m}") for (r, m), _ in groups][::-1]
     used = [v[0] / HOUR for _, v in groups][::-1]
     waste = [v[1] / HOUR for _, v in groups][::-1]
     cost = [v[2] for _, v in groups][::-1]

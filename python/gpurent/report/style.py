@@ -30,6 +30,12 @@ RC = {
 }
 
 
+def plain(text) -> str:
+    """A name from the data (account, label, GPU, block) drawn as written: matplotlib reads text
+    between two `$` as mathematics, and a name is never mathematics."""
+    return str(text).replace("$", r"\$")
+
+
 def new_figure(rows: int = 1, cols: int = 1, height: float = 3.2, width: float = 8.0, **kw):
     """A figure with its axes, not registered with pyplot (no global state to leak or close)."""
     with matplotlib.rc_context(RC):
@@ -52,4 +58,4 @@ def to_png(fig: Figure, path, dpi: int = 80) -> None:
         fig.savefig(path, format="png", dpi=dpi, metadata={"Software": None})
 
 
-__all__ = ["Figure", "new_figure", "to_svg", "to_png"]
+__all__ = ["Figure", "new_figure", "plain", "to_svg", "to_png"]

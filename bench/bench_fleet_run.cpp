@@ -176,7 +176,7 @@ void bm_fleet_gangs(benchmark::State& st) {
 
 // Growth with the fleet: 7 days at 25 to 400 blocks (jobs grow with blocks); the naive loop
 // at 25 and 50 blocks for the ratio in the same binary.
-BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, false>)->ArgsProduct({{25, 50, 100, 200, 400, 800}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_fleet_gangs<victim_policy_kube, false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, true>)->ArgsProduct({{25, 50}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run<policy_gpurent, victim_policy_gpurent>)->Args({0, 96})->Unit(benchmark::kMillisecond);

@@ -113,4 +113,46 @@ TEST_CASE("fleet run: the naive loop gives the same run as the loop, gangs on ge
   }
 }
 
+TEST_CASE("fleet run's queue: with nothing freed since the last pass only the jobs queued since are tried, until one frees room") {
+  const std::vector<std::uint32_t> rank{5, 0, 4, 1, 3, 7, 2};  // queue order: 1, 3, 6, 4, 2, 0, 5
+  run_queue q(rank);
+  std::size_t position = 7;
+  std::vector<std::uint32_t> tried;
+  const auto pass = [&](bool full, auto&& start) {
+    tried.clear();
+    q.pass(
+        position, full,
+        [&](std::uint32_t j) {
+          tried.push_back(j);
+          return start(j);
+        },
+        [&] { return position; });
+  };
+  const auto none = [](std::uint32_t) { return false; };
+  for (const std::uint32_t j : {0U, 1U, 2U}) q.enqueue(j);
+  pass(false, none);  // the first pass is full
+  CHECK(tried == std::vector<std::uint32_t>{1, 2, 0});
+  q.enqueue(3);
+  q.enqueue(4);
+  pass(false, none);  // nothing freed: only 3 and 4, in queue order
+  CHECK(tried == std::vector<std::uint32_t>{3, 4});
+  pass(true, none);  // full (the naive twin, a minimum runtime): every job
+  CHECK(tried == std::vector<std::uint32_t>{1, 3, 4, 2, 0});
+  q.enqueue(5);
+  pass(false, [](std::uint32_t j) { return j == 5; });  // 5 starts, nothing freed
+  CHECK(tried == std::vector<std::uint32_t>{5});
+  CHECK(q.size() == 5);
+  q.enqueue(6);
+  pass(false, [&](std::uint32_t j) {  // 6 starts by preemption: room freed, the jobs after it are tried
+    if (j != 6) return false;
+    ++position;
+    return true;
+  });
+  CHECK(tried == std::vector<std::uint32_t>{6, 4, 2, 0});
+  CHECK(q.size() == 5);
+  ++position;  // a release: the next pass is full
+  pass(false, none);
+  CHECK(tried == std::vector<std::uint32_t>{1, 3, 4, 2, 0});
+}
+
 }  // namespace test_fleet_run_rescan

@@ -36,6 +36,7 @@
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/fleet/run/options.hpp>
+#include <gpurent/fleet/run/queue.hpp>
 #include <gpurent/fleet/run/retry_log.hpp>
 #include <gpurent/fleet/run/shape_memo.hpp>
 #include <gpurent/matching/constraints.hpp>
@@ -117,7 +118,8 @@ class fleet_runner {
       now_ = t;
       departures(t);
       node_changes(t);
-      for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival) enqueue(by_arrival_[next_arrival]);
+      for (; next_arrival < by_arrival_.size() && jobs_[by_arrival_[next_arrival]].arrival == t; ++next_arrival)
+        queue_.enqueue(by_arrival_[next_arrival]);
       pass(t);
       if (o_.progress && (++instants_ & 0xFF) == 0) o_.progress(run_progress{t, next_arrival, completed_, queue_.size(), jobs_.size()});
     }
@@ -166,6 +168,7 @@ class fleet_runner {
     });
     rank_.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) rank_[order[i]] = i;
+    queue_ = run_queue(rank_);
     for (std::uint32_t j = 0; j < n; ++j) st_[j].work_left = jobs_[j].duration;
     allocated_at_start_ = b_->inv().gpu_allocated_milli();
     const bool network = std::ranges::any_of(jobs_, [](const fleet_job& x) { return x.gang.member.isolation == isolation_level::network; });
@@ -176,12 +179,7 @@ class fleet_runner {
 
   // The run's end: nothing runs, and what waits could never start (no release is left).
   [[nodiscard]] bool queue_empty_or_stuck() const noexcept {
-    return std::all_of(queue_.begin(), queue_.end(), [&](std::uint32_t j) { return st_[j].failed_at == log_.position() || o_.rescan; });
-  }
-
-  void enqueue(std::uint32_t j) {
-    const auto at = std::lower_bound(queue_.begin(), queue_.end(), j, [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
-    queue_.insert(at, j);
+    return std::ranges::all_of(queue_.jobs(), [&](std::uint32_t j) { return st_[j].failed_at == log_.position() || o_.rescan; });
   }
 
   // Completions and jobs back from preemption at t, then the holds that end at t.
@@ -190,7 +188,7 @@ class fleet_runner {
       const event e = events_.top();
       events_.pop();
       if (e.what == kind::back) {
-        enqueue(e.job);
+        queue_.enqueue(e.job);
         continue;
       }
       if (!running_.running(e.job) || st_[e.job].segment != e.segment) continue;  // stopped by a preemption since
@@ -244,7 +242,7 @@ class fleet_runner {
       s.work_left = o.work_left;
     }
     s.failed_at = never;
-    enqueue(j);
+    queue_.enqueue(j);
   }
 
   [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
@@ -272,45 +270,47 @@ class fleet_runner {
   }
 
   void pass(fleet_time t) {
-    std::size_t keep = 0;
-    for (std::size_t i = 0; i < queue_.size(); ++i) {
-      const std::uint32_t j = queue_[i];
-      if (!try_start(j, t)) queue_[keep++] = j;
-    }
-    queue_.resize(keep);
+    queue_.pass(
+        log_.position(), o_.rescan || o_.min_runtime > seconds{0}, [&](std::uint32_t j) { return try_start(j, t); }, [&] { return log_.position(); });
   }
 
   // A job that failed before is tried again only where something was freed since: a
-  // one-member job only on those nodes (elsewhere nodes only filled up, and their candidate
-  // victims are the ones it could not use then), a gang required inside a domain only in
-  // those nodes' domains (its victims are still searched everywhere), any other job when
-  // anything was freed.
+  // one-member job only on those nodes, a gang required inside a domain only in those
+  // nodes' domains, placed or with victims (elsewhere nodes only filled up: what evicting
+  // every candidate there frees is no more than when it failed, since the victim rule does
+  // not change with time without a minimum runtime), any other job when anything was freed.
   [[nodiscard]] bool try_start(std::uint32_t j, fleet_time t) {
     job_state& s = st_[j];
     const fleet_job& job = jobs_[j];
     const bool may_preempt = Preempt && !job.preemptible;
-    bool limited = false;
-    if (s.failed_at != never && !o_.rescan && !(may_preempt && o_.min_runtime > seconds{0})) {
-      if (s.failed_at == log_.position()) return false;
-      limited = retried_near<B>(job.gang) && log_.position() - s.failed_at <= scan_limit;
-    }
-    if (limited) scan_ = log_.since(s.failed_at);
     const std::size_t at = log_.position();
     const bool memo = !o_.rescan;  // the naive twin tries every job
-    if (!(memo && memo_.place_fails(j, at)) && (!limited || freed_room_fits(*b_, job.gang, j, scan_, seen_)) && b_->place(job.gang, j, placed_)) {
+    bool limited = false;
+    if (s.failed_at != never && memo && !(may_preempt && o_.min_runtime > seconds{0})) {
+      if (s.failed_at == at) return false;
+      limited = retried_near<B>(job.gang) && at - s.failed_at <= scan_limit;
+    }
+    const bool place = !(memo && memo_.place_fails(j, at));
+    const bool preempt = may_preempt && !(memo && memo_.preempt_fails(j, t, at, version_));
+    if (!place && !preempt) {  // its shape failed both here already
+      s.failed_at = at;
+      return false;
+    }
+    if (limited) scan_ = log_.since(s.failed_at);
+    if (place && (!limited || freed_room_fits(*b_, job.gang, j, scan_, seen_)) && b_->place(job.gang, j, placed_)) {
       start_running(j, t);
       return true;
     }
     memo_.place_failed(j, at);  // a limited retry fails everywhere too (see above)
-    if (may_preempt && !(memo && memo_.preempt_fails(j, t, at, version_))) {
-      if (preempt_for(j, t, limited && job.gang.node_local())) return true;
+    if (preempt) {
+      if (preempt_for(j, t, limited)) return true;
       memo_.preempt_failed(j, t, at, version_);
     }
     s.failed_at = log_.position();
     return false;
   }
 
-  // Victims for job j under VP (`limited`: only on the nodes in scan_); when found, they
+  // Victims for job j under VP (`limited`: only near the nodes in scan_); when found, they
   // stop at t + notice, the job is placed in their room now and starts then.
   [[nodiscard]] bool preempt_for(std::uint32_t j, fleet_time t, bool limited) {
     const fleet_job& job = jobs_[j];
@@ -383,7 +383,7 @@ class fleet_runner {
   std::vector<job_state> st_;
   std::vector<std::uint32_t> by_arrival_;
   std::vector<std::uint32_t> rank_;
-  std::vector<std::uint32_t> queue_;
+  run_queue queue_;
   std::priority_queue<event, std::vector<event>, std::greater<>> events_;
   std::vector<placement> placed_;
   std::vector<stopped_victim> stopped_;

@@ -25,13 +25,13 @@ class candidate_domains {
 
   // Calls f(d, jobs) for each domain d of `level` with the running jobs that have a member
   // there (each once); false, calling nothing, when there is no such level (no_level, or a
-  // Placer without a topology).
+  // Placer without a topology). `only`, when not null: those domains alone (ascending).
   template <class F>
-  bool for_each(level_index level, const running_jobs& running, F&& f) {
+  bool for_each(level_index level, const running_jobs& running, F&& f, const std::vector<domain_index>* only = nullptr) {
     if constexpr (requires(const Pl& p) { p.topology(); }) {
       if (level == no_level) return false;
       const auto& domains = nodes_by_domain(level);
-      for (domain_index d = 0; d < domains.size(); ++d) {
+      const auto visit = [&](domain_index d) {
         next_stamp();
         in_domain_.clear();
         for (const node_index n : domains[d])
@@ -42,10 +42,26 @@ class candidate_domains {
             in_domain_.push_back(v);
           }
         f(static_cast<std::uint32_t>(d), std::span<const std::uint32_t>(in_domain_));
+      };
+      if (only != nullptr) {
+        for (const domain_index d : *only) visit(d);
+      } else {
+        for (domain_index d = 0; d < domains.size(); ++d) visit(d);
       }
       return true;
     } else {
       return false;
+    }
+  }
+
+  // The domains of level l holding the nodes `ns`, ascending, each once, into out.
+  void domains_of(level_index l, std::span<const node_index> ns, std::vector<domain_index>& out) const {
+    out.clear();
+    if constexpr (requires(const Pl& p) { p.topology(); }) {
+      for (const node_index n : ns)
+        if (const domain_index d = pl_->topology().domain_of(n, l); d != outside_topology) out.push_back(d);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
     }
   }
 

@@ -55,8 +55,9 @@ class preemptor {
 
   // Chooses victims for job g (id j), or false. candidate(v) is running job v as a victim
   // now (nullopt: not eligible); members(v) its placements; gang(v) its request. `freed`,
-  // when not null: only these nodes are candidate domains (a limited retry of a one-member
-  // job).
+  // when not null (a limited retry: the nodes freed since the job last failed, when every
+  // other node only filled up and so still cannot make room): a one-member job's candidate
+  // nodes are these alone, a gang required inside a domain's the domains holding them.
   template <class Candidate, class Members, class GangOf>
   [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
                             GangOf&& gang) {
@@ -90,7 +91,8 @@ class preemptor {
         for (node_index n = 0; n < running_->node_count(); ++n) on_node(n);
       }
     } else if constexpr (DomainPlacer<Pl>) {
-      if (!by_domains(g, j, candidate, members, search) && !by_segments(g, j, candidate, members, trial, search)) consider(0, running_->all(), fits);
+      if (!by_domains(g, j, freed, candidate, members, search) && !by_segments(g, j, candidate, members, trial, search))
+        consider(0, running_->all(), fits);
     } else if (!domains_.for_each(g.required, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids) { consider(d, ids, fits); })) {
       consider(0, running_->all(), fits);
     }
@@ -128,11 +130,13 @@ class preemptor {
   // a candidate of its own, a set one that makes room for the whole gang inside it, the
   // domains searched in the plan's order (plan.hpp). False: not such a gang.
   template <class Candidate, class Members, class Search>
-  [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, Candidate& candidate, Members& members, Search& search) {
+  [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate& candidate, Members& members,
+                                Search& search) {
     if (!domain_searched(g) || g.required == no_level) return false;
     const level_index level = g.required;
     const std::int64_t size = g.units();
-    plan_level(g, level, candidate, members);
+    if (freed != nullptr) domains_.domains_of(level, *freed, near_);
+    plan_level(g, level, candidate, members, freed != nullptr ? &near_ : nullptr);
     for (const domain_plan::entry& e : plan_.entries()) {
       if (!exhaustive_ && sel_.found() && cost_ranked && e.bound > std::get<0>(sel_.rank())) break;
       const node_index in = domains_.nodes(level, e.domain).front();
@@ -200,22 +204,25 @@ class preemptor {
   // The plan of level l's domains for g: each domain's eligible candidates with the GPUs
   // they hold inside it, against what g needs there beyond the domain's idle GPUs.
   template <class Candidate, class Members>
-  void plan_level(const gang_request& g, level_index l, Candidate& candidate, Members& members) {
+  void plan_level(const gang_request& g, level_index l, Candidate& candidate, Members& members, const std::vector<domain_index>* only = nullptr) {
     const cluster_topology& topo = pl_->topology();
     const std::int64_t demand = g.member.is_mig() ? 0 : static_cast<std::int64_t>(g.size()) * g.member.gpu_request_milli();
     plan_.clear();
-    domains_.for_each(l, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids) {
-      plan_.begin(d);
-      for (const std::uint32_t v : ids) {
-        const std::optional<victim> c = candidate(v);
-        if (!c) continue;
-        std::int64_t inside = 0;
-        for (const placement& p : members(v))
-          if (topo.domain_of(p.node, l) == d) inside += p.gpu_milli_total();
-        plan_.add(*c, inside);
-      }
-      plan_.end(demand - domains_.idle_milli(l, d, pl_->inv()), !exhaustive_, cost_ranked && !exhaustive_);
-    });
+    domains_.for_each(
+        l, *running_,
+        [&](std::uint32_t d, std::span<const std::uint32_t> ids) {
+          plan_.begin(d);
+          for (const std::uint32_t v : ids) {
+            const std::optional<victim> c = candidate(v);
+            if (!c) continue;
+            std::int64_t inside = 0;
+            for (const placement& p : members(v))
+              if (topo.domain_of(p.node, l) == d) inside += p.gpu_milli_total();
+            plan_.add(*c, inside);
+          }
+          plan_.end(demand - domains_.idle_milli(l, d, pl_->inv()), !exhaustive_, cost_ranked && !exhaustive_);
+        },
+        only);
     if (!exhaustive_) plan_.order();
   }
 
@@ -246,6 +253,7 @@ class preemptor {
   victim_selector<VP> sel_;
   std::vector<victim> cand_;
   std::vector<node_index> sorted_;
+  std::vector<domain_index> near_;  // by_domains: the domains of the freed nodes
   victim_holds<Pl> holds_{*pl_, domains_};
 };
 

@@ -141,7 +141,7 @@ def _frame_column(name: str, s: Any) -> "tuple[str, Any]":
         return ("seconds", np.ascontiguousarray(ns // 1_000_000_000))
     if kind == "f":
         raise _core_error(name, 0, "a float column is not exact: give text, integers or decimal.Decimal (read CSVs with dtype=str)")
-    return ("text", s.to_numpy(dtype=object))
+    return ("text", s.to_numpy(dtype=object))  # read by the module through its array interface, no copy
 
 
 def _core_error(field: str, row: int, message: str) -> Exception:

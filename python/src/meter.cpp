@@ -51,10 +51,10 @@ py_invoice meter_files(const std::shared_ptr<tariff>& t, const std::string& peri
 
 py_invoice meter_columns(const std::shared_ptr<tariff>& t, const std::string& period, const nb::list& names, const nb::list& columns,
                          const std::string& source) {
-  const usage_table table = table_of(names, columns, source);
+  usage_table table = table_of(names, columns, source);
   nb::gil_scoped_release unlocked;
   meter m = month_meter(*t, period);
-  value_or_throw(meter_table(m, table, source));
+  value_or_throw(meter_table(m, table));
   return py_invoice{value_or_throw(m.finish()), t};
 }
 

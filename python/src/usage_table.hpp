@@ -18,22 +18,30 @@
 
 namespace gpurent::py {
 
+// A column: Python objects whose text is read a chunk of rows at a time (with the GIL), or
+// cells written here once.
+struct usage_column {
+  PyObject* const* items = nullptr;  // a column of objects (str, or int and Decimal: their str())
+  std::vector<std::string_view> made;
+};
+
 struct usage_table {
-  std::vector<std::string> names;                      // the columns, as a usage file's header names them
-  std::vector<std::vector<std::string_view>> columns;  // by column, a view of each row's cell
-  std::vector<std::string> made;                       // the text of the cells written here (numbers, instants)
-  std::vector<nanobind::object> kept;                  // the Python objects the other views point into
+  std::string source;  // what errors name as their file ("<records>")
+  std::vector<std::string> names;
+  std::vector<usage_column> columns;
+  std::vector<std::string> made_text;  // the text the made cells view
+  std::vector<nanobind::object> kept;  // the Python objects the columns point into
   std::size_t rows = 0;
 };
 
 // The table of `names` and `columns` (with the GIL held): each column a pair (kind, data) of
-// kind "text" (a sequence of str), "int" (an int64 array: whole numbers) or "seconds" (an
-// int64 array: instants, seconds since 1970 UTC). A cell that is not text is an error in its
-// column's field at its row (`source`:row, rows counted from 1).
-[[nodiscard]] usage_table table_of(const nanobind::list& names, const nanobind::list& columns, std::string_view source);
+// kind "text" (a list or a NumPy object array), "int" (an int64 array: whole numbers) or
+// "seconds" (an int64 array: instants, seconds since 1970 UTC). A cell that is neither text,
+// an int nor a Decimal is an error in its column's field at its row (`source`:row, from 1).
+[[nodiscard]] usage_table table_of(const nanobind::list& names, const nanobind::list& columns, std::string source);
 
-// The table's records into `m`, in order (without the GIL: the views' strings are kept alive
-// by the table); errors name `source` and the row as a usage file's name its file and line.
-[[nodiscard]] expected<void> meter_table(meter& m, const usage_table& t, std::string_view source);
+// The table's records into `m`, in order; called without the GIL, it takes it back for a
+// moment for each chunk of rows, to read their cells' text.
+[[nodiscard]] expected<void> meter_table(meter& m, usage_table& t);
 
 }  // namespace gpurent::py

@@ -103,3 +103,25 @@ def test_wrong_types():
         gpurent.meter(tariff, [BAD / "usage-order.csv"], 202611)
     with pytest.raises(ValueError):
         gpurent.meter(tariff, [BAD / "usage-order.csv"], "2026-11", jobs=0)
+
+
+def test_the_earliest_bad_record_is_reported():
+    """A record that cannot be read (None) and one that does not parse: the first in order wins,
+    as on one pass over a file, however the records are read in chunks."""
+    good = pd.read_csv(GOLDEN / "expected" / "example.usage.csv", dtype=str, keep_default_na=False)
+    frame = pd.concat([good] * 400, ignore_index=True)
+    frame["id"] = [f"r{k}" for k in range(len(frame))]
+    late, early = 30000, 20001
+    bad = frame.copy()
+    bad["quantity"] = bad["quantity"].astype(object)
+    bad.loc[late, "quantity"] = None
+    bad.loc[early, "quantity"] = "x"
+    tariff = GOLDEN / "expected" / "example.tariff.json"
+    with pytest.raises(gpurent.Error) as e:
+        gpurent.meter(tariff, bad, "2026-11")
+    assert e.value.line == early + 1 and e.value.field == "quantity"
+    bad.loc[early, "quantity"] = frame.loc[early, "quantity"]
+    bad.loc[early - 1, "account"] = None
+    with pytest.raises(gpurent.Error) as e:
+        gpurent.meter(tariff, bad, "2026-11")
+    assert e.value.line == early and e.value.field == "account" and e.value.message == "missing value"

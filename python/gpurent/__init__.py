@@ -11,8 +11,13 @@ from . import _core
 from ._errors import Error
 from ._fleet import FleetRun, GangPlacer, fleet_run
 from ._meter import Invoice, load_tariff, meter
+from ._plan import OverBudget, Plan, plan
+from ._spec import catalog, mig_fit, mig_profiles
 
 Tariff = _core.Tariff
 __version__: str = _core.version
 
-__all__ = ["Error", "FleetRun", "GangPlacer", "Invoice", "Tariff", "fleet_run", "load_tariff", "meter", "__version__"]
+__all__ = [
+    "Error", "FleetRun", "GangPlacer", "Invoice", "OverBudget", "Plan", "Tariff", "catalog", "fleet_run", "load_tariff", "meter",
+    "mig_fit", "mig_profiles", "plan", "__version__",
+]

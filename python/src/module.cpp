@@ -38,4 +38,6 @@ NB_MODULE(_core, m) {
   gpurent::py::bind_meter(m);
   gpurent::py::bind_fleet(m);
   gpurent::py::bind_placer(m);
+  gpurent::py::bind_spec(m);
+  gpurent::py::bind_plan(m);
 }

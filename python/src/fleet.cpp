@@ -26,6 +26,7 @@
 
 #include "bind.hpp"
 #include "errors.hpp"
+#include "inputs.hpp"
 
 namespace nb = nanobind;
 
@@ -39,7 +40,7 @@ struct input {
   std::string name;
 };
 
-std::string text_of(const input& in) { return in.text ? *in.text : value_or_throw(io::read_file(in.name)); }
+std::string text_of(const input& in) { return input_text(in.text, in.name); }
 
 // The settings that are not files, as the tool's options of the same names.
 struct run_settings {

@@ -24,6 +24,7 @@
 
 #include "bind.hpp"
 #include "errors.hpp"
+#include "inputs.hpp"
 
 namespace nb = nanobind;
 
@@ -58,15 +59,13 @@ struct live_job {
   std::vector<placement> placements;
 };
 
-std::string text_of(const std::optional<std::string>& text, const std::string& name) { return text ? *text : value_or_throw(io::read_file(name)); }
-
 // The placer; never moved once made (the placer points into the cluster).
 class py_placer {
  public:
   py_placer(const std::optional<std::string>& nodes_text, const std::string& nodes, const std::optional<std::string>& topology_text,
             const std::optional<std::string>& topology, const std::string& policy) {
-    cluster_ = value_or_throw(fleet_cluster::make(value_or_throw(io::read_fleet_nodes_csv(text_of(nodes_text, nodes), nodes))));
-    if (topology) value_or_throw(io::read_topology_json(text_of(topology_text, *topology), *topology, cluster_));
+    cluster_ = value_or_throw(fleet_cluster::make(value_or_throw(io::read_fleet_nodes_csv(input_text(nodes_text, nodes), nodes))));
+    if (topology) value_or_throw(io::read_topology_json(input_text(topology_text, *topology), *topology, cluster_));
     const bool known = builtin_gang_policies::visit(policy, [&]<class GP>() { placer_ = std::make_unique<gang_box<GP>>(cluster_); });
     if (!known) throw library_error(no_gang_policy(policy).value());
   }

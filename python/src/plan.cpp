@@ -22,6 +22,7 @@
 
 #include "bind.hpp"
 #include "errors.hpp"
+#include "inputs.hpp"
 
 namespace nb = nanobind;
 
@@ -35,11 +36,9 @@ struct py_plan {
   std::string message;      // and its text
 };
 
-std::string text_of(const std::optional<std::string>& text, const std::string& name) { return text ? *text : value_or_throw(io::read_file(name)); }
-
 std::unique_ptr<py_plan> make_plan(const std::optional<std::string>& workload_text, const std::string& workload_name,
                                    const std::optional<std::string>& offers_text, const std::string& offers_name) {
-  const std::string wt = text_of(workload_text, workload_name), ot = text_of(offers_text, offers_name);
+  const std::string wt = input_text(workload_text, workload_name), ot = input_text(offers_text, offers_name);
   nb::gil_scoped_release unlocked;
   const offer_catalog cat = value_or_throw(read_offers_json(ot, offers_name));
   const workload w = value_or_throw(read_workload_json(wt, workload_name));

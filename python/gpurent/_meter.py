@@ -179,6 +179,8 @@ def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice
     usage: a usage CSV's path, a list of paths (metered as one stream, on `jobs` threads),
     a list of dicts (the CSV's columns as keys) or a pandas DataFrame with those columns.
     The invoice is the one `gpurent meter` prints for the same records, for any `jobs`.
+    Records given in memory are metered on one thread (`jobs` applies to files), at the
+    tool's pace on a million records (docs/performance.md).
     """
     t = load_tariff(tariff)
     if not isinstance(period, str):

@@ -107,10 +107,16 @@ class FleetRun:
         return _frame(self.preemptions_csv())
 
     def report(self, path: PathLike) -> None:
-        """A fleet report at `path` (gpurent.report, which needs matplotlib: pip install gpurent[plot])."""
+        """A fleet report at `path` (gpurent.report, which needs matplotlib: pip install gpurent[plot]):
+        the run's charts, its evictions and, with a topology file, the placement on blocks; the
+        input files' digests and the run's settings."""
         from . import report
+        from .report.load import digests
 
-        report.write_fleet_report(os.fspath(path), self.summary, self.timeline, self.jobs, self.inputs)
+        files = {k: self.inputs[k] for k in ("nodes", "jobs", "topology") if self.inputs.get(k) and not self.inputs[k].startswith("<")}
+        shown = {**digests(files), **{k: str(v) for k, v in self.inputs.items() if k not in files and v is not None}}
+        blocks = report.load_topology(files["topology"]) if "topology" in files else None
+        report.write_fleet_report(os.fspath(path), self.summary, self.timeline, self.jobs, shown, placements=self.placements, blocks=blocks)
 
     def __repr__(self) -> str:
         return f"<gpurent.FleetRun policy={self.inputs.get('policy')} victims={self.inputs.get('victims')}>"

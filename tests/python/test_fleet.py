@@ -115,3 +115,31 @@ def test_gang_placer(fleet_inputs):
     assert e.value.field == "colour"
     with pytest.raises(gpurent.Error):
         gpurent.GangPlacer(nodes=d / "nodes.csv", policy="no-such")
+
+
+def test_report_from_the_run(fleet_inputs, run, tmp_path):
+    """FleetRun.report: the page of gpurent.report with the run's own tables, the placement on
+    blocks (a topology file was given) and the input files' sha256."""
+    pytest.importorskip("matplotlib")
+    import hashlib
+
+    out = tmp_path / "run.html"
+    run.report(out)
+    page = out.read_text()
+    assert page.count("<svg") >= 5  # allocation, jobs by class, delays, evictions, placement on blocks
+    assert "<script" not in page
+    nodes = hashlib.sha256((fleet_inputs / "nodes.csv").read_bytes()).hexdigest()
+    assert nodes in page
+
+
+def test_invoice_report(tmp_path):
+    """Invoice.report: the invoice page, its charts inline."""
+    pytest.importorskip("matplotlib")
+    g = gpurent.meter
+    from test_meter import golden_case
+
+    tariff, usage = golden_case("example")
+    out = tmp_path / "invoice.html"
+    g(tariff, [usage], "2026-11").report(out)
+    page = out.read_text()
+    assert "<svg" in page and "<script" not in page

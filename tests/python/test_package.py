@@ -56,26 +56,3 @@ def test_metering_releases_the_gil(tmp_path):
     during = [x for x in ticks if start < x < end]
     assert end - start < 0.05 or len(during) >= 5, (end - start, len(during))
 
-
-def test_report_hooks_call_gpurent_report(monkeypatch, fleet_inputs, tmp_path):
-    """Invoice.report and FleetRun.report hand their data to gpurent.report (a stand-in here)."""
-    import types
-
-    import pandas as pd
-
-    calls = []
-    fake = types.ModuleType("gpurent.report")
-    fake.write_invoice_report = lambda path, invoice: calls.append(("invoice", path, invoice))
-    fake.write_fleet_report = lambda path, summary, timeline, jobs, inputs: calls.append(("fleet", path, summary, timeline, jobs, inputs))
-    monkeypatch.setitem(sys.modules, "gpurent.report", fake)
-    monkeypatch.setattr(gpurent, "report", fake, raising=False)
-    golden = ROOT / "tests" / "golden" / "expected"
-    inv = gpurent.meter(golden / "example.tariff.json", golden / "example.usage.csv", "2026-11")
-    inv.report(tmp_path / "invoice.html")
-    assert calls[-1][0] == "invoice" and calls[-1][2] == inv.data and calls[-1][1] == str(tmp_path / "invoice.html")
-    d = fleet_inputs
-    run = gpurent.fleet_run(nodes=d / "nodes.csv", topology=d / "topology.json", jobs=d / "jobs.csv")
-    run.report(tmp_path / "fleet.html")
-    kind, _, summary, timeline, jobs, inputs = calls[-1]
-    assert kind == "fleet" and summary == run.summary and inputs["policy"] == "gpurent"
-    assert isinstance(timeline, pd.DataFrame) and isinstance(jobs, pd.DataFrame)

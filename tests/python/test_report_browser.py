@@ -4,7 +4,7 @@ screenshot; the page must not be blank and nothing may reach the browser's conso
 have no script, so any console line is the browser's own complaint: a blocked fetch under
 the page's Content-Security-Policy, a parse error). Skipped, saying so, without Chromium.
 GPURENT_SCREENSHOTS=DIR keeps the screenshots. Run:
-PYTHONPATH=python pytest -rs tests/python/test_report_browser.py"""
+scripts/check-python, against the installed package"""
 import os
 import shutil
 import signal
@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from matplotlib import image
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_html import write_inputs  # noqa: E402
 

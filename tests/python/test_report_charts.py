@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Each chart of gpurent.report on small generated data: its axes, series and values, read
-back from the Figure. Run: PYTHONPATH=python pytest tests/python/test_report_charts.py"""
+back from the Figure. Run by scripts/check-python against the installed package"""
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from gpurent import report  # noqa: E402
 from gpurent.report import load  # noqa: E402
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The HTML reports and `python -m gpurent report`: valid HTML, charts inline as SVG, nothing
 remote, no script, the inputs' digests, byte-identical reruns; bad input exits 2 naming the
-file. Run: PYTHONPATH=python pytest tests/python/test_report_html.py"""
+file. Run by scripts/check-python against the installed package"""
 import hashlib
 import json
 import os
@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_charts import BLOCKS, T0, idle, invoice, jobs, placements, samples, timeline  # noqa: E402
 
@@ -91,7 +90,7 @@ def write_inputs(d: Path) -> dict:
 
 def gpurent(*args):
     """The command in a process of its own, as a user runs it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = dict(os.environ)
     return subprocess.run([sys.executable, "-m", "gpurent", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
 

@@ -2,7 +2,7 @@
 """The reports on the tool's real outputs: a generated fleet run, a metered month with
 `--detail`, the idle golden case of tests/io/data. Needs the built tool: GPURENT_TOOL, else
 the first of build*/tools/gpurent; skipped, saying so, without one. Run:
-GPURENT_TOOL=build/tools/gpurent PYTHONPATH=python pytest -rs tests/python/test_report_tool.py"""
+scripts/check-python, against the installed package"""
 import os
 import subprocess
 import sys
@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_html import check_page, gpurent  # noqa: E402
 

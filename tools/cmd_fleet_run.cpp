@@ -149,7 +149,7 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
     if (r) explain_never_started(b, l.jobs, *r);
   });
   if (!known) return make_error(error_code::invalid_argument, "--policy", "no policy \"" + a.policy + "\" for --pods");
-  if (!r) return make_error(error_code::invalid_argument, "--victims", "no victim policy \"" + a.victims + "\"");
+  if (!r) return unexpected(no_victim_policy(a.victims).value().in_field("--victims"));
   return std::move(*r);
 }
 
@@ -171,18 +171,14 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
     std::string text;
     const char* option;
   };
-  if (const std::int64_t rows = timeline_rows(r.end_time, s.timeline_step); !a.timeline.empty() && rows > timeline_row_limit)
-    return make_error(error_code::invalid_argument, "--timeline-step",
-                      fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s",
-                                  r.end_time.count(), s.timeline_step.count(), rows, timeline_row_limit, timeline_min_step(r.end_time).count()));
-  if (!a.timeline.empty() && s.epoch + r.end_time.since_zero() > latest_instant)
-    return make_error(error_code::invalid_argument, "--epoch",
-                      fmt::format("the run ends {} s after {}, past the year 9999 that --timeline's RFC 3339 times can write", r.end_time.count(),
-                                  format_instant(s.epoch)));
   std::vector<output> outs;
   if (!a.placements.empty()) outs.push_back({a.placements, io::run_placements_csv(l.cluster, l.jobs, r), "--placements"});
   if (!a.preemptions.empty()) outs.push_back({a.preemptions, io::run_preemptions_csv(l.jobs, r), "--preemptions"});
-  if (!a.timeline.empty()) outs.push_back({a.timeline, io::run_timeline_csv(l.cluster, l.jobs, r, s.timeline_step, s.epoch), "--timeline"});
+  if (!a.timeline.empty()) {
+    auto t = io::run_timeline_csv(l.cluster, l.jobs, r, s.timeline_step, s.epoch);
+    if (!t) return unexpected(t.error().in_field(t.error().field == "epoch" ? "--epoch" : "--timeline-step"));
+    outs.push_back({a.timeline, std::move(*t), "--timeline"});
+  }
   if (!a.jobs_out.empty()) outs.push_back({a.jobs_out, io::run_jobs_csv(l.jobs, r), "--jobs-out"});
   if (!a.emit_usage.empty()) {
     GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));

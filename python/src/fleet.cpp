@@ -65,15 +65,7 @@ struct fleet_run {
   instant epoch;
 
   [[nodiscard]] std::string summary_json() const { return io::run_json(report, jobs, result, metrics).dump(2) + "\n"; }
-  [[nodiscard]] std::string timeline_csv() const {
-    if (const std::int64_t rows = timeline_rows(result.end_time, step); rows > timeline_row_limit)
-      throw library_error(error{error_code::invalid_argument,
-                                "timeline_step",
-                                "the run ends at " + std::to_string(result.end_time.count()) + " s: a step of " + std::to_string(step.count()) +
-                                    " s gives " + std::to_string(rows) + " rows, over the limit of " + std::to_string(timeline_row_limit),
-                                {}});
-    return io::run_timeline_csv(cluster, jobs, result, step, epoch);
-  }
+  [[nodiscard]] std::string timeline_csv() const { return value_or_throw(io::run_timeline_csv(cluster, jobs, result, step, epoch)); }
   [[nodiscard]] std::string usage_csv() const { return io::write_usage_csv(value_or_throw(usage_of_run(jobs, result, cluster.inv, epoch))); }
 };
 

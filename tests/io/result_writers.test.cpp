@@ -103,11 +103,28 @@ TEST_CASE("fleet run: the JSON object and the placements, timeline and preemptio
         "job,run,member,node,gpus,start,end,end_reason\n"
         "serve,0,0,n1,3:1000,5,50,preempted\n"
         "train,0,0,n0,0:1000;1:1000,10,100,done\n");
-  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50), *parse_instant("2026-11-30T23:59:30Z"));
+  const std::string timeline = io::run_timeline_csv(c, js, r, seconds(50), *parse_instant("2026-11-30T23:59:30Z")).value();
   CHECK(timeline.starts_with("time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n"));
   CHECK(timeline.find("\n2026-11-30T23:59:30Z,0,0.000,0.000,") != std::string::npos);
   CHECK(timeline.find("\n2026-12-01T00:00:20Z,50,2.000,25.000,") != std::string::npos);
   CHECK(io::run_preemptions_csv(js, r) == "time,job,victims,explanation\n");
+}
+
+TEST_CASE("fleet run: the timeline refuses, naming the field, a run past the year 9999 or too long for its step") {
+  const fleet_cluster c = cluster();
+  const auto js = jobs(c);
+  run_result r;
+  r.end_time = fleet_time::at_second(1000);
+  const auto late = io::run_timeline_csv(c, js, r, seconds(50), *parse_instant("9999-12-31T23:50:00Z"));
+  REQUIRE_FALSE(late);
+  CHECK(late.error().field == "epoch");
+  CHECK(late.error().message.find("9999") != std::string::npos);
+  CHECK(io::run_timeline_csv(c, js, r, seconds(50), *parse_instant("9999-12-31T23:43:19Z")));  // the run ends at 23:59:59
+  r.end_time = fleet_time::at_second(1099511627876);
+  const auto long_run = io::run_timeline_csv(c, js, r, seconds(60), *parse_instant("2026-11-01T00:00:00Z"));
+  REQUIRE_FALSE(long_run);
+  CHECK(long_run.error().field == "timeline_step");
+  CHECK(long_run.error().message.find("at least 109952 s") != std::string::npos);
 }
 
 TEST_CASE("fleet run: one row per job, with its outcome and, for a job that never started, why") {

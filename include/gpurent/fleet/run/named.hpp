@@ -36,6 +36,13 @@ template <class List>
                     "no gang policy \"" + std::string(name) + "\" (expected " + policy_names_text<builtin_gang_policies>() + ")");
 }
 
+// The error of a victim policy name that is neither "none" nor one of builtin_victim_policies,
+// in the field "victims".
+[[nodiscard]] inline unexpected<error> no_victim_policy(std::string_view name) {
+  return make_error(error_code::invalid_argument, "victims",
+                    "no victim policy \"" + std::string(name) + "\" (expected none, " + policy_names_text<builtin_victim_policies>() + ")");
+}
+
 // Runs jobs on b under the victim policy named `victims` ("none": no preemption); nothing
 // when no victim policy has that name.
 template <Placer B>
@@ -55,9 +62,7 @@ template <Placer B>
 // `observer`, when set, sees every gang decision (audit).
 [[nodiscard]] inline expected<run_result> run_fleet_gangs(fleet_cluster& c, std::span<const fleet_job> jobs, std::string_view policy,
                                                           std::string_view victims, const run_options& o, gang_observer observer = {}) {
-  if (victims != "none" && !builtin_victim_policies::visit(victims, []<class>() {}))
-    return make_error(error_code::invalid_argument, "victims",
-                      "no victim policy \"" + std::string(victims) + "\" (expected none, " + policy_names_text<builtin_victim_policies>() + ")");
+  if (victims != "none" && !builtin_victim_policies::visit(victims, []<class>() {})) return no_victim_policy(victims);
   const gang_context ctx = context_of(jobs, c);
   std::optional<run_result> r;
   const bool known = builtin_gang_policies::visit(policy, [&]<class GP>() {

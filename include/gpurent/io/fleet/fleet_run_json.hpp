@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpurent/core/error.hpp>
+#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/fleet.hpp>  // run.hpp alone misses the observers pack.hpp brings in
 #include <gpurent/io/text/csv.hpp>
 #include <gpurent/io/text/json_number.hpp>
@@ -114,9 +116,19 @@ struct run_report {
 }
 
 // The allocation time series, one row every `step`, against the GPUs up; `time` is the
-// instant (RFC 3339, UTC) epoch + t_s.
-[[nodiscard]] inline std::string run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, seconds step,
-                                                  instant epoch) {
+// instant (RFC 3339, UTC) epoch + t_s. An error instead of a wrong file: in the field
+// "timeline_step" when the run needs more than timeline_row_limit rows (it names the step to
+// take), in "epoch" when a row's time would pass the year 9999.
+[[nodiscard]] inline expected<std::string> run_timeline_csv(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r,
+                                                            seconds step, instant epoch) {
+  if (const std::int64_t rows = timeline_rows(r.end_time, step); rows > timeline_row_limit)
+    return make_error(error_code::invalid_argument, "timeline_step",
+                      fmt::format("the run ends at {} s: {} s steps give {} rows, over the limit of {}; take a step of at least {} s",
+                                  r.end_time.count(), step.count(), rows, timeline_row_limit, timeline_min_step(r.end_time).count()));
+  if (epoch + r.end_time.since_zero() > latest_instant)
+    return make_error(error_code::invalid_argument, "epoch",
+                      fmt::format("the run ends {} s after {}, past the year 9999 that the timeline's RFC 3339 times can write", r.end_time.count(),
+                                  format_instant(epoch)));
   const std::int64_t capacity = c.gpus_up() * 1000;
   std::string out = "time,t_s,gpus_allocated,allocation_pct,running_hp,running_spot,waiting_hp,waiting_spot\n";
   for (const timeline_sample& s : timeline_of(jobs, r, step)) {

@@ -546,7 +546,8 @@ TEST_CASE("gangs: with departures, trial releases and held blocks the cached pla
       INFO("seed " << seed << " gang " << id);
       if (!live.empty() && uniform_below(rng, 3) == 0) {  // a departure, an exclusive one's blocks held a while
         auto it = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
-        const auto& [k, v] = *it;
+        const gang_id k = it->first;  // not a structured binding: clang 14 does not capture those
+        const auto& v = it->second;
         t.both([&](auto& p) { p.release(k, v.second); });
         if (v.first.exclusive && uniform_below(rng, 2) == 0) {
           t.both([&](auto& p) { p.hold_blocks(k, v.second); });
@@ -557,7 +558,9 @@ TEST_CASE("gangs: with departures, trial releases and held blocks the cached pla
         live.erase(it);
       }
       if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
-        const auto& [k, v] = *std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+        const auto at = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+        const gang_id k = at->first;
+        const auto& v = at->second;
         t.both([&](auto& p) { p.release(k, v.second); });
         if (v.first.counted_by_domain()) REQUIRE(t.fast.units(v.first, k, no_level, 0) == t.slow.units(v.first, k, no_level, 0));
         t.both([&](auto& p) { p.restore(v.first, k, v.second); });

@@ -30,10 +30,6 @@
 #include <gpurent/io/fleet/pod_jobs.hpp>
 #include <gpurent/io/fleet/topology_json.hpp>
 #include <gpurent/io/fleet/trace_csv.hpp>
-#include <gpurent/matching/gang/placer.hpp>
-#include <gpurent/matching/node/matcher.hpp>
-#include <gpurent/matching/node/registry.hpp>
-#include <gpurent/matching/preempt/victims.hpp>
 
 #include "audit_option.hpp"
 #include "tool.hpp"
@@ -65,9 +61,6 @@ struct run_auditor {
     log.record("preempt", io::audit_preempt(d, [&](std::uint32_t j) -> const std::string& { return jobs[j].name; }));
   }
 };
-
-// The trace's policies for one-member jobs (the single-node matcher's).
-using pod_policies = policy_list<policy_gpurent, policy_fgd, policy_best_fit>;
 
 struct loaded {
   fleet_cluster cluster;
@@ -133,24 +126,14 @@ expected<loaded> read_inputs(const run_args& a) {
   return l;
 }
 
-// --jobs: fleet/run/named.hpp's run of the named policies (the C API's too); --pods: the
-// node matcher's policies.
+// fleet/run/named.hpp's run of the named policies (the C API's and Python's too): --jobs on
+// the gang placer, --pods on the node matcher.
 expected<run_result> run_policy(const run_args& a, loaded& l, const run_options& o, run_auditor* auditor) {
-  if (a.pods.empty()) {
-    auto r = run_fleet_gangs(l.cluster, l.jobs, a.policy, a.victims, o, auditor != nullptr ? gang_observer::of(*auditor) : gang_observer{});
-    if (!r) return unexpected(r.error().in_field("--" + r.error().field));
-    return r;
-  }
-  std::optional<run_result> r;
-  const bool known = pod_policies::visit(a.policy, [&]<class P>() {
-    const shape_distribution shapes = shapes_of(l.jobs);  // the workload fgd and gpurent plan for
-    matcher<P> b(l.cluster.inv, policy_context{&shapes, 0});
-    r = run_fleet_named(a.victims, b, l.jobs, o);
-    if (r) explain_never_started(b, l.jobs, *r);
-  });
-  if (!known) return make_error(error_code::invalid_argument, "--policy", "no policy \"" + a.policy + "\" for --pods");
-  if (!r) return unexpected(no_victim_policy(a.victims).value().in_field("--victims"));
-  return std::move(*r);
+  auto r = a.pods.empty()
+               ? run_fleet_gangs(l.cluster, l.jobs, a.policy, a.victims, o, auditor != nullptr ? gang_observer::of(*auditor) : gang_observer{})
+               : run_fleet_pods(l.cluster, l.jobs, a.policy, a.victims, o);
+  if (!r) return unexpected(r.error().in_field("--" + r.error().field));
+  return r;
 }
 
 // The same on stderr, a line per job (the first 20; the JSON has them all).

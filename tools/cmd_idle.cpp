@@ -10,12 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/io/billing/tariff_json.hpp>
-#include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/io/monitor/idle_report.hpp>
-#include <gpurent/io/monitor/utilization_file.hpp>
-#include <gpurent/metering/meter.hpp>
-#include <gpurent/metering/waste.hpp>
+#include <gpurent/io/monitor/idle_run.hpp>
 
 #include "tool.hpp"
 
@@ -45,72 +41,19 @@ expected<idle_rules> rules_of(const idle_options& o) {
   return r;
 }
 
-// The usage's records and lines; an error when no record can name its GPU.
-expected<std::pair<std::vector<usage_record>, std::vector<std::size_t>>> read_usage(const std::string& path) {
-  GPURENT_TRY(text, io::read_file(path));
-  GPURENT_TRY(located, io::parse_usage_csv(*text, path));
-  std::pair<std::vector<usage_record>, std::vector<std::size_t>> out;
-  bool named = false;
-  for (io::located_record& r : *located) {
-    for (const auto& label : r.record.labels) named = named || label.first == gpu_label;
-    out.first.push_back(std::move(r.record));
-    out.second.push_back(r.line);
-  }
-  if (!named && !out.first.empty())
-    return unexpected(
-        error{error_code::invalid_argument, std::string(gpu_label),
-              "no record of the usage names a GPU (a gpu column, or gpu=... in the labels column): each record names the GPU it ran on (its UUID, "
-              "or Hostname:index) for idle time to be billed",
-              path + ":1"});
-  return out;
-}
-
-// Every usage GPU that names no series: an error, or with --allow-unmatched a warning each.
-expected<void> check_usage_gpus(const idle_options& o, const std::vector<usage_record>& records, const std::vector<std::size_t>& lines,
-                                io::idle_report& report) {
-  const auto unmatched = io::unmatched_gpus(records, lines, report.gpus);
-  if (unmatched.empty()) return {};
-  if (!o.allow_unmatched) {
-    error e = io::unmatched_gpu_error(unmatched.front(), unmatched.size(), o.usage_path, report.gpus);
-    e.message += "; --allow-unmatched counts such time unobserved instead";
-    return unexpected(std::move(e));
-  }
-  for (const io::unmatched_gpu& u : unmatched)
-    report.warnings.push_back(io::unmatched_gpu_error(u, 1, o.usage_path, report.gpus).describe() +
-                              "; its time is counted unobserved (--allow-unmatched)");
-  return {};
-}
-
-// Reads, analyses and bills; the report to print.
+// Reads, analyses and bills (io/monitor/idle_run.hpp); the report to print.
 expected<io::idle_report> build_report(const idle_options& o) {
-  io::idle_report report;
   GPURENT_TRY(rules, rules_of(o));
-  report.rules = *rules;
-  GPURENT_TRY(unit, io::utilization_unit(o.metric));
-  report.unit = *unit;
-  if (unit->assumed)
-    report.warnings.push_back(o.metric + " is not a DCGM field gpurent knows: its values are read as a percentage (0 to 100), threshold " +
-                              format_percent(report.rules.threshold) + "%");
-  io::gpu_utilization_set set;
-  for (const std::string& f : o.metrics) GPURENT_TRY(io::read_utilization_file(f, o.metric, set));
+  GPURENT_TRY(io::utilization_unit(o.metric));  // before any file is read
   const bool billed = !o.usage_path.empty() || !o.tariff_path.empty() || !o.period.empty();
   if (billed && (o.usage_path.empty() || o.tariff_path.empty() || o.period.empty()))
     return make_error(error_code::invalid_argument, o.usage_path.empty() ? "--usage" : (o.tariff_path.empty() ? "--tariff" : "--period"),
                       "--usage, --tariff and --period go together");
-  if (!billed) {
-    GPURENT_TRY(gpus, io::analyze_gpus(set.take(), report.rules));
-    report.gpus = std::move(*gpus);
-    return report;
-  }
-  GPURENT_TRY(t, io::load_tariff_json(o.tariff_path));
-  auto month = meter::for_month(*t, o.period);
-  if (!month) return unexpected(month.error().in_field("--period"));
-  GPURENT_TRY(gpus, io::analyze_gpus(set.take(), report.rules, month->period()));
-  report.gpus = std::move(*gpus);
-  GPURENT_TRY(usage, read_usage(o.usage_path));
-  GPURENT_TRY(check_usage_gpus(o, usage->first, usage->second, report));
-  GPURENT_TRY(bill, bill_idle(*t, o.period, usage->first, usage->second, o.usage_path, report.gpus));
-  report.billing = std::move(*bill);
+  GPURENT_TRY(gpus, io::read_utilization_files(o.metrics, o.metric));
+  std::optional<io::idle_billing_inputs> billing;
+  if (billed) billing = io::idle_billing_inputs{o.usage_path, o.tariff_path, o.period, o.allow_unmatched, "--allow-unmatched"};
+  auto report = io::build_idle_report(std::move(*gpus), o.metric, *rules, billing);
+  if (!report && report.error().field == "period") return unexpected(report.error().in_field("--period"));
   return report;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // fleet run with its policies chosen by name at run time (the tool's --policy and --victims,
-// the C API's options): the named victim policy ("none": no preemption) on any Placer, and
-// jobs on a gang placer of the named policy planned for their workload, with the jobs that
+// the C API's and Python's options): the named victim policy ("none": no preemption) on any
+// Placer; jobs on a gang placer of the named policy, or pods (one-member jobs of the trace)
+// on the node matcher of the named policy, planned for their workload, with the jobs that
 // never started explained.
 
 #include <optional>
@@ -16,6 +17,8 @@
 #include <gpurent/fleet/run/run.hpp>
 #include <gpurent/matching/gang/placer.hpp>
 #include <gpurent/matching/gang/policy.hpp>
+#include <gpurent/matching/node/matcher.hpp>
+#include <gpurent/matching/node/registry.hpp>
 #include <gpurent/matching/observer.hpp>
 #include <gpurent/matching/preempt/victims.hpp>
 
@@ -41,6 +44,21 @@ template <class List>
 [[nodiscard]] inline unexpected<error> no_victim_policy(std::string_view name) {
   return make_error(error_code::invalid_argument, "victims",
                     "no victim policy \"" + std::string(name) + "\" (expected none, " + policy_names_text<builtin_victim_policies>() + ")");
+}
+
+// The error of a node policy name that builtin_policies lacks, in the field "policy".
+[[nodiscard]] inline unexpected<error> no_node_policy(std::string_view name) {
+  return make_error(error_code::invalid_argument, "policy",
+                    "no node policy \"" + std::string(name) + "\" (expected " + policy_names_text<builtin_policies>() + ")");
+}
+
+// The node matcher's policies for pods (`fleet run --pods`): the trace's own comparison.
+using builtin_pod_policies = policy_list<policy_gpurent, policy_fgd, policy_best_fit>;
+
+// The error of a pod policy name that builtin_pod_policies lacks, in the field "policy".
+[[nodiscard]] inline unexpected<error> no_pod_policy(std::string_view name) {
+  return make_error(error_code::invalid_argument, "policy",
+                    "no policy \"" + std::string(name) + "\" for pods (expected " + policy_names_text<builtin_pod_policies>() + ")");
 }
 
 // Runs jobs on b under the victim policy named `victims` ("none": no preemption); nothing
@@ -72,6 +90,24 @@ template <Placer B>
     explain_never_started(b, jobs, *r);
   });
   if (!known) return no_gang_policy(policy);
+  return std::move(*r);
+}
+
+// Pods (one-member jobs, io/fleet/pod_jobs.hpp) on cluster c's inventory by the node matcher
+// of the policy named `policy` (builtin_pod_policies), planned for the pods' shapes, and the
+// victim policy named `victims`; the pods that never started explained. An unknown name is an
+// error in the field "policy" or "victims".
+[[nodiscard]] inline expected<run_result> run_fleet_pods(fleet_cluster& c, std::span<const fleet_job> jobs, std::string_view policy,
+                                                         std::string_view victims, const run_options& o) {
+  if (victims != "none" && !builtin_victim_policies::visit(victims, []<class>() {})) return no_victim_policy(victims);
+  std::optional<run_result> r;
+  const bool known = builtin_pod_policies::visit(policy, [&]<class P>() {
+    const shape_distribution shapes = shapes_of(jobs);  // the workload fgd and gpurent plan for
+    matcher<P> b(c.inv, policy_context{&shapes, 0});
+    r = run_fleet_named(victims, b, jobs, o);
+    explain_never_started(b, jobs, *r);
+  });
+  if (!known) return no_pod_policy(policy);
   return std::move(*r);
 }
 

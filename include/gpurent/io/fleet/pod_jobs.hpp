@@ -7,6 +7,7 @@
 // line.
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,21 +15,30 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/fleet/run/pods.hpp>
 #include <gpurent/io/fleet/trace_csv.hpp>
+#include <gpurent/io/text/file.hpp>
 #include <gpurent/matching/inventory.hpp>
 
 namespace gpurent::io {
 
-[[nodiscard]] inline expected<pod_jobs> read_pod_jobs_file(const std::string& path, const inventory& inv, std::int64_t compress) {
-  GPURENT_TRY(pods, read_trace_pods_file(path, pod_run_columns));
+// The pods of a pod list's text (`file` names it in errors), as jobs.
+[[nodiscard]] inline expected<pod_jobs> read_pod_jobs(std::string text, const std::string& file, const inventory& inv, std::int64_t compress) {
+  if (compress < 1) return make_error(error_code::invalid_argument, "compress", "must be >= 1, got " + std::to_string(compress));
+  std::istringstream in(std::move(text));
+  GPURENT_TRY(pods, read_trace_pods(in, file, pod_run_columns));
   std::vector<pod_times> times;
   times.reserve(pods->size());
   for (const trace_pod& p : *pods) {
     auto r = trace_pod_request(p, inv);
-    if (!r) return unexpected<error>(r.error().at(path, p.line));
+    if (!r) return unexpected<error>(r.error().at(file, p.line));
     times.push_back(pod_times{p.name, *r, p.qos, p.creation_time, p.scheduled_time, p.deletion_time});
-    if (auto ok = check_pod(times.back()); !ok) return unexpected<error>(ok.error().at(path, p.line));
+    if (auto ok = check_pod(times.back()); !ok) return unexpected<error>(ok.error().at(file, p.line));
   }
   return jobs_of_pods(times, compress);
+}
+
+[[nodiscard]] inline expected<pod_jobs> read_pod_jobs_file(const std::string& path, const inventory& inv, std::int64_t compress) {
+  GPURENT_TRY(text, read_file(path));
+  return read_pod_jobs(std::move(*text), path, inv, compress);
 }
 
 }  // namespace gpurent::io

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from . import _core
 from ._errors import Error
-from ._fleet import FleetRun, GangPlacer, fleet_run
+from ._fleet import FleetRun, GangPlacer, Matcher, fleet_run
+from ._idle import IdleReport, idle
 from ._meter import Invoice, load_tariff, meter
 from ._plan import OverBudget, Plan, plan
 from ._spec import catalog, mig_fit, mig_profiles
@@ -18,6 +19,6 @@ Tariff = _core.Tariff
 __version__: str = _core.version
 
 __all__ = [
-    "Error", "FleetRun", "GangPlacer", "Invoice", "OverBudget", "Plan", "Tariff", "catalog", "fleet_run", "load_tariff", "meter",
+    "Error", "FleetRun", "GangPlacer", "IdleReport", "Invoice", "Matcher", "OverBudget", "Plan", "Tariff", "catalog", "fleet_run", "idle", "load_tariff", "meter",
     "mig_fit", "mig_profiles", "plan", "__version__",
 ]

@@ -46,7 +46,7 @@ def fleet_report(args, r) -> None:
 
 def idle_report(args, r) -> None:
     idle = r.load_idle(args.idle)
-    samples = r.load_metrics(args.metrics, args.metric, idle.get("unit")) if args.metrics else None
+    samples = r.load_metrics(args.metrics, args.metric) if args.metrics else None
     paths = {"idle": args.idle, **({"metrics": args.metrics} if args.metrics else {})}
     r.write_idle_report(args.out, idle, r.load.digests(paths), samples)
 

@@ -6,7 +6,7 @@ import io
 import json
 import os
 from datetime import timedelta
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from . import _core
 
@@ -113,7 +113,7 @@ class FleetRun:
         from . import report
         from .report.load import digests
 
-        files = {k: self.inputs[k] for k in ("nodes", "jobs", "topology") if self.inputs.get(k) and not self.inputs[k].startswith("<")}
+        files = {k: self.inputs[k] for k in ("nodes", "jobs", "pods", "topology") if self.inputs.get(k) and not self.inputs[k].startswith("<")}
         shown = {**digests(files), **{k: str(v) for k, v in self.inputs.items() if k not in files and v is not None}}
         blocks = report.load_topology(files["topology"]) if "topology" in files else None
         report.write_fleet_report(os.fspath(path), self.summary, self.timeline, self.jobs, shown, placements=self.placements, blocks=blocks)
@@ -124,7 +124,7 @@ class FleetRun:
 
 def fleet_run(
     nodes: Any,
-    jobs: Any,
+    jobs: Any = None,
     topology: Any = None,
     policy: str = "gpurent",
     victims: str = "gpurent",
@@ -134,50 +134,81 @@ def fleet_run(
     min_runtime: Duration = "0s",
     timeline_step: Duration = "60s",
     epoch: str = "2026-11-01T00:00:00Z",
+    pods: Any = None,
+    compress: Optional[int] = None,
 ) -> FleetRun:
-    """`gpurent fleet run --jobs`: the jobs (a jobs CSV's path or a DataFrame with its columns)
-    on the nodes (a nodes CSV's path or a DataFrame) and topology (a topology JSON's path or a
-    dict), with the named placement and victim policies; the options are the tool's."""
+    """`gpurent fleet run`: the jobs (`--jobs`: a jobs CSV's path or a DataFrame with its
+    columns) on the gang placer, or the pods (`--pods`: an Alibaba trace pod list's path or a
+    DataFrame, arrivals compressed `compress`-fold) on the node matcher, on the nodes (a nodes
+    CSV's path or a DataFrame) and topology (a topology JSON's path or a dict), with the named
+    placement and victim policies; the options are the tool's."""
+    if (jobs is None) == (pods is None):
+        raise TypeError("fleet_run: give jobs or pods (one of them)")
+    if (pods is None) != (compress is None):
+        raise TypeError("fleet_run: compress goes with pods, and only there (arrivals compressed K-fold, K >= 1)")
+    if compress is not None and (isinstance(compress, bool) or not isinstance(compress, int)):
+        raise TypeError(f"compress: expected an int, got {type(compress).__name__}")
     nodes_text, nodes_name = _input(nodes, "nodes")
-    jobs_text, jobs_name = _input(jobs, "jobs")
+    jobs_text, jobs_name = _input(jobs, "jobs") if jobs is not None else (None, None)
+    pods_text, pods_name = _input(pods, "pods") if pods is not None else (None, None)
     topo_text, topo_name = _input(topology, "topology", csv=False) if topology is not None else (None, None)
     settings = {
         "policy": policy, "victims": victims, "notice": _duration(notice, "notice"),
         "checkpoint_write": _duration(checkpoint_write, "checkpoint_write"), "restart": _duration(restart, "restart"),
         "min_runtime": _duration(min_runtime, "min_runtime"), "timeline_step": _duration(timeline_step, "timeline_step"), "epoch": epoch,
     }
-    core = _core.fleet_run(nodes_text, nodes_name, topo_text, topo_name, jobs_text, jobs_name, **settings)
-    inputs = {"nodes": nodes_name, "jobs": jobs_name, "topology": topo_name, **settings}
+    core = _core.fleet_run(nodes_text, nodes_name, topo_text, topo_name, jobs_text, jobs_name, pods_text, pods_name, compress or 0, **settings)
+    workload = {"jobs": jobs_name} if jobs is not None else {"pods": pods_name, "compress": compress}
+    inputs = {"nodes": nodes_name, **workload, "topology": topo_name, **settings}
     return FleetRun(core, inputs)
 
 
-class GangPlacer:
-    """The gang placer of a cluster (the C API's matcher): place jobs, release them, and ask
-    why one does not fit. A job is a dict (or JSON text) shaped as docs/formats/fleet.md's job
-    JSON; answers are dicts, as the audit log writes placements and reasons."""
+def _request(job: Union[str, Mapping[str, Any]]) -> str:
+    if isinstance(job, str):
+        return job
+    if isinstance(job, Mapping):
+        return json.dumps(job)
+    raise TypeError(f"job: expected a dict or JSON text, got {type(job).__name__}")
 
-    def __init__(self, nodes: Any, topology: Any = None, policy: str = "gpurent") -> None:
-        nodes_text, nodes_name = _input(nodes, "nodes")
-        topo_text, topo_name = _input(topology, "topology", csv=False) if topology is not None else (None, None)
-        self._core = _core.GangPlacer(nodes_text, nodes_name, topo_text, topo_name, policy)
 
-    @staticmethod
-    def _request(job: Union[str, Mapping[str, Any]]) -> str:
-        if isinstance(job, str):
-            return job
-        if isinstance(job, Mapping):
-            return json.dumps(job)
-        raise TypeError(f"job: expected a dict or JSON text, got {type(job).__name__}")
+class _Placing:
+    """place, release and explain over a library matcher by job name."""
+
+    _core: Any
 
     def place(self, job: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
-        """Places the job: {"job", "placed": True, "placements", "preferred_met"}, or
-        {"job", "placed": False, "why_not"} when it fits nowhere now."""
-        return json.loads(self._core.place(self._request(job)))
+        """Places the job; the answer as a dict, with "placed" True or False (see the class)."""
+        return json.loads(self._core.place(_request(job)))
 
     def release(self, job: str) -> None:
         """Frees the capacity of the placed job named `job` (gpurent.Error when none is)."""
         self._core.release(job)
 
     def explain(self, job: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
-        """{"job", "fits", "why_not"}: whether the job fits now, and what stops it where it does not."""
-        return json.loads(self._core.explain(self._request(job)))
+        """{"job", "fits", ...}: whether the job fits now, and what stops it where it does not."""
+        return json.loads(self._core.explain(_request(job)))
+
+
+class GangPlacer(_Placing):
+    """The gang placer of a cluster (the C API's matcher): place jobs, release them, and ask
+    why one does not fit. A job is a dict (or JSON text) shaped as docs/formats/fleet.md's job
+    JSON; answers are dicts, as the audit log writes placements and reasons: {"job", "placed":
+    True, "placements", "preferred_met"} or {"job", "placed": False, "why_not"}."""
+
+    def __init__(self, nodes: Any, topology: Any = None, policy: str = "gpurent") -> None:
+        nodes_text, nodes_name = _input(nodes, "nodes")
+        topo_text, topo_name = _input(topology, "topology", csv=False) if topology is not None else (None, None)
+        self._core = _core.GangPlacer(nodes_text, nodes_name, topo_text, topo_name, policy)
+
+
+class Matcher(_Placing):
+    """The single-node matcher of a cluster (`replay`'s and `fleet run --pods`'): one-member jobs
+    (dicts shaped as the job JSON, no workers or topology) each on one node by the named policy
+    (gpurent, fgd, best-fit, dot-product, random, first-fit, worst-fit). The workload-aware
+    policies (gpurent, fgd) keep room for a `workload`: the jobs (dicts) the cluster expects.
+    Answers: {"job", "placed": True, "placement": {"node", "gpus"}} or {"job", "placed": False,
+    "explain"}, where "explain" counts per constraint the nodes it rejected."""
+
+    def __init__(self, nodes: Any, policy: str = "gpurent", workload: Optional[Iterable[Union[str, Mapping[str, Any]]]] = None) -> None:
+        nodes_text, nodes_name = _input(nodes, "nodes")
+        self._core = _core.Matcher(nodes_text, nodes_name, policy, [_request(j) for j in (workload or [])])

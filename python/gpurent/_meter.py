@@ -176,11 +176,10 @@ def _records_columns(records: Sequence[Mapping[str, Any]]) -> "tuple[List[str], 
 def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice:
     """The invoice of `usage` under `tariff` for the calendar month `period` ("2026-11").
 
-    usage: a usage CSV's path, a list of paths (metered as one stream, on `jobs` threads),
-    a list of dicts (the CSV's columns as keys) or a pandas DataFrame with those columns.
-    The invoice is the one `gpurent meter` prints for the same records, for any `jobs`.
-    Records given in memory are metered on one thread (`jobs` applies to files), at the
-    tool's pace on a million records (docs/performance.md).
+    usage: a usage CSV's path, a list of paths (metered as one stream), a list of dicts (the
+    CSV's columns as keys) or a pandas DataFrame with those columns; on `jobs` threads. The
+    invoice is the one `gpurent meter` prints for the same records, errors included, for any
+    `jobs` (docs/performance.md has the speed).
     """
     t = load_tariff(tariff)
     if not isinstance(period, str):
@@ -192,13 +191,13 @@ def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice
     if _is_dataframe(usage):
         names = [str(c) for c in usage.columns]
         columns = [_frame_column(n, usage[c]) for n, c in zip(names, usage.columns)]
-        return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE))
+        return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE, jobs))
     if not isinstance(usage, Iterable):
         raise TypeError(f"usage: expected paths, a list of dicts or a pandas DataFrame, got {type(usage).__name__}")
     usage = list(usage)
     if usage and all(isinstance(u, Mapping) for u in usage):
         names, columns = _records_columns(usage)
-        return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE))
+        return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE, jobs))
     if all(isinstance(u, (str, os.PathLike)) for u in usage):
         return Invoice(_core.meter_files(t, period, [os.fspath(u) for u in usage], jobs))
     raise TypeError("usage: expected paths, a list of dicts or a pandas DataFrame, not a mix")

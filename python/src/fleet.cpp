@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// A fleet run on gangs: the library calls `gpurent fleet run --jobs` makes
-// (tools/cmd_fleet_run.cpp) and the C API's gpurent_fleet_run_json: the readers of
-// io/fleet/, fleet/run/named.hpp's run of the named policies, and the writers of
-// io/fleet/fleet_run_json.hpp for the summary and every table.
+// A fleet run: the library calls `gpurent fleet run --jobs` (gangs) and `--pods` (the trace's
+// one-member jobs) make (tools/cmd_fleet_run.cpp), as does the C API's gpurent_fleet_run_json:
+// the readers of io/fleet/, fleet/run/named.hpp's run of the named policies, and the writers
+// of io/fleet/fleet_run_json.hpp for the summary and every table.
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +23,7 @@
 #include <gpurent/io/fleet/fleet_nodes_csv.hpp>
 #include <gpurent/io/fleet/fleet_run_json.hpp>
 #include <gpurent/io/fleet/jobs_csv.hpp>
+#include <gpurent/io/fleet/pod_jobs.hpp>
 #include <gpurent/io/fleet/topology_json.hpp>
 #include <gpurent/io/text/file.hpp>
 
@@ -77,7 +80,24 @@ run_options options_of(const run_settings& s) {
   return o;
 }
 
-std::unique_ptr<fleet_run> run(const input& nodes, const std::optional<input>& topology, const input& jobs, const run_settings& s) {
+// The workload: a jobs file on the gang placer, or a pod list (arrivals compressed `compress`-
+// fold) on the node matcher; the result and the trace pods the trace never scheduled.
+std::size_t run_workload(fleet_run& out, const std::optional<input>& jobs, const std::optional<input>& pods, std::int64_t compress,
+                         const run_settings& s, const run_options& o) {
+  if (!pods) {
+    out.jobs = value_or_throw(io::read_fleet_jobs_csv(text_of(*jobs), jobs->name, out.cluster, io::job_durations::required));
+    out.result = value_or_throw(run_fleet_gangs(out.cluster, out.jobs, s.policy, s.victims, o));
+    return 0;
+  }
+  pod_jobs p = value_or_throw(io::read_pod_jobs(text_of(*pods), pods->name, out.cluster.inv, compress));
+  out.jobs = std::move(p.jobs);
+  out.result = value_or_throw(run_fleet_pods(out.cluster, out.jobs, s.policy, s.victims, o));
+  return p.never_scheduled;
+}
+
+std::unique_ptr<fleet_run> run(const input& nodes, const std::optional<input>& topology, const std::optional<input>& jobs,
+                               const std::optional<input>& pods, std::int64_t compress, const run_settings& s) {
+  if (!jobs == !pods) throw library_error(error{error_code::invalid_argument, "jobs", "give jobs or pods (one of them)", {}});
   auto out = std::make_unique<fleet_run>();
   nb::gil_scoped_release unlocked;
   const run_options o = options_of(s);
@@ -88,13 +108,12 @@ std::unique_ptr<fleet_run> run(const input& nodes, const std::optional<input>& t
   out->epoch = *epoch;
   out->cluster = value_or_throw(fleet_cluster::make(value_or_throw(io::read_fleet_nodes_csv(text_of(nodes), nodes.name))));
   if (topology) value_or_throw(io::read_topology_json(text_of(*topology), topology->name, out->cluster));
-  out->jobs = value_or_throw(io::read_fleet_jobs_csv(text_of(jobs), jobs.name, out->cluster, io::job_durations::required));
   const std::int64_t gpus = out->cluster.gpus_up();
   const auto t0 = std::chrono::steady_clock::now();
-  out->result = value_or_throw(run_fleet_gangs(out->cluster, out->jobs, s.policy, s.victims, o));
+  const std::size_t never_scheduled = run_workload(*out, jobs, pods, compress, s, o);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out->metrics = metrics_of(out->jobs, out->result, gpus);
-  out->report = io::run_report{s.policy, s.victims, std::nullopt, 0, false, std::nullopt, elapsed};
+  out->report = io::run_report{s.policy, s.victims, pods ? std::optional(compress) : std::nullopt, never_scheduled, false, std::nullopt, elapsed};
   return out;
 }
 
@@ -114,18 +133,20 @@ void bind_fleet(nb::module_& m) {
   m.def(
       "fleet_run",
       [](std::optional<std::string> nodes_text, const std::string& nodes, std::optional<std::string> topology_text,
-         std::optional<std::string> topology, std::optional<std::string> jobs_text, const std::string& jobs, const std::string& policy,
+         std::optional<std::string> topology, std::optional<std::string> jobs_text, std::optional<std::string> jobs,
+         std::optional<std::string> pods_text, std::optional<std::string> pods, std::int64_t compress, const std::string& policy,
          const std::string& victims, const std::string& notice, const std::string& checkpoint_write, const std::string& restart,
          const std::string& min_runtime, const std::string& timeline_step, const std::string& epoch) {
-        std::optional<input> topo;
-        if (topology) topo = input{std::move(topology_text), *topology};
-        return run(input{std::move(nodes_text), nodes}, topo, input{std::move(jobs_text), jobs},
+        const auto maybe = [](std::optional<std::string>& text, const std::optional<std::string>& name) {
+          return name ? std::optional(input{std::move(text), *name}) : std::nullopt;
+        };
+        return run(input{std::move(nodes_text), nodes}, maybe(topology_text, topology), maybe(jobs_text, jobs), maybe(pods_text, pods), compress,
                    run_settings{policy, victims, notice, checkpoint_write, restart, min_runtime, timeline_step, epoch});
       },
       nb::arg("nodes_text").none(), nb::arg("nodes"), nb::arg("topology_text").none(), nb::arg("topology").none(), nb::arg("jobs_text").none(),
-      nb::arg("jobs"), nb::arg("policy"), nb::arg("victims"), nb::arg("notice"), nb::arg("checkpoint_write"), nb::arg("restart"),
-      nb::arg("min_runtime"), nb::arg("timeline_step"), nb::arg("epoch"),
-      "A fleet run on gangs: each input a file (its text None) or a text (named in errors).");
+      nb::arg("jobs").none(), nb::arg("pods_text").none(), nb::arg("pods").none(), nb::arg("compress"), nb::arg("policy"), nb::arg("victims"),
+      nb::arg("notice"), nb::arg("checkpoint_write"), nb::arg("restart"), nb::arg("min_runtime"), nb::arg("timeline_step"), nb::arg("epoch"),
+      "A fleet run on jobs (gangs) or pods (the trace's, compressed K-fold): each input a file (its text None) or a text (named in errors).");
 }
 
 }  // namespace gpurent::py

@@ -50,12 +50,17 @@ py_invoice meter_files(const std::shared_ptr<tariff>& t, const std::string& peri
 }
 
 py_invoice meter_columns(const std::shared_ptr<tariff>& t, const std::string& period, const nb::list& names, const nb::list& columns,
-                         const std::string& source) {
+                         const std::string& source, unsigned jobs) {
   usage_table table = table_of(names, columns, source);
   nb::gil_scoped_release unlocked;
-  meter m = month_meter(*t, period);
-  value_or_throw(meter_table(m, table));
-  return py_invoice{value_or_throw(m.finish()), t};
+  if (jobs <= 1) {
+    meter m = month_meter(*t, period);
+    value_or_throw(meter_table(m, table));
+    return py_invoice{value_or_throw(m.finish()), t};
+  }
+  std::vector<meter> shards(jobs, month_meter(*t, period));
+  value_or_throw(meter_table_on_threads(shards, table));
+  return py_invoice{value_or_throw(meter::finish_shards(shards)), t};
 }
 
 void bind_tariff(nb::module_& m) {
@@ -92,7 +97,7 @@ void bind_meter(nb::module_& m) {
   m.def("meter_files", &meter_files, nb::arg("tariff"), nb::arg("period"), nb::arg("paths"), nb::arg("jobs"),
         "Usage CSV files metered for one month on `jobs` threads (the same invoice for any number).");
   m.def("meter_columns", &meter_columns, nb::arg("tariff"), nb::arg("period"), nb::arg("names"), nb::arg("columns"), nb::arg("source"),
-        "Usage records given as columns metered for one month (usage_table.hpp).");
+        nb::arg("jobs"), "Usage records given as columns metered for one month (usage_table.hpp).");
   m.def("machine_cores", &io::machine_cores, "The threads this machine runs at once.");
 }
 

@@ -40,4 +40,5 @@ NB_MODULE(_core, m) {
   gpurent::py::bind_placer(m);
   gpurent::py::bind_spec(m);
   gpurent::py::bind_plan(m);
+  gpurent::py::bind_idle(m);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 
@@ -14,6 +15,7 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/billing/usage_csv.hpp>
 #include <gpurent/io/text/csv.hpp>
+#include <gpurent/metering/scale/threads.hpp>
 
 #include "errors.hpp"
 
@@ -114,7 +116,88 @@ std::size_t read_chunk(usage_table& t, std::size_t begin, std::size_t end, std::
   return end;
 }
 
+// The table's column names read as a usage file's header line is, into `h`.
+expected<void> read_header(const usage_table& t, io::detail::usage_header& h) {
+  std::string head;
+  for (std::size_t c = 0; c < t.names.size(); ++c) {
+    if (c > 0) head += ',';
+    io::csv_field(head, t.names[c]);
+  }
+  io::csv_lines lines(head);
+  return io::detail::read_usage_header(lines, t.source, h);
+}
+
+// The table as the meter threads' stream of blocks (a usage_block_source): each block a chunk
+// of rows, its cells read with the GIL and packed into the block's text (each cell its length,
+// then its bytes: no quoting, any byte); rows() unpacks them on a thread, without Python, into
+// the usage CSV's field reader. Row r (from 0) is line r + 1 of the source, as meter_table says.
+class table_blocks {
+ public:
+  table_blocks(usage_table& t, const io::detail::usage_header& h) : t_(&t), h_(&h), cells_(chunk_rows * t.names.size()) {}
+  [[nodiscard]] const std::string& file_name(std::size_t) const noexcept { return t_->source; }
+
+  [[nodiscard]] bool next(usage_block& b, std::optional<placed_error>& err) {
+    if (late_) {  // the rows before the unreadable cell went in the last block
+      err = placed_error{0, late_row_ + 1, late_->err()};
+      late_.reset();
+      return false;
+    }
+    if (pos_ >= t_->rows) return false;
+    const std::size_t begin = pos_, end = read_chunk(*t_, begin, std::min(t_->rows, begin + chunk_rows), cells_, late_);
+    late_row_ = end;
+    pos_ = late_ ? t_->rows : end;
+    if (end == begin) return next(b, err);
+    b.text.clear();
+    b.skip = 0;
+    b.file = 0;
+    b.lines_before = begin;
+    for (std::size_t i = 0; i < (end - begin) * t_->names.size(); ++i) {
+      const auto size = static_cast<std::uint32_t>(cells_[i].size());
+      b.text.append(reinterpret_cast<const char*>(&size), sizeof size).append(cells_[i]);
+    }
+    return true;
+  }
+
+  template <class Sink>
+  [[nodiscard]] expected<void> rows(const usage_block& b, const meter& m, Sink&& sink) const {
+    io::row_rate rates;
+    io::usage_row row;
+    io::detail::label_scratch scratch;
+    std::vector<std::string_view> fields(t_->names.size());
+    const std::string_view text = b.text;
+    for (std::size_t at = 0, line = b.lines_before + 1; at < text.size(); ++line) {
+      for (std::string_view& f : fields) {
+        std::uint32_t size = 0;
+        std::memcpy(&size, text.data() + at, sizeof size);
+        f = text.substr(at + sizeof size, size);
+        at += sizeof size + size;
+      }
+      GPURENT_TRY(io::detail::read_usage_fields(*h_, fields, t_->source, line, row, scratch));
+      GPURENT_TRY(ri, rates.of(m, row, t_->source));
+      GPURENT_TRY(sink(meter_row{row.id, row.account, *ri, row.quantity, row.start, row.end, row.line, row.labels}));
+    }
+    return {};
+  }
+
+ private:
+  usage_table* t_;
+  const io::detail::usage_header* h_;
+  std::vector<std::string_view> cells_;
+  std::size_t pos_ = 0;
+  std::optional<library_error> late_;
+  std::size_t late_row_ = 0;
+};
+static_assert(usage_block_source<table_blocks>);
+
 }  // namespace
+
+expected<void> meter_table_on_threads(std::vector<meter>& shards, usage_table& t) {
+  io::detail::usage_header h;
+  GPURENT_TRY(read_header(t, h));
+  for (meter& m : shards) m.reserve(t.rows / shards.size());
+  table_blocks source(t, h);
+  return meter_on_threads(source, shard_spec{}, shards);
+}
 
 usage_table table_of(const nb::list& names, const nb::list& columns, std::string source) {
   usage_table t;
@@ -142,14 +225,8 @@ usage_table table_of(const nb::list& names, const nb::list& columns, std::string
 }
 
 expected<void> meter_table(meter& m, usage_table& t) {
-  std::string head;
-  for (std::size_t c = 0; c < t.names.size(); ++c) {
-    if (c > 0) head += ',';
-    io::csv_field(head, t.names[c]);
-  }
-  io::csv_lines lines(head);
   io::detail::usage_header h;
-  GPURENT_TRY(io::detail::read_usage_header(lines, t.source, h));
+  GPURENT_TRY(read_header(t, h));
   m.set_source(t.source);
   m.reserve(t.rows);
   io::row_rate rates;

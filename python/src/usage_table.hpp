@@ -44,4 +44,10 @@ struct usage_table {
 // moment for each chunk of rows, to read their cells' text.
 [[nodiscard]] expected<void> meter_table(meter& m, usage_table& t);
 
+// The same into `shards` (copies of one blank meter, at least two) on as many threads, by the
+// meter's thread protocol (metering/scale/threads.hpp): disjoint shards by id whose finish is
+// the invoice of meter_table, errors included. Chunks of rows are read with the GIL on the
+// calling thread; the threads parse and add them without it.
+[[nodiscard]] expected<void> meter_table_on_threads(std::vector<meter>& shards, usage_table& t);
+
 }  // namespace gpurent::py

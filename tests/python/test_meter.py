@@ -124,3 +124,36 @@ def test_jobs_give_the_same_invoice(tmp_path):
     one = gpurent.meter(tariff, usage, "2026-11", jobs=1).to_json(detail=True)
     for jobs in (2, 5):
         assert gpurent.meter(tariff, usage, "2026-11", jobs=jobs).to_json(detail=True) == one
+
+
+@pytest.mark.parametrize("flags", [("--labels",), ("--hostile", "--labels")])
+def test_dataframe_on_threads_is_the_one_thread_invoice(tool, tmp_path, flags):
+    """Records in memory on 2 and 3 threads (several chunks of 16,384 rows per batch): the
+    tool's invoice, byte for byte, as on one thread."""
+    tariff, usage = gen_usage(tmp_path, "t", 70_000, 44, *flags)
+    want = run_tool(tool, "meter", "--tariff", tariff, "--usage", usage, "--period", "2026-11", "--detail")
+    frame = read_usage(usage)
+    for jobs in (1, 2, 3):
+        assert gpurent.meter(tariff, frame, "2026-11", jobs=jobs).to_json(detail=True) == want, jobs
+
+
+def test_dataframe_on_threads_stops_at_the_earliest_error(tmp_path):
+    """A bad row and an unreadable cell, in several orders and chunks: every thread count
+    reports the error one thread reports (the earliest), naming its row."""
+    tariff, usage = gen_usage(tmp_path, "e", 50_000, 45)
+    frame = read_usage(usage)
+    cases = {"quantity at 40,000 then a None at 45,000": [(39_999, "quantity", "x"), (44_999, "account", None)],
+             "a None at 17,000 then quantity at 30,000": [(16_999, "account", None), (29_999, "quantity", "x")],
+             "a float at 16,384 (a chunk's first row)": [(16_384, "quantity", 1.5)],
+             "an unrated resource at 33,000": [(32_999, "resource", "gpu/nowhere")]}
+    for name, bad in cases.items():
+        broken = frame.copy().astype(object)
+        for row, column, value in bad:
+            broken.at[row, column] = value
+        seen = []
+        for jobs in (1, 2, 3):
+            with pytest.raises(gpurent.Error) as e:
+                gpurent.meter(tariff, broken, "2026-11", jobs=jobs)
+            seen.append((str(e.value), e.value.line, e.value.field))
+        assert seen[0] == seen[1] == seen[2], (name, seen)
+        assert seen[0][1] == bad[0][0] + 1 and seen[0][2] == bad[0][1], (name, seen)

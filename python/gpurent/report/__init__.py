@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Charts and self-contained HTML reports of gpurent's outputs (docs/reports.md).
 
-Pure Python on the tool's output files (fleet run, meter, idle) and pandas DataFrames of
-their columns: it needs matplotlib, pandas and numpy, not the compiled bindings.
+Python on the tool's output files (fleet run, meter, idle) and pandas DataFrames of their
+columns, with matplotlib, pandas and numpy; the metrics file under an idle report is read by
+the library's own readers, through the bindings (metrics.py).
 """
 from .fleet_charts import (fleet_allocation, fleet_delay_distribution, fleet_evictions,
                            fleet_jobs_by_class, fleet_placement)

@@ -215,7 +215,7 @@ void run_random(std::uint64_t seed) {
         inv.release(held.front().p);
         held.erase(held.begin());
       }
-    } else if (op < 89) {  // a burst longer than the journal: release all, place again
+    } else if (op < 89) {  // a burst longer than the journal: release all, place again, and a drain toggled past it
       for (const live& l : held) inv.release(l.p);
       held.clear();
       for (int i = 0; i < 80; ++i) {
@@ -224,6 +224,9 @@ void run_random(std::uint64_t seed) {
           held.push_back({*p});
         }
       }
+      const auto n = static_cast<node_index>(w.below(static_cast<std::uint32_t>(inv.size())));
+      const bool was = inv.state(n).drained;
+      for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) inv.drain(n, (i % 2 == 0) != was);
     } else if (op < 92) {  // a node joins
       inv.add_node(w.node(inv.size()));
     } else if (op < 95) {  // roll back by assignment (what-if undone)

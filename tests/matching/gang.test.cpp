@@ -442,6 +442,11 @@ void random_run(std::uint64_t seed) {
       const bool busy = c.inv.state(n).placements > 0;
       gp.set_condition(n, busy ? node_condition::drain : static_cast<node_condition>(uniform_below(rng, 3)));
     }
+    if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: the layout reads every node again
+      const auto n = static_cast<node_index>(uniform_below(rng, c.inv.size()));
+      const node_condition was = c.topo.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+      for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) gp.set_condition(n, i % 2 == 0 ? other : was);
+    }
     if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
       const auto& [k, v] = *std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
       const snapshot kept = snap(c.inv);
@@ -556,6 +561,11 @@ TEST_CASE("gangs: with departures, trial releases and held blocks the cached pla
           t.both([&](auto& p) { p.unhold_blocks(k, v.second); });
         }
         live.erase(it);
+      }
+      if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: each layout reads every node again
+        const auto n = static_cast<node_index>(uniform_below(rng, t.a.inv.size()));
+        const node_condition was = t.a.topo.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+        for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) t.both([&](auto& p) { p.set_condition(n, i % 2 == 0 ? other : was); });
       }
       if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
         const auto at = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));

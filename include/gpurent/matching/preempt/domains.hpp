@@ -72,8 +72,8 @@ class candidate_domains {
   // or down): at least what a job can be given there without preemption.
   [[nodiscard]] std::int64_t idle_milli(level_index l, domain_index d, const inventory& inv) {
     std::int64_t idle = 0;
-    for (const node_index n : nodes_by_domain(l)[d])
-      if (!inv.state(n).drained) idle += inv.state(n).idle_total;
+    for (const node_index n : nodes_by_domain(l)[d])  // the compact copy of the node's state
+      if (!inv.hot(n).drained) idle += inv.hot(n).idle_total;
     return idle;
   }
 

@@ -211,4 +211,4 @@ class Matcher(_Placing):
 
     def __init__(self, nodes: Any, policy: str = "gpurent", workload: Optional[Iterable[Union[str, Mapping[str, Any]]]] = None) -> None:
         nodes_text, nodes_name = _input(nodes, "nodes")
-        self._core = _core.Matcher(nodes_text, nodes_name, policy, [_request(j) for j in (workload or [])])
+        self._core = _core.Matcher(nodes_text, nodes_name, policy, [_request(j) for j in ([] if workload is None else workload)])

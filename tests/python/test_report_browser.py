@@ -66,7 +66,7 @@ def test_the_console_check_sees_what_it_must(tmp_path):
     assert any("script" in line.lower() for line in lines), "a refused inline script was not logged"
 
 
-@pytest.mark.parametrize("kind", ["fleet", "invoice", "idle"])
+@pytest.mark.parametrize("kind", ["fleet", "invoice", "idle", "idle-bindings"])
 def test_report_in_chromium(kind, tmp_path):
     p = write_inputs(tmp_path)
     page = tmp_path / f"{kind}.html"
@@ -77,9 +77,14 @@ def test_report_in_chromium(kind, tmp_path):
                                   blocks=report.load_topology(p["topology"]))
     elif kind == "invoice":
         report.write_invoice_report(page, report.load_invoice(p["invoice"]))
-    else:
+    elif kind == "idle":
         idle = report.load_idle(p["idle"])
         report.write_idle_report(page, idle, None, report.load_metrics(p["metrics"]))
+    else:  # IdleReport.report: the analysis made by the bindings, on the golden case of tests/io/data
+        import gpurent
+        data = Path(__file__).resolve().parents[1] / "io" / "data"
+        gpurent.idle(data / "query_range.json", min_idle="5min", usage=data / "idle_usage.csv",
+                     tariff=data / "idle_tariff.json", period="2026-11").report(page)
     keep = os.environ.get("GPURENT_SCREENSHOTS")
     png = Path(keep) / f"{kind}.png" if keep else tmp_path / f"{kind}.png"
     png.parent.mkdir(parents=True, exist_ok=True)

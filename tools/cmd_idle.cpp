@@ -4,6 +4,7 @@
 // billed seconds that fell in idle periods and what they cost, through the meter
 // (docs/monitoring.md). The whole output is built before anything is printed, so an error
 // leaves stdout empty; what the run assumed or let pass is said on stderr and in the JSON.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -29,15 +30,14 @@ struct idle_options {
   tool::output_format format{};
 };
 
+// io::parse_idle_rules, its fields named as the options are (max_gap: --max-gap).
 expected<idle_rules> rules_of(const idle_options& o) {
-  idle_rules r;
-  auto t = io::parse_percent(o.threshold, true);
-  if (!t) return unexpected(t.error().in_field("--threshold"));
-  r.threshold = *t;
-  GPURENT_TRY(m, tool::duration_option(o.min_idle, "--min-idle"));
-  GPURENT_TRY(g, tool::duration_option(o.max_gap, "--max-gap", {.positive = true}));
-  r.min_idle = *m;
-  r.max_gap = *g;
+  auto r = io::parse_idle_rules(o.threshold, o.min_idle, o.max_gap);
+  if (!r) {
+    std::string option = "--" + r.error().field;
+    std::replace(option.begin(), option.end(), '_', '-');
+    return unexpected(r.error().in_field(option));
+  }
   return r;
 }
 

@@ -66,22 +66,6 @@ nb::dict columns_of(sample_columns c) {
   return out;
 }
 
-// The rules as the tool's options write them (threshold a percentage, durations as text).
-idle_rules rules_of(const std::string& threshold, const std::string& min_idle, const std::string& max_gap) {
-  idle_rules r;
-  auto t = io::parse_percent(threshold, true);
-  if (!t) throw library_error(t.error().in_field("threshold"));
-  r.threshold = *t;
-  auto m = parse_duration(min_idle);
-  if (!m) throw library_error(m.error().in_field("min_idle"));
-  auto g = parse_duration(max_gap);
-  if (!g) throw library_error(g.error().in_field("max_gap"));
-  if (g->count() <= 0) throw library_error(error{error_code::invalid_argument, "max_gap", "must be at least 1s, got \"" + max_gap + "\"", {}});
-  r.min_idle = *m;
-  r.max_gap = *g;
-  return r;
-}
-
 // A finished analysis: the report and the samples it was made of.
 struct py_idle {
   io::idle_report report;
@@ -120,7 +104,7 @@ void bind_idle(nb::module_& m) {
          bool allow_unmatched) {
         std::optional<io::idle_billing_inputs> billing;
         if (usage && tariff && period) billing = io::idle_billing_inputs{*usage, *tariff, *period, allow_unmatched, "allow_unmatched=True"};
-        return idle(metrics, metric, rules_of(threshold, min_idle, max_gap), billing);
+        return idle(metrics, metric, value_or_throw(io::parse_idle_rules(threshold, min_idle, max_gap)), billing);
       },
       nb::arg("metrics"), nb::arg("metric"), nb::arg("threshold"), nb::arg("min_idle"), nb::arg("max_gap"), nb::arg("usage").none(),
       nb::arg("tariff").none(), nb::arg("period").none(), nb::arg("allow_unmatched"),

@@ -25,6 +25,17 @@
 
 namespace gpurent::io {
 
+namespace detail {
+// What a matcher by job name (this one, node_matcher_json.hpp) answers and refuses alike.
+[[nodiscard]] inline std::string matcher_answer(const ordered_json& j) { return j.dump(2) + "\n"; }
+[[nodiscard]] inline unexpected<error> placed_already(std::string_view job) {
+  return make_error(error_code::duplicate, "name", "job \"" + std::string(job) + "\" is placed already (release it first)");
+}
+[[nodiscard]] inline unexpected<error> no_placed_job(std::string_view job) {
+  return make_error(error_code::not_found, "job", "no placed job \"" + std::string(job) + "\"");
+}
+}  // namespace detail
+
 class gang_matcher_json {
  public:
   // Over cluster c with the gang policy named `policy`; never moved once made (the placer
@@ -43,7 +54,7 @@ class gang_matcher_json {
   // nowhere now. An error for a name already placed.
   [[nodiscard]] expected<std::string> place(std::string_view request, std::string_view source) {
     GPURENT_TRY(j, parse_job_json(request, source, cluster_, tenants_));
-    if (jobs_.contains(j->name)) return make_error(error_code::duplicate, "name", "job \"" + j->name + "\" is placed already (release it first)");
+    if (jobs_.contains(j->name)) return detail::placed_already(j->name);
     if (next_id_ == no_gang) return make_error(error_code::overflow, "name", "this matcher has placed 2^32 - 1 jobs: make a new one");
     live_job live{next_id_, {}};
     const auto outcome = placer_->place(j->gang, live.id, live.placements);
@@ -58,7 +69,7 @@ class gang_matcher_json {
   // Frees the capacity of the placed job named `job` (an error naming it when none is).
   [[nodiscard]] expected<void> release(std::string_view job) {
     const auto at = jobs_.find(job);
-    if (at == jobs_.end()) return make_error(error_code::not_found, "job", "no placed job \"" + std::string(job) + "\"");
+    if (at == jobs_.end()) return detail::no_placed_job(job);
     placer_->release(at->second.id, at->second.placements);
     jobs_.erase(at);
     return {};
@@ -96,7 +107,7 @@ class gang_matcher_json {
   };
 
   explicit gang_matcher_json(fleet_cluster c) : cluster_(std::move(c)) {}
-  [[nodiscard]] static std::string text(const ordered_json& j) { return j.dump(2) + "\n"; }
+  [[nodiscard]] static std::string text(const ordered_json& j) { return detail::matcher_answer(j); }
 
   fleet_cluster cluster_;
   job_tenants tenants_;

@@ -20,6 +20,7 @@
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/named.hpp>
 #include <gpurent/io/audit/audit_record.hpp>
+#include <gpurent/io/fleet/gang_matcher_json.hpp>
 #include <gpurent/io/fleet/job_json.hpp>
 #include <gpurent/matching/node/matcher.hpp>
 #include <gpurent/matching/node/registry.hpp>
@@ -59,7 +60,7 @@ class node_matcher_json {
   // name already placed, or a job that is no one-member job.
   [[nodiscard]] expected<std::string> place(std::string_view request, std::string_view source) {
     GPURENT_TRY(j, one_member(request, source));
-    if (jobs_.contains(j->name)) return make_error(error_code::duplicate, "name", "job \"" + j->name + "\" is placed already (release it first)");
+    if (jobs_.contains(j->name)) return detail::placed_already(j->name);
     const auto p = matcher_->place(j->gang.member);
     if (!p) return text({{"job", j->name}, {"placed", false}, {"explain", audit_rejections(matcher_->explain(j->gang.member))}});
     jobs_.emplace(j->name, *p);
@@ -69,7 +70,7 @@ class node_matcher_json {
   // Frees the capacity of the placed job named `job` (an error naming it when none is).
   [[nodiscard]] expected<void> release(std::string_view job) {
     const auto at = jobs_.find(job);
-    if (at == jobs_.end()) return make_error(error_code::not_found, "job", "no placed job \"" + std::string(job) + "\"");
+    if (at == jobs_.end()) return detail::no_placed_job(job);
     matcher_->release(at->second);
     jobs_.erase(at);
     return {};
@@ -100,7 +101,7 @@ class node_matcher_json {
   };
 
   explicit node_matcher_json(fleet_cluster c) : cluster_(std::move(c)) {}
-  [[nodiscard]] static std::string text(const ordered_json& j) { return j.dump(2) + "\n"; }
+  [[nodiscard]] static std::string text(const ordered_json& j) { return detail::matcher_answer(j); }
 
   // The job of `request`, which must be one member without topology (a gang is GangPlacer's).
   [[nodiscard]] expected<fleet_job> one_member(std::string_view request, std::string_view source) {

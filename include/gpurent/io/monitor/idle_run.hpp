@@ -33,6 +33,23 @@ struct idle_billing_inputs {
   std::string allow_hint = "allow_unmatched";
 };
 
+// The rules as options write them: `threshold` a percentage, `min_idle` and `max_gap`
+// durations (max_gap positive); an error in the field of that name.
+[[nodiscard]] inline expected<idle_rules> parse_idle_rules(std::string_view threshold, std::string_view min_idle, std::string_view max_gap) {
+  idle_rules r;
+  auto t = parse_percent(threshold, true);
+  if (!t) return unexpected(t.error().in_field("threshold"));
+  auto m = parse_duration(min_idle);
+  if (!m) return unexpected(m.error().in_field("min_idle"));
+  auto g = parse_duration(max_gap);
+  if (!g) return unexpected(g.error().in_field("max_gap"));
+  if (g->count() <= 0) return make_error(error_code::invalid_argument, "max_gap", "must be positive");
+  r.threshold = *t;
+  r.min_idle = *m;
+  r.max_gap = *g;
+  return r;
+}
+
 // A usage file's records and their lines; an error when no record names its GPU.
 struct idle_usage {
   std::vector<usage_record> records;

@@ -37,7 +37,7 @@ TEST_CASE("fleet generate: blocks, spines, down nodes and a job mix after the se
   CHECK(c.topology.domain_count(0) == 3);   // 8 blocks per spine
   CHECK(c.topology.domain_count(1) == 20);  // blocks
   std::size_t down = 0;
-  for (node_index n = 0; n < c.inv.size(); ++n) down += c.topology.condition(n) == node_condition::down ? 1U : 0U;
+  for (node_index n = 0; n < c.inv.size(); ++n) down += c.inv.condition(n) == node_condition::down ? 1U : 0U;
   CHECK(down == 7);  // 2% of 360, rounded
   CHECK(c.gpus_up() == 4 * (360 - 7));
   std::int64_t demand = 0;

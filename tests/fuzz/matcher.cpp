@@ -93,7 +93,7 @@ bool same_live_state(const inventory& a, const std::vector<node_state>& b) {
     node_state x = a.state(n), y = b[n];
     x.version = y.version = 0;
     if (x.cpu_free != y.cpu_free || x.memory_free != y.memory_free || x.idle != y.idle || x.users != y.users || x.idle_total != y.idle_total ||
-        x.max_idle != y.max_idle || x.full_idle != y.full_idle || x.drained != y.drained) {
+        x.max_idle != y.max_idle || x.full_idle != y.full_idle || x.condition != y.condition) {
       return false;
     }
     for (std::size_t g = 0; g < max_gpus_per_node; ++g) {
@@ -161,7 +161,7 @@ void run(bytes_reader& in) {
       }
       case 6: {  // drain or undrain a node
         const auto n = static_cast<node_index>(in.below(static_cast<std::uint32_t>(inv.size())));
-        inv.drain(n, (op & 0x10U) == 0);
+        inv.set_condition(n, (op & 0x10U) == 0 ? node_condition::drain : node_condition::up);
         break;
       }
       case 7: {  // a gang: all or nothing

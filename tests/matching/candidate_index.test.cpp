@@ -204,7 +204,8 @@ void run_random(std::uint64_t seed) {
         held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
       }
     } else if (op < 78) {  // drain or undrain directly on the inventory
-      inv.drain(static_cast<node_index>(w.below(static_cast<std::uint32_t>(inv.size()))), w.below(2) == 0);
+      inv.set_condition(static_cast<node_index>(w.below(static_cast<std::uint32_t>(inv.size()))),
+                        w.below(2) == 0 ? node_condition::drain : node_condition::up);
     } else if (op < 86) {  // place and release directly on the inventory
       const placement_request r = w.request();
       if (const auto p = ref.find(r)) {
@@ -225,8 +226,8 @@ void run_random(std::uint64_t seed) {
         }
       }
       const auto n = static_cast<node_index>(w.below(static_cast<std::uint32_t>(inv.size())));
-      const bool was = inv.state(n).drained;
-      for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) inv.drain(n, (i % 2 == 0) != was);
+      const node_condition was = inv.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+      for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) inv.set_condition(n, i % 2 == 0 ? other : was);
     } else if (op < 92) {  // a node joins
       inv.add_node(w.node(inv.size()));
     } else if (op < 95) {  // roll back by assignment (what-if undone)
@@ -296,7 +297,7 @@ TEST_CASE("untouched twins: only the first in the order is shown, and the next t
   CHECK(m.find(big)->node == 2);  // untouched again, and first again
   CHECK(m.index().shown(2));
   CHECK_FALSE(m.index().shown(3));
-  inv.drain(2);
+  inv.set_condition(2, node_condition::drain);
   CHECK(m.find(big)->node == 3);  // a drained node is not untouched
   CHECK_FALSE(m.index().shown(2));
   CHECK(m.index().shown(3));
@@ -313,10 +314,10 @@ TEST_CASE("the inventory's change journal") {
   inv.add_node(s);
   const std::uint64_t c0 = inv.change_count();
   CHECK(inv.changed_node(c0 - 1) == 0);
-  inv.drain(0);
+  inv.set_condition(0, node_condition::drain);
   CHECK(inv.change_count() == c0 + 1);
   CHECK_FALSE(inv.untouched(0));
-  inv.drain(0, false);
+  inv.set_condition(0, node_condition::up);
   CHECK(inv.untouched(0));
   inventory other = inv;
   CHECK(other.change_count() == inv.change_count());  // a copy: a new observer builds anyway

@@ -105,7 +105,7 @@ struct own_check {
     std::map<node_index, int> per_node;
     for (std::size_t m = 0; m < ps.size(); ++m) {
       const placement& p = ps[m];
-      if (topo.condition(p.node) != node_condition::up) return "on a node not up";
+      if (inv.condition(p.node) != node_condition::up) return "on a node not up";
       if (g.topology_bound() && !topo.in_topology(p.node)) return "outside the topology";
       if (g.per_node > 0 && ++per_node[p.node] > g.per_node) return "per_node";
       if (g.required != no_level && topo.domain_of(p.node, g.required) != topo.domain_of(ps[0].node, g.required)) return "required";
@@ -288,7 +288,7 @@ TEST_CASE("gangs: down and drained nodes take nothing new; drained nodes keep wh
   const node_index other = busy == 0 ? 1 : 0;
   gp.set_condition(busy, node_condition::drain);
   gp.set_condition(other, node_condition::down);
-  CHECK(c.topo.condition(other) == node_condition::down);
+  CHECK(c.inv.condition(other) == node_condition::down);
   CHECK(c.inv.state(busy).placements == 1);  // still running
   gang_request g = gang(3, 2);
   g.per_node = 1;
@@ -374,7 +374,7 @@ struct brute {
   std::map<node_index, int> count;
 
   [[nodiscard]] bool usable(node_index n) const {
-    if (topo.condition(n) != node_condition::up) return false;
+    if (inv.condition(n) != node_condition::up) return false;
     if (!topo.in_topology(n)) return !g.topology_bound();
     const domain_index b = topo.block_of(n);
     if (held.count(b) > 0) return false;
@@ -444,7 +444,7 @@ void random_run(std::uint64_t seed) {
     }
     if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: the layout reads every node again
       const auto n = static_cast<node_index>(uniform_below(rng, c.inv.size()));
-      const node_condition was = c.topo.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+      const node_condition was = c.inv.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
       for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) gp.set_condition(n, i % 2 == 0 ? other : was);
     }
     if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
@@ -564,7 +564,7 @@ TEST_CASE("gangs: with departures, trial releases and held blocks the cached pla
       }
       if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: each layout reads every node again
         const auto n = static_cast<node_index>(uniform_below(rng, t.a.inv.size()));
-        const node_condition was = t.a.topo.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+        const node_condition was = t.a.inv.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
         for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) t.both([&](auto& p) { p.set_condition(n, i % 2 == 0 ? other : was); });
       }
       if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo

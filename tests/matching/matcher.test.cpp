@@ -187,7 +187,7 @@ TEST_CASE("labels, models, VRAM minimums, spot and drain are constraints with co
   auto p = m.find(r);
   REQUIRE(p);
   CHECK(p->node == 3);
-  inv.drain(3);
+  inv.set_condition(3, node_condition::drain);
   CHECK_FALSE(m.find(r));
   const constraint_counts w = m.explain(r);
   CHECK(w.count("drained") == 1);
@@ -198,7 +198,7 @@ TEST_CASE("labels, models, VRAM minimums, spot and drain are constraints with co
   auto q = m.find(r);
   REQUIRE(q);
   CHECK(q->node == 2);
-  inv.drain(3, false);
+  inv.set_condition(3, node_condition::up);
   r.allowed_models = model_mask{1} << t4;
   r.min_vram = bytes(0);
   auto t = m.find(r);

@@ -42,7 +42,7 @@ struct live_placement {
 }
 
 [[nodiscard]] inline bool oracle_admits(const inventory& inv, const node_spec& spec, const node_state& s, const placement_request& r) {
-  if (!r.ok() || s.drained) return false;
+  if (!r.ok() || s.condition != node_condition::up) return false;
   if (spec.reserved_for != no_tenant && spec.reserved_for != r.tenant) return false;
   if ((spec.labels & r.required_labels) != r.required_labels) return false;
   if (spec.spot && !r.accepts_spot) return false;

@@ -91,7 +91,7 @@ struct condition_log {
   std::vector<node_condition> first;
 
   condition_log(const fleet_cluster& c, std::span<const node_event> events) : changes(c.inv.size()), first(c.inv.size()) {
-    for (node_index n = 0; n < c.inv.size(); ++n) first[n] = c.topology.condition(n);
+    for (node_index n = 0; n < c.inv.size(); ++n) first[n] = c.inv.condition(n);
     for (const node_event& e : events)
       if (e.node < changes.size()) changes[e.node].emplace_back(e.time.count(), e.condition);
   }
@@ -245,8 +245,8 @@ namespace detail {
 // The gang rules at every instant a segment starts, over the segments running then (a rule
 // can only break when something starts).
 [[nodiscard]] inline std::string check_gang_rules(const run_view& v) {
-  cluster_topology all_up = v.cluster->topology;  // conditions are check_conditions' business
-  for (node_index n = 0; n < all_up.node_count(); ++n) all_up.set_condition(n, node_condition::up);
+  inventory all_up = v.inv();  // conditions are check_conditions' business
+  for (node_index n = 0; n < all_up.size(); ++n) all_up.set_condition(n, node_condition::up);
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < v.r().segments.size(); ++i)
     if (v.r().segments[i].end > v.r().segments[i].start) order.push_back(i);
@@ -270,7 +270,7 @@ namespace detail {
       gangs.back().member.tenant = no_tenant;
       for (placement& p : placed.back()) p.tenant = no_tenant;
     }
-    const gang_check_result g = check_gangs(v.inv(), all_up, gangs, placed);
+    const gang_check_result g = check_gangs(all_up, v.cluster->topology, gangs, placed);
     if (g.violations > 0)
       return "at " + std::to_string(t.count()) + " s, a gang rule: " + (g.messages.empty() ? std::string("broken") : g.messages.front());
   }

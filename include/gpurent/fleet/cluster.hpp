@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A fleet: its nodes in the matcher's inventory and its network topology with each node's
-// condition (up, down, drain), numbered alike. Built from node descriptions (the nodes CSV
+// A fleet: its nodes in the matcher's inventory, each with its condition (up, down, drain),
+// and its network topology, numbered alike. Built from node descriptions (the nodes CSV
 // of docs/formats/fleet.md, or code) and then, optionally, placed into domains.
 
 #include <cstddef>
@@ -38,8 +38,8 @@ struct fleet_cluster {
   std::map<std::string, label_mask, std::less<>> labels;  // the nodes' labels by name (the inventory's bits)
 
   // The nodes (in order: node i is inventory node i) over `levels` (none: no topology; the
-  // nodes are placed into domains with topology.assign). Down and drained nodes are drained
-  // in the inventory. An error names the node when the GPU models exceed the inventory's 64.
+  // nodes are placed into domains with topology.assign), each in its condition. An error
+  // names the node when the GPU models exceed the inventory's 64.
   [[nodiscard]] static expected<fleet_cluster> make(std::span<const fleet_node> nodes, std::vector<std::string> levels = {}) {
     GPURENT_TRY(t, cluster_topology::make(std::move(levels), nodes.size()));
     fleet_cluster c;
@@ -63,8 +63,7 @@ struct fleet_cluster {
       GPURENT_TRY(mask, c.intern_labels(f));
       s.labels = *mask;
       const node_index n = c.inv.add_node(std::move(s));
-      c.topology.set_condition(n, f.condition);
-      if (f.condition != node_condition::up) c.inv.drain(n);
+      if (f.condition != node_condition::up) c.inv.set_condition(n, f.condition);
     }
     return c;
   }
@@ -86,7 +85,7 @@ struct fleet_cluster {
   [[nodiscard]] std::int64_t gpus_up() const noexcept {
     std::int64_t g = 0;
     for (node_index n = 0; n < inv.size(); ++n)
-      if (topology.condition(n) != node_condition::down) g += inv.spec(n).gpu_count;
+      if (inv.condition(n) != node_condition::down) g += inv.spec(n).gpu_count;
     return g;
   }
 

@@ -2,10 +2,11 @@
 #pragma once
 // The cluster as the matcher sees it: nodes with their GPUs (model, NVLink domain, PCIe
 // switch), CPU, memory, labels and reservations, and the live state of each (free CPU and
-// memory, idle milli-GPU and owning tenant per GPU). Place, release and drain keep the
-// per-node summaries (idle total, fully idle count, largest idle share) up to date, so
-// feasibility checks are O(1) and policies can cache per node by `version`, and note each
-// changed node in a short journal that incremental indexes (the matcher's) follow.
+// memory, idle milli-GPU and owning tenant per GPU, whether it is up). Place, release and
+// set_condition keep the per-node summaries (idle total, fully idle count, largest idle
+// share) up to date, so feasibility checks are O(1) and policies can cache per node by
+// `version`, and note each changed node in a short journal that incremental indexes (the
+// matcher's) follow.
 
 #include <algorithm>
 #include <array>
@@ -101,7 +102,7 @@ class inventory : public gpu_vocabulary {
   [[nodiscard]] std::uint64_t release_epoch() const noexcept { return release_epoch_; }
   // Nothing placed and not drained: the state add_node gave the node, so two untouched
   // nodes with equal specs (the name aside) are in equal states.
-  [[nodiscard]] bool untouched(node_index n) const noexcept { return states_[n].placements == 0 && !states_[n].drained; }
+  [[nodiscard]] bool untouched(node_index n) const noexcept { return states_[n].placements == 0 && states_[n].condition == node_condition::up; }
   // The change journal: place, release, drain and add_node each count one change of one
   // node; changed_node(i) is the node of change i (0-based) while i >= change_count() -
   // journal_capacity.
@@ -221,14 +222,16 @@ class inventory : public gpu_vocabulary {
     journal_.note(p.node);
   }
 
-  // A drained node takes no new placements; what runs there stays until released.
-  void drain(node_index n, bool on = true) noexcept {
-    states_[n].drained = on;
+  // Node n goes down, drains or comes back up. A node that is not up takes no new placements;
+  // what runs there stays until released (the caller releases what a failure stopped).
+  void set_condition(node_index n, node_condition c) noexcept {
+    states_[n].condition = c;
     ++states_[n].version;
     sync_hot(n);
-    if (!on) ++release_epoch_;
+    if (c == node_condition::up) ++release_epoch_;
     journal_.note(n);
   }
+  [[nodiscard]] node_condition condition(node_index n) const noexcept { return states_[n].condition; }
 
  private:
   // add_node once check_node passed.
@@ -291,7 +294,7 @@ class inventory : public gpu_vocabulary {
     h.full_idle = s.full_idle;
     h.gpu_count = s.gpu_count;
     h.model = s.model;
-    h.drained = s.drained;
+    h.drained = s.condition != node_condition::up;
     h.spot = s.spot;
     h.reserved = s.reserved_for != no_tenant;
   }

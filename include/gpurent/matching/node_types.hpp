@@ -18,6 +18,7 @@
 #include <gpurent/core/quantity.hpp>
 #include <gpurent/matching/request.hpp>
 #include <gpurent/spec/mig.hpp>
+#include <gpurent/spec/node_condition.hpp>
 
 namespace gpurent {
 
@@ -57,15 +58,15 @@ struct node_state {
   tenant_id reserved_for = no_tenant;  // copy of the spec's
   std::int32_t idle_total = 0;
   std::int32_t max_idle = 0;
-  std::uint32_t version = 0;     // bumped on every change; caches key on it
-  std::uint32_t placements = 0;  // live placements on the node
-  std::uint16_t mig_gpus = 0;    // copy of the spec's
-  std::uint16_t open_gpus = 0;   // bit g: every user of GPU g asked for no isolation (tenancy.hpp)
-  std::uint8_t full_idle = 0;    // GPUs with all 1000 milli idle
-  std::uint8_t gpu_count = 0;    // copy of the spec's
-  model_index model = 0;         // copy of the spec's
-  bool spot = false;             // copy of the spec's
-  bool drained = false;
+  std::uint32_t version = 0;                             // bumped on every change; caches key on it
+  std::uint32_t placements = 0;                          // live placements on the node
+  std::uint16_t mig_gpus = 0;                            // copy of the spec's
+  std::uint16_t open_gpus = 0;                           // bit g: every user of GPU g asked for no isolation (tenancy.hpp)
+  std::uint8_t full_idle = 0;                            // GPUs with all 1000 milli idle
+  std::uint8_t gpu_count = 0;                            // copy of the spec's
+  model_index model = 0;                                 // copy of the spec's
+  bool spot = false;                                     // copy of the spec's
+  node_condition condition = node_condition::up;         // the node's, held here only
   std::array<std::int32_t, max_gpus_per_node> idle{};    // milli-GPU idle per GPU
   std::array<tenant_id, max_gpus_per_node> owner{};      // tenant holding the GPU (while used)
   std::array<std::uint16_t, max_gpus_per_node> users{};  // placements on the GPU
@@ -82,7 +83,7 @@ struct node_hot {
   std::uint8_t full_idle = 0;
   std::uint8_t gpu_count = 0;
   model_index model = 0;
-  bool drained = false;
+  bool drained = false;  // condition != up: takes nothing new
   bool spot = false;
   bool reserved = false;  // reserved_for != no_tenant
 };

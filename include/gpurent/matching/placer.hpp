@@ -83,7 +83,7 @@ class one_member_placer {
   // Exclusive blocks are the gang placer's: a node matcher has none to hold.
   void hold_blocks(gang_id, std::span<const placement>) noexcept {}
   void unhold_blocks(gang_id, std::span<const placement>) noexcept {}
-  void set_condition(node_index n, node_condition c) noexcept { stock().drain(n, c != node_condition::up); }
+  void set_condition(node_index n, node_condition c) noexcept { stock().set_condition(n, c); }
   [[nodiscard]] why_not explain(const gang_request& g) const {
     why_not w;
     w.members = g.size();

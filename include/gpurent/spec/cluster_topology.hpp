@@ -2,7 +2,8 @@
 #pragma once
 // The network between a cluster's nodes: named levels, outermost first, the last one the
 // base block (Slurm's topology/block: for GB200 NVL72, one rack of 18 nodes in one NVLink
-// domain), each node's domain at every level, and each node's condition (up, down, drain).
+// domain) and each node's domain at every level. Which nodes are up is the inventory's
+// (node_condition, matching/inventory.hpp), not the network's.
 // A node that is not assigned belongs to no domain: only jobs without topology rules may use
 // it. Nodes are numbered 0..n-1 by the caller (the same numbers as the matcher's inventory);
 // domains are numbered per level in order of first appearance.
@@ -23,20 +24,9 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
-#include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
 
 namespace gpurent {
-
-// Whether a node takes work: `down` (failed: nothing runs there, and its GPUs do not count
-// as capacity), `drain` (what runs stays, nothing new is placed), `up`.
-enum class node_condition : std::uint8_t { up, down, drain };
-
-template <>
-struct enum_names<node_condition> {
-  static constexpr enum_entry<node_condition> entries[] = {
-      {node_condition::up, "up"}, {node_condition::down, "down"}, {node_condition::drain, "drain"}};
-};
 
 using level_index = std::uint8_t;
 inline constexpr level_index no_level = std::numeric_limits<level_index>::max();
@@ -48,7 +38,7 @@ class cluster_topology {
  public:
   cluster_topology() = default;
 
-  // A topology of `nodes` unassigned, up nodes over `levels` (outermost first, base block
+  // A topology of `nodes` unassigned nodes over `levels` (outermost first, base block
   // last; none: no topology at all). Level names must be distinct and not empty.
   [[nodiscard]] static expected<cluster_topology> make(std::vector<std::string> levels, std::size_t nodes) {
     if (levels.size() > max_levels) return make_error(error_code::invalid_argument, "levels", "at most " + std::to_string(max_levels) + " levels");
@@ -61,7 +51,7 @@ class cluster_topology {
     t.levels_.resize(levels.size());
     for (std::size_t i = 0; i < levels.size(); ++i) t.levels_[i].name = std::move(levels[i]);
     t.domain_of_.assign(nodes * levels.size(), outside_topology);
-    t.condition_.assign(nodes, node_condition::up);
+    t.nodes_ = nodes;
     return t;
   }
 
@@ -75,7 +65,7 @@ class cluster_topology {
   // The base block's level (the last); no_level when there are no levels.
   [[nodiscard]] level_index block_level() const noexcept { return levels_.empty() ? no_level : static_cast<level_index>(levels_.size() - 1); }
 
-  [[nodiscard]] std::size_t node_count() const noexcept { return condition_.size(); }
+  [[nodiscard]] std::size_t node_count() const noexcept { return nodes_; }
   [[nodiscard]] std::size_t domain_count(level_index l) const noexcept { return levels_[l].names.size(); }
   [[nodiscard]] std::string_view domain_name(level_index l, domain_index d) const noexcept { return levels_[l].names[d]; }
   // The domain of level l-1 that domain d of level l belongs to (outside_topology for level 0).
@@ -113,9 +103,6 @@ class cluster_topology {
     return {};
   }
 
-  [[nodiscard]] node_condition condition(std::size_t n) const noexcept { return condition_[n]; }
-  void set_condition(std::size_t n, node_condition c) noexcept { condition_[n] = c; }
-
   friend bool operator==(const cluster_topology&, const cluster_topology&) = default;
 
  private:
@@ -147,7 +134,7 @@ class cluster_topology {
 
   std::vector<level> levels_;
   std::vector<domain_index> domain_of_;  // node-major: node * levels + level
-  std::vector<node_condition> condition_;
+  std::size_t nodes_ = 0;
 };
 
 }  // namespace gpurent

@@ -11,7 +11,7 @@
 #include <gpurent/core/fleet_time.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/matching/observer.hpp>
-#include <gpurent/spec/cluster_topology.hpp>
+#include <gpurent/spec/node_condition.hpp>
 
 namespace gpurent {
 

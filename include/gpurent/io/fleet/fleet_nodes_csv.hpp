@@ -125,7 +125,7 @@ struct node_names {
                                  std::to_string(s.memory_mib),
                                  std::to_string(s.gpu_count),
                                  model,
-                                 std::string(to_string(c.topology.condition(n)))};
+                                 std::string(to_string(c.inv.condition(n)))};
     if (segments) row.emplace_back(c.inv.segment_name(s.segment));
     if (labels) {
       std::string names;

@@ -84,7 +84,7 @@ struct pack_report {
   j["out"] = out;
   j["nodes"] = f.cluster.inv.size();
   std::size_t down = 0;
-  for (node_index n = 0; n < f.cluster.inv.size(); ++n) down += f.cluster.topology.condition(n) == node_condition::down ? 1U : 0U;
+  for (node_index n = 0; n < f.cluster.inv.size(); ++n) down += f.cluster.inv.condition(n) == node_condition::down ? 1U : 0U;
   j["nodes_down"] = down;
   j["gpus_up"] = f.cluster.gpus_up();
   j["jobs"] = f.jobs.size();

@@ -59,7 +59,6 @@ namespace detail {
     if (at == index.end()) return json_fail(field, "node \"" + it.key() + "\" is not in the nodes file");
     GPURENT_TRY(assign_path(*t, at->second, it.value(), field));
   }
-  for (node_index n = 0; n < c.inv.size(); ++n) t->set_condition(n, c.topology.condition(n));
   c.topology = std::move(*t);
   return {};
 }

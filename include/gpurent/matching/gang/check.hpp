@@ -76,7 +76,7 @@ class gang_checker {
       }
       const placement_request& r = g.at(g.homogeneous() ? 0 : m);
       const node_spec& s = inv_.spec(p.node);
-      if (t_.condition(p.node) != node_condition::up) flag(j, m, "on a node that is " + std::string(to_string(t_.condition(p.node))));
+      if (inv_.condition(p.node) != node_condition::up) flag(j, m, "on a node that is " + std::string(to_string(inv_.condition(p.node))));
       if (g.topology_bound() && !t_.in_topology(p.node)) flag(j, m, "a gang with topology rules on a node outside the topology");
       if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant)
         flag(j, m, "CPU, memory or tenant differ from the request");

@@ -99,7 +99,7 @@ class gang_placer {
   using constraints_type = Cs;
 
   // A placer over inv and topo (same nodes, same numbers); ctx feeds gpurent's policy.
-  gang_placer(inventory& inv, cluster_topology& topo, gang_context ctx = {}) : inv_(&inv), topo_(&topo), ctx_(std::move(ctx)) {
+  gang_placer(inventory& inv, const cluster_topology& topo, gang_context ctx = {}) : inv_(&inv), topo_(&topo), ctx_(std::move(ctx)) {
     GPURENT_ASSERT(topo.node_count() == inv.size());
     rebuild();
   }
@@ -192,10 +192,7 @@ class gang_placer {
   }
 
   // A node goes down, drains or comes back up: down and drained nodes take nothing new.
-  void set_condition(node_index n, node_condition c) noexcept {
-    topo_->set_condition(n, c);
-    inv_->drain(n, c != node_condition::up);
-  }
+  void set_condition(node_index n, node_condition c) noexcept { inv_->set_condition(n, c); }
 
   // The gang holding base block b exclusively (no_gang: none).
   [[nodiscard]] gang_id holder(domain_index b) const noexcept { return held_.of_block(b); }
@@ -378,7 +375,7 @@ class gang_placer {
   }
 
   inventory* inv_;
-  cluster_topology* topo_;
+  const cluster_topology* topo_;
   gang_context ctx_;
   gang_layout layout_;
   Capacity capacity_;

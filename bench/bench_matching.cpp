@@ -59,8 +59,8 @@ const synthetic& synthetic_cluster() {
       node_spec n;
       n.name = "s" + std::to_string(i);
       const bool big = i % 2 == 0;
-      n.cpu_milli = big ? 96000 : 64000;
-      n.memory_mib = 393216;
+      n.cpu_milli = milli_cpu(big ? 96000 : 64000);
+      n.memory_mib = mebibytes(393216);
       n.gpu_count = big ? 8 : 2;
       n.model = big ? g2 : t4;
       x.cluster.add_node(std::move(n));
@@ -75,7 +75,7 @@ const synthetic& synthetic_cluster() {
         placement_request r;
         r.num_gpu = 1;
         r.gpu_milli = milli_gpu(i % 2 == 0 ? 1000 : 100 + 8 * i);
-        r.cpu_milli = 4000;
+        r.cpu_milli = milli_cpu(4000);
         mix.push_back(r);
       }
     }
@@ -152,8 +152,8 @@ void bm_synthetic_best_fit_naive(benchmark::State& st) {
     std::vector<std::int64_t> mem(nodes);
     std::vector<std::array<std::int32_t, 16>> idle(nodes);
     for (node_index k = 0; k < nodes; ++k) {
-      cpu[k] = s.cluster.spec(k).cpu_milli;
-      mem[k] = s.cluster.spec(k).memory_mib;
+      cpu[k] = s.cluster.spec(k).cpu_milli.count();
+      mem[k] = s.cluster.spec(k).memory_mib.count();
       idle[k] = s.cluster.state(k).idle;
     }
     st.ResumeTiming();
@@ -162,7 +162,7 @@ void bm_synthetic_best_fit_naive(benchmark::State& st) {
       std::int64_t best = std::numeric_limits<std::int64_t>::min();
       std::size_t win = nodes;
       for (std::size_t k = 0; k < nodes; ++k) {
-        if (cpu[k] < r.cpu_milli || mem[k] < r.memory_mib) continue;
+        if (cpu[k] < r.cpu_milli.count() || mem[k] < r.memory_mib.count()) continue;
         std::int32_t total = 0;
         std::int32_t fits = 0;
         for (std::size_t g = 0; g < s.cluster.spec(static_cast<node_index>(k)).gpu_count; ++g) {
@@ -171,7 +171,7 @@ void bm_synthetic_best_fit_naive(benchmark::State& st) {
         }
         if (r.num_gpu > 0 && fits < r.num_gpu) continue;
         const double left =
-            0.5 * static_cast<double>(cpu[k] - r.cpu_milli) / 128000.0 + 0.5 * static_cast<double>(total - r.gpu_request_milli()) / 8000.0;
+            0.5 * static_cast<double>(cpu[k] - r.cpu_milli.count()) / 128000.0 + 0.5 * static_cast<double>(total - r.gpu_request_milli()) / 8000.0;
         const auto sc = static_cast<std::int64_t>(100.0 * (1.0 - left));
         if (sc > best) {
           best = sc;
@@ -179,8 +179,8 @@ void bm_synthetic_best_fit_naive(benchmark::State& st) {
         }
       }
       if (win == nodes) continue;
-      cpu[win] -= r.cpu_milli;
-      mem[win] -= r.memory_mib;
+      cpu[win] -= r.cpu_milli.count();
+      mem[win] -= r.memory_mib.count();
       std::int32_t left = r.num_gpu;
       for (std::size_t g = 0; g < 16 && left > 0; ++g) {
         if (idle[win][g] >= r.gpu_milli.count()) {

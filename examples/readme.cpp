@@ -7,13 +7,13 @@ using namespace std::chrono_literals;
 int main() {
   inventory inv;  // a tiny cluster: one HGX server with 8 H100s on one NVSwitch
   const auto h100 = inv.add_model({"H100-SXM5-80GB", gib(80), gflops(989'400)});
-  inv.add_node({"hgx-0", 192'000, 2'048 * 1024, 8, h100, {}, {}, 0, no_tenant, false});
+  inv.add_node({"hgx-0", milli_cpu(192'000), mebibytes(2'048 * 1024), 8, h100, {}, {}, 0, no_tenant, false});
   matcher<policy_best_fit> m(inv);  // the policy is a compile-time choice
 
   placement_request job;  // 4 whole GPUs in one NVLink domain, 32 cores
   job.num_gpu = 4;
   job.gpu_milli = whole_gpu;
-  job.cpu_milli = 32'000;
+  job.cpu_milli = milli_cpu(32'000);
   job.locality = gpu_locality::same_nvlink_domain;
   const auto where = m.place(job);
   if (!where) return fmt::print("no fit: {}\n", m.explain(job).summary()), 1;

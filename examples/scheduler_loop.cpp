@@ -18,11 +18,11 @@ int main() {
   const model_index l4 = inv.add_model({"L4", gib(24), gflops(121'000)});
   // One HGX H100 server (one NVSwitch domain of 8 GPUs) and four 2x L4 boxes.
   for (int i = 0; i < 1; ++i) {
-    node_spec s{"hgx-" + std::to_string(i), 192'000, 2'048 * 1024, 8, h100, {}, {}, 0, no_tenant, false};
+    node_spec s{"hgx-" + std::to_string(i), milli_cpu(192'000), mebibytes(2'048 * 1024), 8, h100, {}, {}, 0, no_tenant, false};
     inv.add_node(s);
   }
   for (int i = 0; i < 4; ++i) {
-    node_spec s{"l4-" + std::to_string(i), 32'000, 128 * 1024, 2, l4, {}, {}, 0, no_tenant, false};
+    node_spec s{"l4-" + std::to_string(i), milli_cpu(32'000), mebibytes(128 * 1024), 2, l4, {}, {}, 0, no_tenant, false};
     s.nvlink_domain = {0, 1};  // no NVLink between the two L4s
     inv.add_node(s);
   }
@@ -37,8 +37,8 @@ int main() {
     placement_request r;
     r.num_gpu = n;
     r.gpu_milli = milli_gpu(milli);
-    r.cpu_milli = cpu;
-    r.memory_mib = 16 * 1024;
+    r.cpu_milli = milli_cpu(cpu);
+    r.memory_mib = mebibytes(16 * 1024);
     r.locality = loc;
     return r;
   };

@@ -89,7 +89,8 @@ fleet_node kept(fleet_node n) {
 
 void check_node(const fleet_node& n) {
   FUZZ_CHECK(!n.name.empty() && is_utf8(n.name) && is_utf8(n.model) && is_utf8(n.segment), "a node name empty or not UTF-8");
-  FUZZ_CHECK(n.cpu_milli >= 0 && n.memory_mib >= 0 && n.gpus >= 0 && n.gpus <= trace_max_gpus_per_node, "a node out of range: " + n.name);
+  FUZZ_CHECK(n.cpu_milli.count() >= 0 && n.memory_mib.count() >= 0 && n.gpus >= 0 && n.gpus <= trace_max_gpus_per_node,
+             "a node out of range: " + n.name);
   FUZZ_CHECK(n.gpus == 0 || !n.model.empty(), "a node with GPUs and no model: " + n.name);
   for (const std::string& l : n.labels) FUZZ_CHECK(!l.empty() && is_utf8(l) && l.find('|') == std::string::npos, "a bad label: " + n.name);
 }

@@ -36,8 +36,8 @@ void add_random_node(inventory& inv, bytes_reader& in) {
     s.nvlink_domain[g] = static_cast<std::uint8_t>(g / domain_size);
     s.pcie_switch[g] = static_cast<std::uint8_t>(g / 2);
   }
-  s.cpu_milli = std::int64_t{8000} * (1 + in.below(16));
-  s.memory_mib = std::int64_t{16384} * (1 + in.below(32));
+  s.cpu_milli = milli_cpu(std::int64_t{8000} * (1 + in.below(16)));
+  s.memory_mib = mebibytes(std::int64_t{16384} * (1 + in.below(32)));
   s.labels = in.below(4);
   const std::uint8_t flags = in.byte();
   s.spot = (flags & 3U) == 0;
@@ -73,8 +73,8 @@ placement_request random_request(bytes_reader& in) {
       r.gpu_milli = milli_gpu(static_cast<std::int32_t>(in.below(4) * 250 + 250));
       break;
   }
-  r.cpu_milli = std::int64_t{1000} * in.below(33);
-  r.memory_mib = std::int64_t{4096} * in.below(65);
+  r.cpu_milli = milli_cpu(std::int64_t{1000} * in.below(33));
+  r.memory_mib = mebibytes(std::int64_t{4096} * in.below(65));
   const std::uint8_t f = in.byte();
   r.allowed_models = (f & 3U) == 0 ? model_mask{1} << (f >> 2 & 1U) : any_model;
   r.min_vram = (f & 8U) != 0 ? gib(40) : bytes(0);
@@ -113,13 +113,13 @@ void run(bytes_reader& in) {
   std::vector<placement_request> typical(4);
   typical[1].num_gpu = 1;
   typical[1].gpu_milli = milli_gpu(500);
-  typical[1].cpu_milli = 4000;
+  typical[1].cpu_milli = milli_cpu(4000);
   typical[2].num_gpu = 1;
   typical[2].gpu_milli = whole_gpu;
-  typical[2].cpu_milli = 8000;
+  typical[2].cpu_milli = milli_cpu(8000);
   typical[3].num_gpu = 4;
   typical[3].gpu_milli = whole_gpu;
-  typical[3].cpu_milli = 32000;
+  typical[3].cpu_milli = milli_cpu(32000);
   const shape_distribution shapes = shape_distribution::of(typical);
   matcher<P> m(inv, policy_context{&shapes, in.byte()});
   cluster_topology flat = *cluster_topology::make({}, inv.size());  // gangs without topology rules

@@ -21,7 +21,8 @@ std::string write_nodes(const std::vector<gpurent::trace_node>& nodes) {
   // Another column order than the usual file, and CRLF endings: the reader must not care.
   std::string out = "model,gpu,memory_mib,cpu_milli,sn\r\n";
   for (const auto& n : nodes) {
-    out += n.model + "," + std::to_string(n.gpu) + "," + std::to_string(n.memory_mib) + "," + std::to_string(n.cpu_milli) + "," + n.sn + "\r\n";
+    out += n.model + "," + std::to_string(n.gpu) + "," + std::to_string(n.memory_mib.count()) + "," + std::to_string(n.cpu_milli.count()) + "," +
+           n.sn + "\r\n";
   }
   return out;
 }
@@ -44,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> names;
   for (const auto& n : *nodes) {
     FUZZ_CHECK(!n.sn.empty() && n.line >= 2);
-    FUZZ_CHECK(n.cpu_milli >= 0 && n.memory_mib >= 0 && n.gpu >= 0 && n.gpu <= gpurent::trace_max_gpus_per_node);
+    FUZZ_CHECK(n.cpu_milli.count() >= 0 && n.memory_mib.count() >= 0 && n.gpu >= 0 && n.gpu <= gpurent::trace_max_gpus_per_node);
     FUZZ_CHECK(n.gpu == 0 || !n.model.empty());
     gpus += n.gpu;
     names.push_back(n.sn);

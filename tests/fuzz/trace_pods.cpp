@@ -20,8 +20,8 @@ namespace {
 std::string write_pods(const std::vector<gpurent::trace_pod>& pods) {
   std::string out = "gpu_milli,num_gpu,gpu_spec,memory_mib,cpu_milli,name\r\n";
   for (const auto& p : pods) {
-    out += std::to_string(p.gpu_milli) + "," + std::to_string(p.num_gpu) + "," + p.gpu_spec + "," + std::to_string(p.memory_mib) + "," +
-           std::to_string(p.cpu_milli) + "," + p.name + "\r\n";
+    out += std::to_string(p.gpu_milli) + "," + std::to_string(p.num_gpu) + "," + p.gpu_spec + "," + std::to_string(p.memory_mib.count()) + "," +
+           std::to_string(p.cpu_milli.count()) + "," + p.name + "\r\n";
   }
   return out;
 }
@@ -34,11 +34,11 @@ bool same_fields(const gpurent::trace_pod& a, const gpurent::trace_pod& b) {
 const std::vector<gpurent::trace_node>& cluster() {
   static const std::vector<gpurent::trace_node> nodes = [] {
     std::vector<gpurent::trace_node> v;
-    v.push_back({"n1", 96000, 786432, 8, "V100M32", 2});
-    v.push_back({"n2", 64000, 262144, 2, "T4", 3});
-    v.push_back({"n3", 32000, 131072, 0, "", 4});
-    v.push_back({"n4", 128000, 1048576, 8, "A100", 5});
-    v.push_back({"n5", 64000, 524288, 4, "G2", 6});
+    v.push_back({"n1", gpurent::milli_cpu(96000), gpurent::mebibytes(786432), 8, "V100M32", 2});
+    v.push_back({"n2", gpurent::milli_cpu(64000), gpurent::mebibytes(262144), 2, "T4", 3});
+    v.push_back({"n3", gpurent::milli_cpu(32000), gpurent::mebibytes(131072), 0, "", 4});
+    v.push_back({"n4", gpurent::milli_cpu(128000), gpurent::mebibytes(1048576), 8, "A100", 5});
+    v.push_back({"n5", gpurent::milli_cpu(64000), gpurent::mebibytes(524288), 4, "G2", 6});
     return v;
   }();
   return nodes;
@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> names;
   for (const auto& p : *pods) {
     FUZZ_CHECK(!p.name.empty() && p.line >= 2);
-    FUZZ_CHECK(p.cpu_milli >= 0 && p.memory_mib >= 0 && p.num_gpu >= 0 && p.num_gpu <= gpurent::trace_max_gpus_per_node);
+    FUZZ_CHECK(p.cpu_milli.count() >= 0 && p.memory_mib.count() >= 0 && p.num_gpu >= 0 && p.num_gpu <= gpurent::trace_max_gpus_per_node);
     FUZZ_CHECK(p.gpu_milli >= 0 && p.gpu_milli <= 1000);
     FUZZ_CHECK((p.num_gpu == 0) == (p.gpu_milli == 0), "GPU count and share disagree");
     FUZZ_CHECK(p.num_gpu <= 1 || p.gpu_milli == 1000, "a multi-GPU task with a fractional share accepted");

@@ -55,34 +55,34 @@ struct world {
   node_spec node(std::size_t i) {
     node_spec s;
     s.name = "n" + std::to_string(i);
-    s.memory_mib = 262144;
+    s.memory_mib = mebibytes(262144);
     switch (below(8)) {
       case 0:
       case 1:
       case 2:  // 8 x G2, two NVLink domains of four
-        s.cpu_milli = 96000;
+        s.cpu_milli = milli_cpu(96000);
         s.gpu_count = 8;
         s.model = g2;
         for (std::size_t g = 0; g < 8; ++g) s.nvlink_domain[g] = static_cast<std::uint8_t>(g / 4);
         break;
       case 3:
       case 4:  // 2 x T4, one PCIe switch each
-        s.cpu_milli = 64000;
+        s.cpu_milli = milli_cpu(64000);
         s.gpu_count = 2;
         s.model = t4;
         s.pcie_switch[1] = 1;
         break;
       case 5:  // CPU only
-        s.cpu_milli = 32000;
+        s.cpu_milli = milli_cpu(32000);
         break;
       case 6:  // 2 x A100, GPU 0 in MIG mode, or neither
-        s.cpu_milli = 64000;
+        s.cpu_milli = milli_cpu(64000);
         s.gpu_count = 2;
         s.model = a100;
         s.mig_gpus = below(2) == 0 ? 0b01 : 0;
         break;
       default:  // a G2 node with a twist
-        s.cpu_milli = 96000;
+        s.cpu_milli = milli_cpu(96000);
         s.gpu_count = 8;
         s.model = g2;
         switch (below(4)) {
@@ -98,8 +98,8 @@ struct world {
 
   placement_request request() {
     placement_request r;
-    r.cpu_milli = 1000 * static_cast<std::int64_t>(below(24));
-    r.memory_mib = 1024 * static_cast<std::int64_t>(below(64));
+    r.cpu_milli = milli_cpu(1000 * static_cast<std::int64_t>(below(24)));
+    r.memory_mib = mebibytes(1024 * static_cast<std::int64_t>(below(64)));
     const std::uint32_t kind = below(10);
     if (kind <= 2) {
       r.num_gpu = 1;
@@ -119,7 +119,7 @@ struct world {
     r.accepts_spot = below(4) == 0;
     if (below(6) == 0) r.allowed_models = model_mask{1} << (below(2) == 0 ? g2 : t4);
     if (below(10) == 0) r.min_vram = gib(20);
-    if (below(50) == 0) r.cpu_milli = -1;  // invalid: never placed
+    if (below(50) == 0) r.cpu_milli = milli_cpu(-1);  // invalid: never placed
     return r;
   }
 };
@@ -267,8 +267,8 @@ TEST_CASE("untouched twins: only the first in the order is shown, and the next t
   for (int i = 0; i < 4; ++i) {
     node_spec s;
     s.name = "t" + std::to_string(i);
-    s.cpu_milli = 96000;
-    s.memory_mib = 65536;
+    s.cpu_milli = milli_cpu(96000);
+    s.memory_mib = mebibytes(65536);
     s.gpu_count = 8;
     inv.add_node(s);
   }
@@ -281,7 +281,7 @@ TEST_CASE("untouched twins: only the first in the order is shown, and the next t
   placement_request r;
   r.num_gpu = 1;
   r.gpu_milli = whole_gpu;
-  r.cpu_milli = 4000;
+  r.cpu_milli = milli_cpu(4000);
   const auto a = m.place(r);
   REQUIRE(a);
   CHECK(a->node == 2);
@@ -308,8 +308,8 @@ TEST_CASE("the inventory's change journal") {
   inv.add_model({"T4", {}, {}});
   node_spec s;
   s.name = "a";
-  s.cpu_milli = 8000;
-  s.memory_mib = 1024;
+  s.cpu_milli = milli_cpu(8000);
+  s.memory_mib = mebibytes(1024);
   s.gpu_count = 1;
   inv.add_node(s);
   const std::uint64_t c0 = inv.change_count();
@@ -333,8 +333,8 @@ TEST_CASE("assigning over the inventory: caches keyed on node versions start ove
   for (const char* name : {"a", "b"}) {
     node_spec s;
     s.name = name;
-    s.cpu_milli = 8000;
-    s.memory_mib = 8192;
+    s.cpu_milli = milli_cpu(8000);
+    s.memory_mib = mebibytes(8192);
     s.gpu_count = 1;
     inv.add_node(s);
   }
@@ -342,7 +342,7 @@ TEST_CASE("assigning over the inventory: caches keyed on node versions start ove
   placement_request half;
   half.num_gpu = 1;
   half.gpu_milli = milli_gpu(500);
-  half.cpu_milli = 1000;
+  half.cpu_milli = milli_cpu(1000);
   const std::array<placement_request, 1> tasks{half};
   const shape_distribution m_shapes = shape_distribution::of(tasks);
   matcher<policy_fgd> m(inv, policy_context{&m_shapes, 1});

@@ -19,8 +19,8 @@ using namespace gpurent;
 node_spec node(std::string name, std::uint8_t gpus, model_index model) {
   node_spec s;
   s.name = std::move(name);
-  s.cpu_milli = 64000;
-  s.memory_mib = 262144;
+  s.cpu_milli = milli_cpu(64000);
+  s.memory_mib = mebibytes(262144);
   s.gpu_count = gpus;
   s.model = model;
   return s;

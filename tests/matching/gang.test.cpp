@@ -38,8 +38,8 @@ struct cluster {
     for (int i = 0; i < inside + outside; ++i) {
       node_spec s;
       s.name = "n" + std::to_string(i);
-      s.cpu_milli = 144000;
-      s.memory_mib = 983040;
+      s.cpu_milli = milli_cpu(144000);
+      s.memory_mib = mebibytes(983040);
       s.gpu_count = static_cast<std::uint8_t>(gpus);
       inv.add_node(s);
     }
@@ -58,7 +58,7 @@ placement_request whole(std::int32_t k) {
   placement_request r;
   r.num_gpu = k;
   r.gpu_milli = milli_gpu(1000);
-  r.cpu_milli = 1000;
+  r.cpu_milli = milli_cpu(1000);
   return r;
 }
 
@@ -80,8 +80,8 @@ struct snapshot {
 snapshot snap(const inventory& inv) {
   snapshot s;
   for (node_index n = 0; n < inv.size(); ++n) {
-    s.cpu.push_back(inv.state(n).cpu_free);
-    s.memory.push_back(inv.state(n).memory_free);
+    s.cpu.push_back(inv.state(n).cpu_free.count());
+    s.memory.push_back(inv.state(n).memory_free.count());
     std::array<std::int32_t, max_gpus_per_node> idle{};
     for (std::size_t g = 0; g < max_gpus_per_node; ++g) idle[g] = inv.state(n).idle[g];
     s.idle.push_back(idle);
@@ -139,8 +139,8 @@ TEST_CASE("gangs: the 2 + 4 gang fits in either order (exact search)") {
     inv.add_model({"H100", gib(80), {}});
     node_spec a;
     a.name = "four";
-    a.cpu_milli = 64000;
-    a.memory_mib = 262144;
+    a.cpu_milli = milli_cpu(64000);
+    a.memory_mib = mebibytes(262144);
     a.gpu_count = 4;
     node_spec b = a;
     b.name = "two";

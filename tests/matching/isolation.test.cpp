@@ -18,8 +18,8 @@ using namespace gpurent;
 node_spec node(std::string name, std::uint8_t gpus) {
   node_spec s;
   s.name = std::move(name);
-  s.cpu_milli = 64000;
-  s.memory_mib = 262144;
+  s.cpu_milli = milli_cpu(64000);
+  s.memory_mib = mebibytes(262144);
   s.gpu_count = gpus;
   return s;
 }
@@ -35,7 +35,7 @@ placement_request ask(tenant_id t, std::int32_t milli, isolation_level level, st
   placement_request r;
   r.num_gpu = gpus;
   r.gpu_milli = milli_gpu(milli);
-  r.cpu_milli = 1000;
+  r.cpu_milli = milli_cpu(1000);
   r.tenant = t;
   r.isolation = level;
   return r;

@@ -50,8 +50,8 @@ static_assert(ConstraintSet<default_constraints::with<not_node_zero>>);
 node_spec node(std::string name, std::uint8_t gpus, model_index model = 0, std::int64_t cpu = 64000) {
   node_spec s;
   s.name = std::move(name);
-  s.cpu_milli = cpu;
-  s.memory_mib = 262144;
+  s.cpu_milli = milli_cpu(cpu);
+  s.memory_mib = mebibytes(262144);
   s.gpu_count = gpus;
   s.model = model;
   return s;
@@ -61,7 +61,7 @@ placement_request whole(std::int32_t k, std::int64_t cpu = 1000) {
   placement_request r;
   r.num_gpu = k;
   r.gpu_milli = milli_gpu(1000);
-  r.cpu_milli = cpu;
+  r.cpu_milli = milli_cpu(cpu);
   return r;
 }
 
@@ -69,7 +69,7 @@ placement_request share(std::int32_t milli, std::int64_t cpu = 1000) {
   placement_request r;
   r.num_gpu = 1;
   r.gpu_milli = milli_gpu(milli);
-  r.cpu_milli = cpu;
+  r.cpu_milli = milli_cpu(cpu);
   return r;
 }
 
@@ -259,7 +259,7 @@ TEST_CASE("invalid requests never place") {
   const shape_distribution shapes = shape_distribution::of(workload);
   matcher<policy_gpurent> m(inv, policy_context{&shapes, 0});
   placement_request neg = whole(1);
-  neg.cpu_milli = -1;
+  neg.cpu_milli = milli_cpu(-1);
   CHECK_FALSE(neg.ok());
   CHECK_FALSE(m.find(neg));
   placement_request half2;
@@ -286,7 +286,7 @@ TEST_CASE("every policy places on a small cluster and respects capacity") {
     });
     CHECK(known);
     for (node_index n = 0; n < inv.size(); ++n) {
-      CHECK(inv.state(n).cpu_free >= 0);
+      CHECK(inv.state(n).cpu_free.count() >= 0);
       for (std::size_t g = 0; g < inv.spec(n).gpu_count; ++g) CHECK(inv.state(n).idle[g] >= 0);
     }
     CHECK(inv.gpu_allocated_milli() > 0);
@@ -305,7 +305,7 @@ TEST_CASE("formatters") {
   placement_request r;
   r.num_gpu = 4;
   r.gpu_milli = milli_gpu(1000);
-  r.cpu_milli = 8000;
+  r.cpu_milli = milli_cpu(8000);
   r.locality = gpu_locality::same_nvlink_domain;
   CHECK(fmt::format("{}", r) == "4x1000m cpu=8000 mem=0MiB same-nvlink");
   constraint_counts w;
@@ -328,7 +328,7 @@ TEST_CASE("MIG slot placement uses the MIG geometry's fit") {
   placement_request r;
   r.num_gpu = 1;
   r.mig_profile = "3g.40gb";
-  r.cpu_milli = 1000;
+  r.cpu_milli = milli_cpu(1000);
   REQUIRE(r.ok());
   auto a = m.place(r);
   REQUIRE(a);

@@ -25,8 +25,8 @@ namespace preemptor_test {
 node_spec node(std::string name, std::uint8_t gpus) {
   node_spec s;
   s.name = std::move(name);
-  s.cpu_milli = 64000;
-  s.memory_mib = 262144;
+  s.cpu_milli = milli_cpu(64000);
+  s.memory_mib = mebibytes(262144);
   s.gpu_count = gpus;
   return s;
 }
@@ -35,7 +35,7 @@ gang_request job(std::int32_t gpus) {
   gang_request g;
   g.member.num_gpu = gpus;
   g.member.gpu_milli = milli_gpu(1000);
-  g.member.cpu_milli = 1000;
+  g.member.cpu_milli = milli_cpu(1000);
   return g;
 }
 

@@ -51,10 +51,10 @@ struct shadow {
       for (std::string m; std::getline(ss, m, '|');) ok = ok || m == n.model;
       if (!ok) return "model " + n.model + " not in gpu_spec " + p.gpu_spec;
     }
-    cpu[pl.node] += p.cpu_milli;
-    mem[pl.node] += p.memory_mib;
-    if (cpu[pl.node] > n.cpu_milli) return "CPU over capacity on " + n.sn;
-    if (mem[pl.node] > n.memory_mib) return "memory over capacity on " + n.sn;
+    cpu[pl.node] += p.cpu_milli.count();
+    mem[pl.node] += p.memory_mib.count();
+    if (cpu[pl.node] > n.cpu_milli.count()) return "CPU over capacity on " + n.sn;
+    if (mem[pl.node] > n.memory_mib.count()) return "memory over capacity on " + n.sn;
     std::set<int> distinct;
     for (std::size_t i = 0; i < pl.count; ++i) {
       const int g = pl.gpus[i].gpu;
@@ -71,7 +71,7 @@ struct shadow {
   bool fits_somewhere(const trace_pod& p) const {
     for (std::size_t k = 0; k < nodes.size(); ++k) {
       const trace_node& n = nodes[k];
-      if (cpu[k] + p.cpu_milli > n.cpu_milli || mem[k] + p.memory_mib > n.memory_mib) continue;
+      if (cpu[k] + p.cpu_milli.count() > n.cpu_milli.count() || mem[k] + p.memory_mib.count() > n.memory_mib.count()) continue;
       if (p.num_gpu == 0) return true;
       if (!p.gpu_spec.empty() && ("|" + p.gpu_spec + "|").find("|" + n.model + "|") == std::string::npos) continue;
       int ok = 0;

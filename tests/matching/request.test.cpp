@@ -71,7 +71,7 @@ TEST_CASE("request: a spot node takes only requests that accept spot") {
   using namespace test_matching_request;
   inventory inv;
   const model_index t4 = inv.add_model({"T4", gib(16), {}});
-  node_spec spot_node{"spot-0", 8000, 65536, 1, t4, {}, {}, 0, no_tenant, true};
+  node_spec spot_node{"spot-0", milli_cpu(8000), mebibytes(65536), 1, t4, {}, {}, 0, no_tenant, true};
   inv.add_node(spot_node);
   matcher<policy_first_fit> m(inv);
   placement_request r = shaped(1, 1000);

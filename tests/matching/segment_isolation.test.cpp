@@ -36,8 +36,8 @@ inventory cluster(std::size_t segments, std::size_t per_segment) {
     for (std::size_t i = 0; i < per_segment; ++i) {
       node_spec n;
       n.name = "n" + std::to_string(s * per_segment + i);
-      n.cpu_milli = 64000;
-      n.memory_mib = 262144;
+      n.cpu_milli = milli_cpu(64000);
+      n.memory_mib = mebibytes(262144);
       n.gpu_count = 4;
       n.segment = id;
       inv.add_node(n);
@@ -50,7 +50,7 @@ placement_request ask(tenant_id t, isolation_level level, std::int32_t gpus = 1,
   placement_request r;
   r.num_gpu = gpus;
   r.gpu_milli = milli_gpu(1000);
-  r.cpu_milli = 1000;
+  r.cpu_milli = milli_cpu(1000);
   r.tenant = t;
   r.isolation = level;
   r.segment = segment;

@@ -22,8 +22,8 @@ int main() {
   h100.name = "H100-SXM5-80GB";
   node_spec hgx;
   hgx.name = "hgx-0";
-  hgx.cpu_milli = 192'000;
-  hgx.memory_mib = 2'048 * 1024;
+  hgx.cpu_milli = milli_cpu(192'000);
+  hgx.memory_mib = mebibytes(2'048 * 1024);
   hgx.gpu_count = 8;
   hgx.model = inv.add_model(h100);
   inv.add_node(hgx);
@@ -31,7 +31,7 @@ int main() {
   placement_request job;  // 4 whole GPUs in one NVLink domain
   job.num_gpu = 4;
   job.gpu_milli = whole_gpu;
-  job.cpu_milli = 32'000;
+  job.cpu_milli = milli_cpu(32'000);
   job.locality = gpu_locality::same_nvlink_domain;
   const auto where = m.place(job);
   if (!where) return fmt::print("no fit: {}\n", m.explain(job).summary()), 1;

@@ -111,8 +111,8 @@ struct live_placement {
   for (const live_placement& lp : live) {
     const placement& p = lp.where;
     if (p.node >= n_nodes) return "a live placement on a node that does not exist";
-    cpu[p.node] += p.cpu_milli;
-    mem[p.node] += p.memory_mib;
+    cpu[p.node] += p.cpu_milli.count();
+    mem[p.node] += p.memory_mib.count();
     for (std::size_t i = 0; i < p.count; ++i) {
       const gpu_take t = p.gpus[i];
       if (users[p.node][t.gpu] > 0 && owner[p.node][t.gpu] != p.tenant) {
@@ -129,10 +129,10 @@ struct live_placement {
     const node_spec& spec = inv.spec(n);
     const node_state& s = inv.state(n);
     const std::string at = " on node " + spec.name;
-    if (cpu[n] > spec.cpu_milli) return "CPU over capacity" + at;
-    if (mem[n] > spec.memory_mib) return "memory over capacity" + at;
-    if (s.cpu_free != spec.cpu_milli - cpu[n]) return "free CPU disagrees with the live placements" + at;
-    if (s.memory_free != spec.memory_mib - mem[n]) return "free memory disagrees with the live placements" + at;
+    if (cpu[n] > spec.cpu_milli.count()) return "CPU over capacity" + at;
+    if (mem[n] > spec.memory_mib.count()) return "memory over capacity" + at;
+    if (s.cpu_free.count() != spec.cpu_milli.count() - cpu[n]) return "free CPU disagrees with the live placements" + at;
+    if (s.memory_free.count() != spec.memory_mib.count() - mem[n]) return "free memory disagrees with the live placements" + at;
     std::int32_t idle_total = 0, max_idle = 0;
     int full = 0;
     for (std::size_t g = 0; g < spec.gpu_count; ++g) {

@@ -114,7 +114,8 @@ struct condition_log {
 
 // The use of one node at an instant, rebuilt from the members holding it then.
 struct node_use {
-  std::int64_t cpu = 0, memory = 0;
+  milli_cpu cpu{0};
+  mebibytes memory{0};
   std::array<std::int32_t, max_gpus_per_node> milli{};
   std::array<std::int32_t, max_gpus_per_node> users{};
   std::array<tenant_id, max_gpus_per_node> owner{};

@@ -92,8 +92,8 @@ namespace detail {
 [[nodiscard]] inline fleet_node node_of(const node_shape& s, std::string name, std::string zone) {
   fleet_node n;
   n.name = std::move(name);
-  n.cpu_milli = s.cpu_milli;
-  n.memory_mib = s.memory_mib;
+  n.cpu_milli = milli_cpu(s.cpu_milli);
+  n.memory_mib = mebibytes(s.memory_mib);
   n.gpus = s.gpus;
   n.model = std::string(s.model);
   n.labels = {"zone=" + std::move(zone)};
@@ -144,8 +144,8 @@ inline void draw_nodes(sim_rng& rng, scenario& s, std::vector<fleet_node>& nodes
   placement_request r;
   r.num_gpu = gpus;
   r.gpu_milli = whole_gpu;
-  r.cpu_milli = 16000 * std::int64_t{gpus};
-  r.memory_mib = 65536 * std::int64_t{gpus};
+  r.cpu_milli = milli_cpu(16000 * std::int64_t{gpus});
+  r.memory_mib = mebibytes(65536 * std::int64_t{gpus});
   return r;
 }
 
@@ -165,11 +165,11 @@ inline void draw_shape(sim_rng& rng, const scenario& s, fleet_job& j) {
   } else if (k < 50) {
     g.member.num_gpu = 1;
     g.member.gpu_milli = milli_gpu(static_cast<std::int32_t>(125 * rng.between(1, 7)));
-    g.member.cpu_milli = 4000;
-    g.member.memory_mib = 16384;
+    g.member.cpu_milli = milli_cpu(4000);
+    g.member.memory_mib = mebibytes(16384);
   } else if (k < 60) {
-    g.member.cpu_milli = 1000 * rng.between(1, 16);
-    g.member.memory_mib = 4096 * rng.between(1, 16);
+    g.member.cpu_milli = milli_cpu(1000 * rng.between(1, 16));
+    g.member.memory_mib = mebibytes(4096 * rng.between(1, 16));
   } else if (k < 75) {
     g.member = whole_gpus(gpus(5));
     g.workers = static_cast<std::int32_t>(rng.between(2, 4));

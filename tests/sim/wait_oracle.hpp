@@ -46,7 +46,8 @@ namespace detail {
 
 // One node's room as the oracle keeps it: what the segments holding it add up to.
 struct wait_node {
-  std::int64_t cpu = 0, memory = 0;
+  milli_cpu cpu{0};
+  mebibytes memory{0};
   std::int32_t members = 0, isolating = 0;  // isolating: members that asked for node isolation or more
   std::array<std::int32_t, max_gpus_per_node> milli{}, users{};
   std::array<bool, max_gpus_per_node> closed{};  // some user since the GPU was last empty asked for isolation

@@ -24,8 +24,8 @@ inline fleet_cluster random_cluster(std::mt19937_64& rng, int nodes) {
     const std::int32_t gpus = std::uniform_int_distribution<std::int32_t>(1, 8)(rng);
     fleet_node n;
     n.name = "n" + std::to_string(i);
-    n.cpu_milli = 32000 + 8000 * gpus;
-    n.memory_mib = 65536 * gpus;
+    n.cpu_milli = milli_cpu(32000 + 8000 * gpus);
+    n.memory_mib = mebibytes(65536 * gpus);
     n.gpus = gpus;
     n.model = i % 3 == 0 ? "V100" : "A100";
     ns.push_back(n);
@@ -45,8 +45,8 @@ inline std::vector<fleet_job> random_pods(std::mt19937_64& rng, int count) {
     const int shape = std::uniform_int_distribution<int>(0, 9)(rng);
     r.num_gpu = shape == 0 ? 0 : shape < 5 ? 1 : std::uniform_int_distribution<std::int32_t>(1, 4)(rng);
     r.gpu_milli = milli_gpu{r.num_gpu == 1 && shape < 5 ? std::uniform_int_distribution<std::int32_t>(1, 9)(rng) * 100 : r.num_gpu > 0 ? 1000 : 0};
-    r.cpu_milli = std::uniform_int_distribution<std::int64_t>(1, 16)(rng) * 1000;
-    r.memory_mib = std::uniform_int_distribution<std::int64_t>(1, 64)(rng) * 1024;
+    r.cpu_milli = milli_cpu(std::uniform_int_distribution<std::int64_t>(1, 16)(rng) * 1000);
+    r.memory_mib = mebibytes(std::uniform_int_distribution<std::int64_t>(1, 64)(rng) * 1024);
     j.preemptible = std::uniform_int_distribution<int>(0, 2)(rng) == 0;
     j.priority = j.preemptible ? 0 : std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 50 : 100;
     t += std::uniform_int_distribution<std::int64_t>(0, 40)(rng);

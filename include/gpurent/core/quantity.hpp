@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Strong quantity types: bytes, milli-GPU shares, compute throughput, memory bandwidth.
+// Strong quantity types: bytes, milli-GPU shares, CPU milli-cores, memory in MiB, compute
+// throughput, memory bandwidth.
 // Each is an integer count of its smallest stated unit; they only compose where the
 // dimensions make sense (bytes + bytes, scalar * bytes), never bytes + milli_gpu.
 
@@ -43,6 +44,8 @@ struct bytes_tag {};
 struct milli_gpu_tag {};
 struct gflops_tag {};
 struct mbps_tag {};
+struct milli_cpu_tag {};
+struct mebibytes_tag {};
 
 // Memory sizes. Binary (KiB, MiB, GiB) and decimal (GB) units both convert exactly to bytes.
 using bytes = detail::quantity<bytes_tag, std::int64_t>;
@@ -56,6 +59,14 @@ using bytes = detail::quantity<bytes_tag, std::int64_t>;
 // Kubernetes device plugins' unit).
 using milli_gpu = detail::quantity<milli_gpu_tag, std::int32_t>;
 inline constexpr milli_gpu whole_gpu{1000};
+
+// CPU in milli-cores: 1000 is one core (Kubernetes' "m", the Alibaba trace's cpu_milli).
+using milli_cpu = detail::quantity<milli_cpu_tag, std::int64_t>;
+
+// A node's or a request's memory in MiB (Kubernetes' "Mi", the trace's memory_mib): the unit
+// placement counts in, exact for every input it reads. Device memory sizes are `bytes`.
+using mebibytes = detail::quantity<mebibytes_tag, std::int64_t>;
+[[nodiscard]] constexpr bytes to_bytes(mebibytes m) noexcept { return mib(m.count()); }
 
 // Dense compute throughput in GFLOPS (1 TFLOPS = 1000), exact for every published figure
 // (0.25 TFLOPS = 250).

@@ -22,8 +22,8 @@ namespace gpurent {
 // One node as the nodes file describes it (the Alibaba trace's node row plus a condition).
 struct fleet_node {
   std::string name;
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   std::int32_t gpus = 0;
   std::string model;  // empty for a node without GPUs; any name (unknown models are opaque)
   node_condition condition = node_condition::up;

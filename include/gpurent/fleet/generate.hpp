@@ -97,7 +97,7 @@ namespace detail {
   const auto count = static_cast<std::size_t>(o.blocks) * static_cast<std::size_t>(o.nodes_per_block);
   std::vector<fleet_node> nodes(count);
   for (std::size_t i = 0; i < count; ++i) {
-    nodes[i] = fleet_node{numbered("n", i, 5), 144000, 983040, o.gpus_per_node, "GB200", node_condition::up, {}, {}};
+    nodes[i] = fleet_node{numbered("n", i, 5), milli_cpu(144000), mebibytes(983040), o.gpus_per_node, "GB200", node_condition::up, {}, {}};
   }
   std::vector<std::size_t> pick(count);
   for (std::size_t i = 0; i < count; ++i) pick[i] = i;
@@ -142,8 +142,8 @@ namespace detail {
   }
   j.gang.member.num_gpu = gpus;
   j.gang.member.gpu_milli = whole_gpu;
-  j.gang.member.cpu_milli = 32000 * static_cast<std::int64_t>(gpus);
-  j.gang.member.memory_mib = 196608 * static_cast<std::int64_t>(gpus);
+  j.gang.member.cpu_milli = milli_cpu(32000 * static_cast<std::int64_t>(gpus));
+  j.gang.member.memory_mib = mebibytes(196608 * static_cast<std::int64_t>(gpus));
   if (j.gang.workers > 1) j.gang.per_node = 1;
   return j;
 }

@@ -196,7 +196,9 @@ struct cpu_fits {
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return inv.hot(n).cpu_free >= r.cpu_milli;
   }
-  [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.cpu_milli) + " free CPU milli-cores"; }
+  [[nodiscard]] static std::string describe(const placement_request& r) {
+    return "lack " + std::to_string(r.cpu_milli.count()) + " free CPU milli-cores";
+  }
 };
 
 struct memory_fits {
@@ -205,7 +207,9 @@ struct memory_fits {
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request& r) noexcept {
     return inv.hot(n).memory_free >= r.memory_mib;
   }
-  [[nodiscard]] static std::string describe(const placement_request& r) { return "lack " + std::to_string(r.memory_mib) + " MiB of free memory"; }
+  [[nodiscard]] static std::string describe(const placement_request& r) {
+    return "lack " + std::to_string(r.memory_mib.count()) + " MiB of free memory";
+  }
 };
 
 // Enough eligible GPUs, together where the locality demands. O(1) on the summaries for

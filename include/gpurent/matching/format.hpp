@@ -17,7 +17,7 @@ template <>
 struct fmt::formatter<gpurent::placement_request> : fmt::formatter<std::string> {
   template <class Ctx>
   auto format(const gpurent::placement_request& r, Ctx& ctx) const {
-    std::string s = fmt::format("{}x{}m cpu={} mem={}MiB", r.num_gpu, r.gpu_milli.count(), r.cpu_milli, r.memory_mib);
+    std::string s = fmt::format("{}x{}m cpu={} mem={}MiB", r.num_gpu, r.gpu_milli.count(), r.cpu_milli.count(), r.memory_mib.count());
     if (r.tenant != gpurent::no_tenant) s += fmt::format(" tenant={}", r.tenant);
     if (r.locality == gpurent::gpu_locality::same_nvlink_domain) s += " same-nvlink";
     if (r.locality == gpurent::gpu_locality::same_pcie_switch) s += " same-pcie";

@@ -35,8 +35,8 @@ using model_index = std::uint8_t;
 
 struct node_spec {
   std::string name;
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   std::uint8_t gpu_count = 0;
   model_index model = 0;                                        // meaningful when gpu_count > 0
   std::array<std::uint8_t, max_gpus_per_node> nvlink_domain{};  // per GPU; equal ids share a domain
@@ -52,8 +52,8 @@ struct node_spec {
 // Live state of one node. The summary fields every constraint reads come first, with copies
 // of the spec fields they need, so a candidate check touches one cache line.
 struct node_state {
-  std::int64_t cpu_free = 0;
-  std::int64_t memory_free = 0;
+  milli_cpu cpu_free{0};
+  mebibytes memory_free{0};
   label_mask labels = 0;               // copy of the spec's
   tenant_id reserved_for = no_tenant;  // copy of the spec's
   std::int32_t idle_total = 0;
@@ -75,8 +75,8 @@ struct node_state {
 // The 32 bytes of a node that every candidate check reads, kept in their own dense array
 // so that a scan over thousands of nodes stays in cache (a copy of node_state's summary).
 struct node_hot {
-  std::int64_t cpu_free = 0;
-  std::int64_t memory_free = 0;
+  milli_cpu cpu_free{0};
+  mebibytes memory_free{0};
   std::int32_t idle_total = 0;
   std::uint32_t version = 0;
   std::int16_t max_idle = 0;

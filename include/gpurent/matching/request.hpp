@@ -58,8 +58,8 @@ struct enum_names<gpu_locality> {
 struct placement_request {
   std::int32_t num_gpu = 0;  // 0: CPU-only; 1 with gpu_milli < 1000: a share of one GPU
   milli_gpu gpu_milli{0};    // per GPU; 1000 (whole) when num_gpu > 1
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   model_mask allowed_models = any_model;
   bytes min_vram{0};      // per GPU, of the model (0: no minimum)
   gflops min_compute{0};  // per GPU, of the model (0: no minimum)
@@ -87,7 +87,7 @@ struct placement_request {
   [[nodiscard]] constexpr std::int64_t gpu_request_milli() const noexcept { return static_cast<std::int64_t>(num_gpu) * gpu_milli.count(); }
   // A request that can be placed at all: non-negative amounts, whole GPUs when several.
   [[nodiscard]] constexpr bool ok() const noexcept {
-    if (num_gpu < 0 || cpu_milli < 0 || memory_mib < 0 || gpu_milli.count() < 0 || gpu_milli.count() > 1000) return false;
+    if (num_gpu < 0 || cpu_milli.count() < 0 || memory_mib.count() < 0 || gpu_milli.count() < 0 || gpu_milli.count() > 1000) return false;
     if (num_gpu > static_cast<std::int32_t>(max_gpus_per_node)) return false;
     if (is_mig()) return num_gpu == 1 && gpu_milli.count() == 0;
     if (num_gpu == 0) return gpu_milli.count() == 0;
@@ -163,8 +163,8 @@ struct mig_slot {
 // A placed request: where it went and what it holds, enough to release it later.
 struct placement {
   node_index node = no_node;
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   tenant_id tenant = no_tenant;
   std::uint8_t count = 0;
   isolation_level isolation = isolation_level::gpu;  // the request's: released with it

@@ -85,8 +85,8 @@ class shape_memo {
     const placement_request& m = a.gang.member;
     std::uint64_t h = 1469598103934665603ULL;
     for (const std::int64_t v : {std::int64_t{a.priority}, std::int64_t{a.preemptible}, std::int64_t{a.gang.workers}, std::int64_t{a.gang.per_node},
-                                 std::int64_t{a.gang.segment}, std::int64_t{m.num_gpu}, std::int64_t{m.gpu_milli.count()}, m.cpu_milli, m.memory_mib,
-                                 static_cast<std::int64_t>(a.gang.members.size())})
+                                 std::int64_t{a.gang.segment}, std::int64_t{m.num_gpu}, std::int64_t{m.gpu_milli.count()}, m.cpu_milli.count(),
+                                 m.memory_mib.count(), static_cast<std::int64_t>(a.gang.members.size())})
       h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
     return h;
   }

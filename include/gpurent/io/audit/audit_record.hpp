@@ -38,8 +38,8 @@ namespace gpurent::io {
   j["num_gpu"] = r.num_gpu;
   j["gpu_milli"] = r.gpu_milli.count();
   if (r.is_mig()) j["mig_profile"] = std::string(r.mig_profile);
-  j["cpu_milli"] = r.cpu_milli;
-  j["memory_mib"] = r.memory_mib;
+  j["cpu_milli"] = r.cpu_milli.count();
+  j["memory_mib"] = r.memory_mib.count();
   j["isolation"] = std::string(to_string(r.isolation));
   if (r.segment != no_segment) j["segment"] = r.segment;
   if (r.residency != 0) j["residency_mask"] = r.residency;

@@ -60,8 +60,8 @@ struct node_names {
   GPURENT_TRY(cpu, parse_trace_int<std::int64_t>(f[node_cpu], "cpu_milli", 0, ::gpurent::detail::trace_max_amount));
   GPURENT_TRY(mem, parse_trace_int<std::int64_t>(f[node_memory], "memory_mib", 0, ::gpurent::detail::trace_max_amount));
   GPURENT_TRY(gpu, parse_trace_int<std::int32_t>(f[node_gpu], "gpu", 0, trace_max_gpus_per_node));
-  n.cpu_milli = *cpu;
-  n.memory_mib = *mem;
+  n.cpu_milli = milli_cpu(*cpu);
+  n.memory_mib = mebibytes(*mem);
   n.gpus = *gpu;
   n.model = std::string(f[node_model]);
   GPURENT_TRY(::gpurent::detail::check_node_model(n.model, n.gpus));
@@ -120,12 +120,8 @@ struct node_names {
   for (node_index n = 0; n < c.inv.size(); ++n) {
     const node_spec& s = c.inv.spec(n);
     const std::string model = s.gpu_count > 0 ? c.inv.model(s.model).name : std::string();
-    std::vector<std::string> row{s.name,
-                                 std::to_string(s.cpu_milli),
-                                 std::to_string(s.memory_mib),
-                                 std::to_string(s.gpu_count),
-                                 model,
-                                 std::string(to_string(c.inv.condition(n)))};
+    std::vector<std::string> row{s.name, std::to_string(s.cpu_milli.count()),       std::to_string(s.memory_mib.count()), std::to_string(s.gpu_count),
+                                 model,  std::string(to_string(c.inv.condition(n)))};
     if (segments) row.emplace_back(c.inv.segment_name(s.segment));
     if (labels) {
       std::string names;

@@ -79,8 +79,8 @@ template <class Int>
     return make_error(error_code::invalid_argument, "gpu_milli", "a member without GPUs (num_gpu 0) takes no GPU share");
   r.num_gpu = *num;
   r.gpu_milli = milli_gpu(*num == 0 ? 0 : *milli);
-  r.cpu_milli = *cpu;
-  r.memory_mib = *mem;
+  r.cpu_milli = milli_cpu(*cpu);
+  r.memory_mib = mebibytes(*mem);
   GPURENT_TRY(mask, c.inv.models_mask(f[job_gpu_spec]));
   r.allowed_models = *mask;
   return {};
@@ -267,7 +267,7 @@ namespace detail {
   for (const fleet_job& j : jobs) {
     const placement_request& r = j.gang.member;
     csv_row(out, {j.name, std::to_string(j.gang.workers), std::to_string(r.num_gpu), std::to_string(r.num_gpu == 0 ? 1000 : r.gpu_milli.count()),
-                  std::to_string(r.cpu_milli), std::to_string(r.memory_mib), detail::job_models_text(r.allowed_models, c.inv),
+                  std::to_string(r.cpu_milli.count()), std::to_string(r.memory_mib.count()), detail::job_models_text(r.allowed_models, c.inv),
                   std::to_string(j.gang.per_node), level(j.gang.required), level(j.gang.preferred), std::to_string(j.gang.segment),
                   j.gang.exclusive ? "topo" : "", j.duration < seconds{0} ? std::string() : std::to_string(j.duration.count())});
     if (timed) {

@@ -31,8 +31,8 @@ namespace gpurent {
 // One node of the cluster (a row of openb_node_list_*.csv).
 struct trace_node {
   std::string sn;
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   std::int32_t gpu = 0;
   std::string model;  // empty for a CPU-only node
   std::size_t line = 0;
@@ -42,8 +42,8 @@ struct trace_node {
 // One task (a row of openb_pod_list_*.csv). Only the fields the replay uses are kept.
 struct trace_pod {
   std::string name;
-  std::int64_t cpu_milli = 0;
-  std::int64_t memory_mib = 0;
+  milli_cpu cpu_milli{0};
+  mebibytes memory_mib{0};
   std::int32_t num_gpu = 0;
   std::int32_t gpu_milli = 0;
   std::string gpu_spec;  // '|'-separated allowed models; empty = any
@@ -260,8 +260,8 @@ template <class Row, class F>
     GPURENT_TRY(cpu, r.integer<std::int64_t>("cpu_milli", 0, detail::trace_max_amount));
     GPURENT_TRY(mem, r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount));
     GPURENT_TRY(gpu, r.integer<std::int32_t>("gpu", 0, trace_max_gpus_per_node));
-    n.cpu_milli = *cpu;
-    n.memory_mib = *mem;
+    n.cpu_milli = milli_cpu(*cpu);
+    n.memory_mib = mebibytes(*mem);
     n.gpu = *gpu;
     n.model = std::string(r.field(r.column("model")));
     if (auto ok = detail::check_node_model(n.model, n.gpu); !ok) return unexpected<error>(r.located(ok.error().code, "model", ok.error().message));
@@ -286,8 +286,8 @@ template <class Row, class F>
     GPURENT_TRY(mem, r.integer<std::int64_t>("memory_mib", 0, detail::trace_max_amount));
     GPURENT_TRY(num, r.integer<std::int32_t>("num_gpu", 0, trace_max_gpus_per_node));
     GPURENT_TRY(milli, r.integer<std::int32_t>("gpu_milli", 0, 1000));
-    p.cpu_milli = *cpu;
-    p.memory_mib = *mem;
+    p.cpu_milli = milli_cpu(*cpu);
+    p.memory_mib = mebibytes(*mem);
     p.num_gpu = *num;
     p.gpu_milli = *milli;
     GPURENT_TRY(detail::check_trace_gpus(r, p));

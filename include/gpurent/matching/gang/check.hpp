@@ -95,7 +95,8 @@ class gang_checker {
   // Every node's and GPU's use, summed over all members.
   void check_capacity() {
     struct use {
-      std::int64_t cpu = 0, memory = 0;
+      milli_cpu cpu{0};
+      mebibytes memory{0};
       std::array<std::int32_t, max_gpus_per_node> milli{};
       std::array<tenant_id, max_gpus_per_node> tenant{};
       std::array<bool, max_gpus_per_node> used{};

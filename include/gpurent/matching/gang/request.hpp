@@ -163,8 +163,8 @@ inline constexpr std::int32_t unbounded_members = std::int32_t{1} << 24;
 [[nodiscard]] inline std::int32_t members_fitting(const node_spec& spec, const node_state& s, const placement_request& r,
                                                   std::int32_t most = detail::unbounded_members) noexcept {
   std::int32_t n = std::min(most, detail::gpu_copies(spec, s, r));
-  n = std::min(n, detail::quotient_cap(s.cpu_free, r.cpu_milli));
-  return std::min(n, detail::quotient_cap(s.memory_free, r.memory_mib));
+  n = std::min(n, detail::quotient_cap(s.cpu_free.count(), r.cpu_milli.count()));
+  return std::min(n, detail::quotient_cap(s.memory_free.count(), r.memory_mib.count()));
 }
 
 }  // namespace gpurent

@@ -110,7 +110,9 @@ class gang_search {
   // Necessary conditions: every member admitted somewhere, and the sums fit the candidates.
   template <class Admits>
   [[nodiscard]] bool possible(Admits& admits) const {
-    std::int64_t gpu = 0, cpu = 0, mem = 0, gpu_free = 0, cpu_free = 0, mem_free = 0;
+    std::int64_t gpu = 0, gpu_free = 0;
+    milli_cpu cpu{0}, cpu_free{0};
+    mebibytes mem{0}, mem_free{0};
     for (const placement_request& r : in_.members) {
       gpu += r.gpu_request_milli();
       cpu += r.cpu_milli;

@@ -212,7 +212,7 @@ class candidate_index {
     if (mask_drained_ && h.drained) return masked;
     if (collapse_ && untouched_[n] != 0 && twins_[twin_of_[n]].first != rank_[n]) return masked;
     const std::int32_t level = h.full_idle > 0 ? 1000 + h.full_idle : h.max_idle;
-    return agg{saturate(h.cpu_free), saturate(h.memory_free), level, bound(n), h.gpu_count > 0 ? model_mask{1} << h.model : 0};
+    return agg{saturate(h.cpu_free.count()), saturate(h.memory_free.count()), level, bound(n), h.gpu_count > 0 ? model_mask{1} << h.model : 0};
   }
 
   template <class Bound>

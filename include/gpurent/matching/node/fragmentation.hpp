@@ -20,7 +20,7 @@
 namespace gpurent {
 
 struct task_shape {
-  std::int64_t cpu_milli = 0;
+  milli_cpu cpu_milli{0};
   std::int32_t num_gpu = 0;
   std::int32_t gpu_milli = 0;
   model_mask allowed = any_model;
@@ -73,7 +73,7 @@ struct shape_distribution {
 
 // F_n(M) for a node whose GPUs have `idle` milli idle (count GPUs), `cpu_free` CPU, model
 // bit `model_bit`. Plain loops over at most 16 GPUs per shape; no allocation.
-[[nodiscard]] inline double node_fragmentation(std::span<const weighted_shape> m, const std::int32_t* idle, std::size_t count, std::int64_t cpu_free,
+[[nodiscard]] inline double node_fragmentation(std::span<const weighted_shape> m, const std::int32_t* idle, std::size_t count, milli_cpu cpu_free,
                                                model_mask model_bit) noexcept {
   std::int32_t total = 0;
   for (std::size_t g = 0; g < count; ++g) total += idle[g];

@@ -87,8 +87,8 @@ class matcher : public one_member_placer<matcher<P, Cs>> {
   // of the built-in constraints the set contains.
   [[nodiscard]] static candidate_query query_of(const placement_request& r) noexcept {
     candidate_query q;
-    if constexpr (Cs::template has<constraint::cpu_fits>) q.cpu = r.cpu_milli;
-    if constexpr (Cs::template has<constraint::memory_fits>) q.memory = r.memory_mib;
+    if constexpr (Cs::template has<constraint::cpu_fits>) q.cpu = r.cpu_milli.count();
+    if constexpr (Cs::template has<constraint::memory_fits>) q.memory = r.memory_mib.count();
     if constexpr (Cs::template has<constraint::gpus_fit>) q.level = gpu_level_needed(r);
     if constexpr (Cs::template has<constraint::model_allowed>) {
       if (r.num_gpu > 0) q.models = r.allowed_models;

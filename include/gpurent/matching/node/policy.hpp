@@ -122,7 +122,7 @@ inline void choose_tightest(const inventory& inv, node_index n, const placement_
 // 0.5 x GPU_left / 8 GPUs.
 [[nodiscard]] inline double leftover_after(const inventory& inv, node_index n, const placement_request& r) noexcept {
   const node_hot& s = inv.hot(n);
-  const double cpu_left = static_cast<double>(s.cpu_free - r.cpu_milli);
+  const double cpu_left = static_cast<double>((s.cpu_free - r.cpu_milli).count());
   const double gpu_left = static_cast<double>(s.idle_total - r.gpu_request_milli());
   return 0.5 * cpu_left / 128000.0 + 0.5 * gpu_left / 8000.0;
 }
@@ -178,9 +178,9 @@ struct policy_dot_product : stateless_policy {
   [[nodiscard]] static std::int64_t score(state&, const inventory& inv, node_index n, const placement_request& r) noexcept {
     const node_spec& sp = inv.spec(n);
     const node_state& s = inv.state(n);
-    const double cpu_cap = static_cast<double>(std::max<std::int64_t>(sp.cpu_milli, 1));
+    const double cpu_cap = static_cast<double>(std::max<std::int64_t>(sp.cpu_milli.count(), 1));
     const double gpu_cap = std::max(1000.0 * sp.gpu_count, 1.0);
-    const double dot = (static_cast<double>(r.cpu_milli) / cpu_cap) * (static_cast<double>(s.cpu_free) / cpu_cap) +
+    const double dot = (static_cast<double>(r.cpu_milli.count()) / cpu_cap) * (static_cast<double>(s.cpu_free.count()) / cpu_cap) +
                        (static_cast<double>(r.gpu_request_milli()) / gpu_cap) * (static_cast<double>(s.idle_total) / gpu_cap);
     return detail::score100(1.0 - dot / 2.0);
   }
@@ -248,7 +248,7 @@ class fgd_engine {
       double gpu = 0;
       for (const weighted_shape& w : m_) {
         if (w.shape.num_gpu == 0 || (w.shape.allowed >> k & 1U) == 0) continue;
-        cpu += w.weight * static_cast<double>(w.shape.cpu_milli);
+        cpu += w.weight * static_cast<double>(w.shape.cpu_milli.count());
         gpu += w.weight * static_cast<double>(w.shape.num_gpu * w.shape.gpu_milli);
       }
       cpu_per_gpu_milli_[k] = gpu > 0 ? cpu / gpu : 0.0;
@@ -324,13 +324,13 @@ class fgd_engine {
   }
 
  private:
-  [[nodiscard]] double frag(const std::int32_t* idle, std::size_t count, std::int64_t cpu_free, model_mask bit) const noexcept {
+  [[nodiscard]] double frag(const std::int32_t* idle, std::size_t count, milli_cpu cpu_free, model_mask bit) const noexcept {
     double f = node_fragmentation(m_, idle, count, cpu_free, bit);
     const double rho = cpu_per_gpu_milli_[static_cast<std::size_t>(std::countr_zero(bit))];
     if (stranding_ > 0 && rho > 0) {
       std::int32_t total = 0;
       for (std::size_t g = 0; g < count; ++g) total += idle[g];
-      const double fed = static_cast<double>(cpu_free) / rho;
+      const double fed = static_cast<double>(cpu_free.count()) / rho;
       if (static_cast<double>(total) > fed) f += stranding_ * (static_cast<double>(total) - fed);
     }
     return f;
@@ -343,7 +343,7 @@ class fgd_engine {
     const node_state& s = inv.state(n);
     const double before = fragmentation(inv, n);
     const model_mask bit = model_mask{1} << sp.model;
-    const std::int64_t cpu_after = s.cpu_free - r.cpu_milli;
+    const milli_cpu cpu_after = s.cpu_free - r.cpu_milli;
     std::array<std::int32_t, max_gpus_per_node> a = s.idle;
     e.version = s.version;
     e.gpu = -1;

@@ -92,7 +92,8 @@ class victim_holds {
     std::uint32_t first, count;
   };
   struct held_room {
-    std::int64_t cpu = 0, memory = 0;
+    milli_cpu cpu{0};
+    mebibytes memory{0};
     std::array<std::int32_t, max_gpus_per_node> milli{};
     std::array<tenant_id, max_gpus_per_node> tenant{};  // per GPU: the victims' tenant
     std::uint16_t closed = 0;                           // bit g: a victim on GPU g asked for isolation
@@ -127,10 +128,10 @@ class victim_holds {
         placement& h = hold_of(n, g, acc);
         h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
       }
-      if (acc.cpu > 0 || acc.memory > 0) {
+      if (acc.cpu > milli_cpu{0} || acc.memory > mebibytes{0}) {
         if (holds_.empty()) holds_.push_back(placement_on(n, no_tenant, isolation_level::gpu));
-        holds_.front().cpu_milli = std::max<std::int64_t>(0, acc.cpu);
-        holds_.front().memory_mib = std::max<std::int64_t>(0, acc.memory);
+        holds_.front().cpu_milli = std::max(milli_cpu{0}, acc.cpu);
+        holds_.front().memory_mib = std::max(mebibytes{0}, acc.memory);
       }
       for (const placement& h : holds_) hold_room(h, until);
     }

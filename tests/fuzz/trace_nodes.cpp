@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& n = (*nodes)[i];
     const auto& st = inv.state(i);
     FUZZ_CHECK(inv.spec(i).name == n.sn && st.cpu_free == n.cpu_milli && st.memory_free == n.memory_mib);
-    FUZZ_CHECK(st.full_idle == n.gpu && st.idle_total == 1000 * n.gpu && st.condition == node_condition::up);
+    FUZZ_CHECK(st.full_idle == n.gpu && st.idle_total == 1000 * n.gpu && st.condition == gpurent::node_condition::up);
     if (n.gpu > 0) FUZZ_CHECK(inv.model(inv.spec(i).model).name == n.model);
   }
   return 0;

@@ -68,6 +68,39 @@ struct scene {
   }
 };
 
+TEST_CASE("running jobs: per node, the GPUs preemptible jobs hold, through starts and stops") {
+  // Job 0 (preemptible) has two members on node 0 and one on node 1; job 1 (not preemptible)
+  // shares node 1; job 2 (preemptible) holds a MIG slice, which counts no milli-GPU.
+  const auto on = [](node_index n, std::initializer_list<std::int16_t> milli) {
+    placement p;
+    p.node = n;
+    for (const std::int16_t m : milli) {
+      p.gpus[p.count] = gpu_take{p.count, m, -1, 0};
+      ++p.count;
+    }
+    return p;
+  };
+  running_jobs running(3);
+  const std::vector<placement> a{on(0, {1000, 1000}), on(0, {500}), on(1, {1000})}, b{on(1, {1000, 1000})};
+  std::vector<placement> c{on(2, {})};
+  c[0].gpus[0] = gpu_take{0, 0, 0, 0};
+  c[0].count = 1;
+  running.add(0, a, true);
+  running.add(1, b, false);
+  running.add(2, c, true);
+  CHECK(running.preemptible_milli(0) == 2500);
+  CHECK(running.preemptible_milli(1) == 1000);
+  CHECK(running.preemptible_milli(2) == 0);
+  CHECK(running.on(0).size() == 1);  // once per node
+  running.remove(0, a);
+  CHECK(running.preemptible_milli(0) == 0);
+  CHECK(running.preemptible_milli(1) == 0);
+  running.remove(1, b);
+  running.add(1, b, true);  // the same id may run again, preemptible this time
+  CHECK(running.preemptible_milli(1) == 2000);
+  CHECK(running.all().size() == 2);
+}
+
 TEST_CASE("preemptor: the cheaper victim's node, trials leave the inventory as it was") {
   scene s;
   matcher<policy_best_fit> m(s.inv);

@@ -263,7 +263,7 @@ class fleet_runner {
     }
     s.segment = static_cast<std::uint32_t>(r_.segments.size());
     r_.segments.push_back(seg);
-    running_.add(j, placed_);
+    running_.add(j, placed_, jobs_[j].preemptible);
     ++version_;
     if (r_.first_start[j] == not_started) r_.first_start[j] = start;
     events_.push(event{seg.end, kind::done, j, s.segment});

@@ -21,17 +21,24 @@ namespace gpurent {
 template <Placer Pl>
 class candidate_domains {
  public:
+  struct keep_all {
+    constexpr bool operator()(domain_index) const noexcept { return true; }
+  };
+
   explicit candidate_domains(const Pl& placer) : pl_(&placer) {}
 
   // Calls f(d, jobs) for each domain d of `level` with the running jobs that have a member
   // there (each once); false, calling nothing, when there is no such level (no_level, or a
   // Placer without a topology). `only`, when not null: those domains alone (ascending).
-  template <class F>
-  bool for_each(level_index level, const running_jobs& running, F&& f, const std::vector<domain_index>* only = nullptr) {
+  // keep(d), asked for each domain just before its f, leaves it out when false (its jobs are
+  // not listed).
+  template <class F, class Keep = keep_all>
+  bool for_each(level_index level, const running_jobs& running, F&& f, const std::vector<domain_index>* only = nullptr, Keep&& keep = {}) {
     if constexpr (requires(const Pl& p) { p.topology(); }) {
       if (level == no_level) return false;
       const auto& domains = nodes_by_domain(level);
       const auto visit = [&](domain_index d) {
+        if (!keep(d)) return;
         next_stamp();
         in_domain_.clear();
         for (const node_index n : domains[d])
@@ -68,13 +75,20 @@ class candidate_domains {
   // The nodes of domain d of level l (topology numbers), in node order.
   [[nodiscard]] std::span<const node_index> nodes(level_index l, domain_index d) { return nodes_by_domain(l)[d]; }
 
-  // The milli-GPUs idle on the nodes of domain d of level l that take new work (not drained
-  // or down): at least what a job can be given there without preemption.
-  [[nodiscard]] std::int64_t idle_milli(level_index l, domain_index d, const inventory& inv) {
-    std::int64_t idle = 0;
-    for (const node_index n : nodes_by_domain(l)[d])  // the compact copy of the node's state
-      if (!inv.hot(n).drained) idle += inv.hot(n).idle_total;
-    return idle;
+  // What domain d of level l offers a job that must fit inside it, in milli-GPUs: `idle` on
+  // its nodes that take new work (not drained or down), at least what the job can be given
+  // there without preemption; `preemptible` held there by preemptible jobs, at most what
+  // stopping victims there frees.
+  struct room {
+    std::int64_t idle = 0, preemptible = 0;
+  };
+  [[nodiscard]] room room_of(level_index l, domain_index d, const inventory& inv, const running_jobs& running) {
+    room r;
+    for (const node_index n : nodes_by_domain(l)[d]) {  // the compact copy of the node's state
+      if (!inv.hot(n).drained) r.idle += inv.hot(n).idle_total;
+      r.preemptible += running.preemptible_milli(n);
+    }
+    return r;
   }
 
   // Calls freed(n) for every node of the base blocks `members` use (each block once).

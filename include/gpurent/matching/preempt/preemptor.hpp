@@ -202,12 +202,19 @@ class preemptor {
   [[nodiscard]] bool domain_searched(const gang_request& g) const noexcept { return pl_->topology().level_count() > 0 && g.counted_by_domain(); }
 
   // The plan of level l's domains for g: each domain's eligible candidates with the GPUs
-  // they hold inside it, against what g needs there beyond the domain's idle GPUs.
+  // they hold inside it, against what g needs there beyond the domain's idle GPUs. A domain
+  // whose preemptible jobs hold less than that is left out before its jobs are listed (the
+  // plan would leave it out too); the exhaustive twin lists every domain.
   template <class Candidate, class Members>
   void plan_level(const gang_request& g, level_index l, Candidate& candidate, Members& members, const std::vector<domain_index>* only = nullptr) {
     const cluster_topology& topo = pl_->topology();
     const std::int64_t demand = g.member.is_mig() ? 0 : static_cast<std::int64_t>(g.size()) * g.member.gpu_request_milli();
     plan_.clear();
+    typename candidate_domains<Pl>::room at;  // of the domain keep() was asked about last: the one f() lists
+    const auto keep = [&](domain_index d) {
+      at = domains_.room_of(l, d, pl_->inv(), *running_);
+      return exhaustive_ || at.preemptible >= demand - at.idle;
+    };
     domains_.for_each(
         l, *running_,
         [&](std::uint32_t d, std::span<const std::uint32_t> ids) {
@@ -220,9 +227,9 @@ class preemptor {
               if (topo.domain_of(p.node, l) == d) inside += p.gpu_milli_total();
             plan_.add(*c, inside);
           }
-          plan_.end(demand - domains_.idle_milli(l, d, pl_->inv()), !exhaustive_, cost_ranked && !exhaustive_);
+          plan_.end(demand - at.idle, !exhaustive_, cost_ranked && !exhaustive_);
         },
-        only);
+        only, keep);
     if (!exhaustive_) plan_.order();
   }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Which jobs run where: per node the ids of the running jobs with a member there (once per
-// node), and the list of all running jobs. What a preemption search draws its candidate
-// domains from, and what a node failure stops. Nothing allocates once grown.
+// node), the list of all running jobs, and per node the milli-GPUs that preemptible jobs
+// hold there (what a preemption could free at most). What a preemption search draws its
+// candidate domains from, and what a node failure stops. Nothing allocates once grown.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,17 +19,22 @@ namespace gpurent {
 class running_jobs {
  public:
   running_jobs() = default;
-  explicit running_jobs(std::size_t nodes) : on_node_(nodes) {}
+  explicit running_jobs(std::size_t nodes) : on_node_(nodes), preemptible_milli_(nodes, 0) {}
 
-  // Job j starts with these members.
-  void add(std::uint32_t j, std::span<const placement> members) {
+  // Job j starts with these members; `preemptible`: a preemption may stop it.
+  void add(std::uint32_t j, std::span<const placement> members, bool preemptible = true) {
     GPURENT_ASSERT(j >= at_.size() || at_[j] == none);  // one run per job at a time
     for (const placement& p : members) {
       auto& v = on_node_[p.node];
       if (std::find(v.begin(), v.end(), j) == v.end()) v.push_back(j);
+      if (preemptible) preemptible_milli_[p.node] += p.gpu_milli_total();
     }
-    if (at_.size() <= j) at_.resize(j + 1, none);
+    if (at_.size() <= j) {
+      at_.resize(j + 1, none);
+      preemptible_.resize(j + 1, 0);
+    }
     at_[j] = static_cast<std::uint32_t>(all_.size());
+    preemptible_[j] = preemptible ? 1 : 0;
     all_.push_back(j);
   }
 
@@ -38,6 +44,7 @@ class running_jobs {
     for (const placement& p : members) {
       auto& v = on_node_[p.node];
       if (const auto it = std::find(v.begin(), v.end(), j); it != v.end()) v.erase(it);  // once per node
+      if (preemptible_[j] != 0) preemptible_milli_[p.node] -= p.gpu_milli_total();
     }
     const std::uint32_t last = all_.back();
     all_[at_[j]] = last;
@@ -50,12 +57,16 @@ class running_jobs {
   [[nodiscard]] std::span<const std::uint32_t> on(node_index n) const noexcept { return on_node_[n]; }
   [[nodiscard]] std::span<const std::uint32_t> all() const noexcept { return all_; }
   [[nodiscard]] std::size_t node_count() const noexcept { return on_node_.size(); }
+  // The milli-GPUs preemptible jobs hold on node n: what stopping every victim there frees at most.
+  [[nodiscard]] std::int64_t preemptible_milli(node_index n) const noexcept { return preemptible_milli_[n]; }
 
  private:
   static constexpr std::uint32_t none = ~std::uint32_t{0};
   std::vector<std::vector<std::uint32_t>> on_node_;
   std::vector<std::uint32_t> all_;
   std::vector<std::uint32_t> at_;  // per job: its position in all_, none when not running
+  std::vector<std::int64_t> preemptible_milli_;  // per node
+  std::vector<std::uint8_t> preemptible_;        // per job: added as preemptible
 };
 
 }  // namespace gpurent

@@ -64,7 +64,7 @@ class running_jobs {
   static constexpr std::uint32_t none = ~std::uint32_t{0};
   std::vector<std::vector<std::uint32_t>> on_node_;
   std::vector<std::uint32_t> all_;
-  std::vector<std::uint32_t> at_;  // per job: its position in all_, none when not running
+  std::vector<std::uint32_t> at_;                // per job: its position in all_, none when not running
   std::vector<std::int64_t> preemptible_milli_;  // per node
   std::vector<std::uint8_t> preemptible_;        // per job: added as preemptible
 };

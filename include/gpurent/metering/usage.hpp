@@ -20,7 +20,7 @@ struct usage_record {
   std::string id;
   std::string account;
   std::string resource;
-  std::string mode;
+  std::string mode;                          // the tariff's name for how it is bought, matched exactly like resource (not offer_mode)
   nano_quantity quantity{detail::nano_one};  // GPUs, slices, servers (0.5 allowed)
   instant start{};
   instant end{};

@@ -100,10 +100,10 @@ class inventory : public gpu_vocabulary {
   // Bumped whenever capacity can grow (release, undrain, a new node): a request that found
   // no node stays unplaceable until then.
   [[nodiscard]] std::uint64_t release_epoch() const noexcept { return release_epoch_; }
-  // Nothing placed and not drained: the state add_node gave the node, so two untouched
+  // Nothing placed and up: the state add_node gave the node, so two untouched
   // nodes with equal specs (the name aside) are in equal states.
   [[nodiscard]] bool untouched(node_index n) const noexcept { return states_[n].placements == 0 && states_[n].condition == node_condition::up; }
-  // The change journal: place, release, drain and add_node each count one change of one
+  // The change journal: place, release, set_condition and add_node each count one change of one
   // node; changed_node(i) is the node of change i (0-based) while i >= change_count() -
   // journal_capacity.
   [[nodiscard]] std::uint64_t change_count() const noexcept { return journal_.count; }

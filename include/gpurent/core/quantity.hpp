@@ -66,7 +66,6 @@ using milli_cpu = detail::quantity<milli_cpu_tag, std::int64_t>;
 // A node's or a request's memory in MiB (Kubernetes' "Mi", the trace's memory_mib): the unit
 // placement counts in, exact for every input it reads. Device memory sizes are `bytes`.
 using mebibytes = detail::quantity<mebibytes_tag, std::int64_t>;
-[[nodiscard]] constexpr bytes to_bytes(mebibytes m) noexcept { return mib(m.count()); }
 
 // Dense compute throughput in GFLOPS (1 TFLOPS = 1000), exact for every published figure
 // (0.25 TFLOPS = 250).

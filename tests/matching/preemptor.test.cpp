@@ -68,7 +68,7 @@ struct scene {
   }
 };
 
-TEST_CASE("running jobs: per node, the GPUs preemptible jobs hold, through starts and stops") {
+TEST_CASE("running jobs: per node, the GPUs each job and the preemptible jobs hold, through starts and stops") {
   // Job 0 (preemptible) has two members on node 0 and one on node 1; job 1 (not preemptible)
   // shares node 1; job 2 (preemptible) holds a MIG slice, which counts no milli-GPU.
   const auto on = [](node_index n, std::initializer_list<std::int16_t> milli) {
@@ -92,9 +92,14 @@ TEST_CASE("running jobs: per node, the GPUs preemptible jobs hold, through start
   CHECK(running.preemptible_milli(1) == 1000);
   CHECK(running.preemptible_milli(2) == 0);
   CHECK(running.on(0).size() == 1);  // once per node
+  const auto held = [&](node_index n) { return std::vector<std::int64_t>(running.held_on(n).begin(), running.held_on(n).end()); };
+  CHECK(held(0) == std::vector<std::int64_t>{2500});        // job 0's two placements there, summed
+  CHECK(held(1) == std::vector<std::int64_t>{1000, 2000});  // in the order of on(1): jobs 0 and 1
   running.remove(0, a);
   CHECK(running.preemptible_milli(0) == 0);
   CHECK(running.preemptible_milli(1) == 0);
+  CHECK(held(0).empty());
+  CHECK(held(1) == std::vector<std::int64_t>{2000});  // job 1's entry moved with its id
   running.remove(1, b);
   running.add(1, b, true);  // the same id may run again, preemptible this time
   CHECK(running.preemptible_milli(1) == 2000);

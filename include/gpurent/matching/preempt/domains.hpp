@@ -27,11 +27,11 @@ class candidate_domains {
 
   explicit candidate_domains(const Pl& placer) : pl_(&placer) {}
 
-  // Calls f(d, jobs) for each domain d of `level` with the running jobs that have a member
-  // there (each once); false, calling nothing, when there is no such level (no_level, or a
-  // Placer without a topology). `only`, when not null: those domains alone (ascending).
-  // keep(d), asked for each domain just before its f, leaves it out when false (its jobs are
-  // not listed).
+  // Calls f(d, jobs, held) for each domain d of `level` with the running jobs that have a
+  // member there (each once) and the milli-GPUs each holds inside d (held[k]: jobs[k]'s);
+  // false, calling nothing, when there is no such level (no_level, or a Placer without a
+  // topology). `only`, when not null: those domains alone (ascending). keep(d), asked for
+  // each domain just before its f, leaves it out when false (its jobs are not listed).
   template <class F, class Keep = keep_all>
   bool for_each(level_index level, const running_jobs& running, F&& f, const std::vector<domain_index>* only = nullptr, Keep&& keep = {}) {
     if constexpr (requires(const Pl& p) { p.topology(); }) {
@@ -41,14 +41,27 @@ class candidate_domains {
         if (!keep(d)) return;
         next_stamp();
         in_domain_.clear();
-        for (const node_index n : domains[d])
-          for (const std::uint32_t v : running.on(n)) {
-            if (seen_.size() <= v) seen_.resize(v + 1, 0);
-            if (seen_[v] == stamp_) continue;
+        held_.clear();
+        for (const node_index n : domains[d]) {
+          const std::span<const std::uint32_t> on = running.on(n);
+          const std::span<const std::int64_t> held = running.held_on(n);
+          for (std::size_t i = 0; i < on.size(); ++i) {
+            const std::uint32_t v = on[i];
+            if (seen_.size() <= v) {
+              seen_.resize(v + 1, 0);
+              at_.resize(v + 1, 0);
+            }
+            if (seen_[v] == stamp_) {
+              held_[at_[v]] += held[i];
+              continue;
+            }
             seen_[v] = stamp_;
+            at_[v] = static_cast<std::uint32_t>(in_domain_.size());
             in_domain_.push_back(v);
+            held_.push_back(held[i]);
           }
-        f(static_cast<std::uint32_t>(d), std::span<const std::uint32_t>(in_domain_));
+        }
+        f(static_cast<std::uint32_t>(d), std::span<const std::uint32_t>(in_domain_), std::span<const std::int64_t>(held_));
       };
       if (only != nullptr) {
         for (const domain_index d : *only) visit(d);
@@ -130,7 +143,9 @@ class candidate_domains {
   const Pl* pl_;
   std::vector<std::vector<std::vector<node_index>>> by_level_;
   std::vector<std::uint32_t> seen_;  // per job: stamp_ when listed
+  std::vector<std::uint32_t> at_;    // per job listed: its place in in_domain_
   std::vector<std::uint32_t> in_domain_;
+  std::vector<std::int64_t> held_;  // parallel to in_domain_: milli-GPUs inside the domain
   std::uint32_t stamp_ = 0;
 };
 

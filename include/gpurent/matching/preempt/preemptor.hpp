@@ -17,10 +17,11 @@
 //    (by_segments);
 //  - any other job: the whole cluster, with every running job.
 // set_exhaustive visits every domain in order (the slow twin). A fit test releases the
-// flagged candidates through the Placer, asks it, and restores them exactly. After the
-// caller stops the victims, place() puts the preemptor in their room (by the Placer's
-// policy, as any placement) and hold_for() keeps what the victims still hold until they stop
-// (holds.hpp). Nothing allocates once grown.
+// flagged candidates through the Placer, asks it, and restores them exactly; a test on one
+// node or inside one domain releases only their members there (trial_parts; the slow twin
+// releases every member). After the caller stops the victims, place() puts the preemptor
+// in their room (by the Placer's policy, as any placement) and hold_for() keeps what the
+// victims still hold until they stop (holds.hpp). Nothing allocates once grown.
 
 #include <algorithm>
 #include <array>
@@ -31,6 +32,7 @@
 #include <queue>
 #include <span>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -62,26 +64,31 @@ class preemptor {
   [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
                             GangOf&& gang) {
     sel_.reset();
+    scoped_ = !exhaustive_ && pl_->inv().held_segments() == 0 && !network_isolated(g);
     // Does test() hold with the candidates flagged in m released? They are restored after.
-    const auto trial = [&](std::span<const victim> cands, victim_mask m, auto&& test) {
+    // Only the members on nodes where inside(n) are released (trial_parts).
+    const auto trial = [&](std::span<const victim> cands, victim_mask m, auto&& test, auto&& inside) {
+      trial_parts(cands, m, members, inside);
       for (std::size_t i = 0; i < cands.size(); ++i)
-        if (m[i] != 0) pl_->release(cands[i].job, members(cands[i].job));
+        if (m[i] != 0) pl_->release(cands[i].job, part(i, members(cands[i].job)));
       const bool ok = test();
       for (std::size_t i = cands.size(); i-- > 0;)
-        if (m[i] != 0) pl_->restore(gang(cands[i].job), cands[i].job, members(cands[i].job));
+        if (m[i] != 0) pl_->restore(gang(cands[i].job), cands[i].job, part(i, members(cands[i].job)));
       return ok;
     };
-    const auto search = [&](std::uint32_t domain, std::span<const victim> cands, auto&& test) {
-      sel_.consider(domain, cands, [&](victim_mask m) { return trial(cands, m, test); });
+    const auto search = [&](std::uint32_t domain, std::span<const victim> cands, auto&& test, auto&& inside) {
+      sel_.consider(domain, cands, [&](victim_mask m) { return trial(cands, m, test, inside); });
     };
-    const auto consider = [&](std::uint32_t domain, std::span<const std::uint32_t> ids, auto&& test) {
+    const auto consider = [&](std::uint32_t domain, std::span<const std::uint32_t> ids, auto&& test, auto&& inside) {
       collect(ids, candidate);
-      search(domain, cand_, test);
+      search(domain, cand_, test, inside);
     };
     const auto fits = [&] { return pl_->fits(g, j); };
     if (g.node_local()) {
       const auto on_node = [&](node_index n) {
-        if (!running_->on(n).empty()) consider(n, running_->on(n), [&] { return pl_->admits(n, g, j); });
+        if (!running_->on(n).empty())
+          consider(
+              n, running_->on(n), [&] { return pl_->admits(n, g, j); }, [n](node_index x) { return x == n; });
       };
       if (freed != nullptr) {
         sorted_.assign(freed->begin(), freed->end());
@@ -91,10 +98,12 @@ class preemptor {
         for (node_index n = 0; n < running_->node_count(); ++n) on_node(n);
       }
     } else if constexpr (DomainPlacer<Pl>) {
-      if (!by_domains(g, j, freed, candidate, members, search) && !by_segments(g, j, candidate, members, trial, search))
-        consider(0, running_->all(), fits);
-    } else if (!domains_.for_each(g.required, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids) { consider(d, ids, fits); })) {
-      consider(0, running_->all(), fits);
+      if (!by_domains(g, j, freed, candidate, search) && !by_segments(g, j, candidate, trial, search))
+        consider(0, running_->all(), fits, everywhere{});
+    } else if (!domains_.for_each(g.required, *running_, [&](std::uint32_t d, std::span<const std::uint32_t> ids, std::span<const std::int64_t>) {
+                 consider(d, ids, fits, everywhere{});
+               })) {
+      consider(0, running_->all(), fits, everywhere{});
     }
     return sel_.found();
   }
@@ -129,18 +138,18 @@ class preemptor {
   // A gang of like members required inside one domain of a level: each domain of the level
   // a candidate of its own, a set one that makes room for the whole gang inside it, the
   // domains searched in the plan's order (plan.hpp). False: not such a gang.
-  template <class Candidate, class Members, class Search>
-  [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate& candidate, Members& members,
-                                Search& search) {
+  template <class Candidate, class Search>
+  [[nodiscard]] bool by_domains(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate& candidate, Search& search) {
     if (!domain_searched(g) || g.required == no_level) return false;
     const level_index level = g.required;
     const std::int64_t size = g.units();
     if (freed != nullptr) domains_.domains_of(level, *freed, near_);
-    plan_level(g, level, candidate, members, freed != nullptr ? &near_ : nullptr);
+    plan_level(g, level, candidate, freed != nullptr ? &near_ : nullptr);
     for (const domain_plan::entry& e : plan_.entries()) {
       if (!exhaustive_ && sel_.found() && cost_ranked && e.bound > std::get<0>(sel_.rank())) break;
       const node_index in = domains_.nodes(level, e.domain).front();
-      search(e.domain, plan_.victims(e), [&] { return pl_->units(g, j, level, in) >= size; });
+      search(
+          e.domain, plan_.victims(e), [&] { return pl_->units(g, j, level, in) >= size; }, in_domain(level, e.domain));
     }
     return true;
   }
@@ -153,8 +162,8 @@ class preemptor {
   // order) joined; the set then chosen among the jobs of that union for the whole gang, by the
   // policy, as any domain. False: not such a gang, or the union gave no set (the whole
   // cluster is searched then).
-  template <class Candidate, class Members, class Trial, class Search>
-  [[nodiscard]] bool by_segments(const gang_request& g, gang_id j, Candidate& candidate, Members& members, Trial& trial, Search& search) {
+  template <class Candidate, class Trial, class Search>
+  [[nodiscard]] bool by_segments(const gang_request& g, gang_id j, Candidate& candidate, Trial& trial, Search& search) {
     if (!domain_searched(g) || g.segment <= 0 || g.required != no_level) return false;
     const auto missing =
         static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(g.size()) / g.segment - pl_->units(g, j, no_level, 0)));
@@ -162,7 +171,7 @@ class preemptor {
     const level_index block = pl_->topology().block_level();
     gang_request one = g;
     one.workers = g.segment;
-    plan_level(one, block, candidate, members);
+    plan_level(one, block, candidate);
     picks_.clear();
     picked_.clear();
     for (const domain_plan::entry& e : plan_.entries()) {
@@ -170,8 +179,9 @@ class preemptor {
       const node_index in = domains_.nodes(block, e.domain).front();
       const std::int64_t now = pl_->units(one, j, block, in);
       const std::span<const victim> cands = plan_.victims(e);
+      const auto more = [&] { return pl_->units(one, j, block, in) > now; };
       if (!VP::select(
-              cands, [&](victim_mask m) { return trial(cands, m, [&] { return pl_->units(one, j, block, in) > now; }); }, mask_, order_))
+              cands, [&](victim_mask m) { return trial(cands, m, more, in_domain(block, e.domain)); }, mask_, order_))
         continue;
       pick(e.domain, cands);
     }
@@ -180,7 +190,8 @@ class preemptor {
     for (std::size_t k = 0; k < missing; ++k)
       for (const victim& v : std::span<const victim>(picked_.data() + picks_[k].first, picks_[k].count))
         if (std::none_of(joined_.begin(), joined_.end(), [&](const victim& w) { return w.job == v.job; })) joined_.push_back(v);
-    search(0, joined_, [&] { return pl_->fits(g, j); });
+    search(
+        0, joined_, [&] { return pl_->fits(g, j); }, everywhere{});
     return sel_.found();
   }
 
@@ -205,9 +216,8 @@ class preemptor {
   // they hold inside it, against what g needs there beyond the domain's idle GPUs. A domain
   // whose preemptible jobs hold less than that is left out before its jobs are listed (the
   // plan would leave it out too); the exhaustive twin lists every domain.
-  template <class Candidate, class Members>
-  void plan_level(const gang_request& g, level_index l, Candidate& candidate, Members& members, const std::vector<domain_index>* only = nullptr) {
-    const cluster_topology& topo = pl_->topology();
+  template <class Candidate>
+  void plan_level(const gang_request& g, level_index l, Candidate& candidate, const std::vector<domain_index>* only = nullptr) {
     const std::int64_t demand = g.member.is_mig() ? 0 : static_cast<std::int64_t>(g.size()) * g.member.gpu_request_milli();
     plan_.clear();
     typename candidate_domains<Pl>::room at;  // of the domain keep() was asked about last: the one f() lists
@@ -217,16 +227,10 @@ class preemptor {
     };
     domains_.for_each(
         l, *running_,
-        [&](std::uint32_t d, std::span<const std::uint32_t> ids) {
+        [&](std::uint32_t d, std::span<const std::uint32_t> ids, std::span<const std::int64_t> held) {
           plan_.begin(d);
-          for (const std::uint32_t v : ids) {
-            const std::optional<victim> c = candidate(v);
-            if (!c) continue;
-            std::int64_t inside = 0;
-            for (const placement& p : members(v))
-              if (topo.domain_of(p.node, l) == d) inside += p.gpu_milli_total();
-            plan_.add(*c, inside);
-          }
+          for (std::size_t k = 0; k < ids.size(); ++k)
+            if (const std::optional<victim> c = candidate(ids[k])) plan_.add(*c, held[k]);
           plan_.end(demand - at.idle, !exhaustive_, cost_ranked && !exhaustive_);
         },
         only, keep);
@@ -239,6 +243,44 @@ class preemptor {
     std::uint32_t domain;
     std::uint32_t first, count;  // its victims: picked_[first, first + count)
   };
+
+  // Which members of a trial's victims are released. A fit test on node n or inside one
+  // domain counts only the nodes there, and the members elsewhere change nothing there
+  // (capacity, node tenancy and exclusive blocks are per node or per block) unless a network
+  // segment is in play: a segment's tenants span domains, so while any segment is held in
+  // isolation, or for a network-isolated job, every member is released. Releasing fewer
+  // members is the same answer for less work: a victim of 128 nodes tried for one block
+  // releases its 16 members there, and the placer recounts that block alone afterwards.
+  struct everywhere {
+    constexpr bool operator()(node_index) const noexcept { return true; }
+  };
+  [[nodiscard]] auto in_domain(level_index l, std::uint32_t d) const {
+    return [topo = &pl_->topology(), l, d](node_index n) { return topo->domain_of(n, l) == d; };
+  }
+  [[nodiscard]] static bool network_isolated(const gang_request& g) noexcept {
+    for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i)
+      if (g.at(i).isolation == isolation_level::network) return true;
+    return false;
+  }
+  // The members of each flagged candidate that a trial releases, kept in parts_ (whole: all).
+  template <class Members, class Inside>
+  void trial_parts(std::span<const victim> cands, victim_mask m, Members& members, Inside& inside) {
+    parts_.resize(cands.size());
+    part_members_.clear();
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      parts_[i] = part_at{0, 0, true};
+      if (m[i] == 0 || !scoped_ || std::is_same_v<std::remove_cvref_t<Inside>, everywhere>) continue;
+      parts_[i] = part_at{static_cast<std::uint32_t>(part_members_.size()), 0, false};
+      for (const placement& p : members(cands[i].job))
+        if (inside(p.node)) {
+          part_members_.push_back(p);
+          ++parts_[i].count;
+        }
+    }
+  }
+  [[nodiscard]] std::span<const placement> part(std::size_t i, std::span<const placement> all) const noexcept {
+    return parts_[i].whole ? all : std::span<const placement>(part_members_.data() + parts_[i].first, parts_[i].count);
+  }
 
   template <class Candidate>
   void collect(std::span<const std::uint32_t> ids, Candidate& candidate) {
@@ -261,6 +303,13 @@ class preemptor {
   std::vector<victim> cand_;
   std::vector<node_index> sorted_;
   std::vector<domain_index> near_;  // by_domains: the domains of the freed nodes
+  struct part_at {
+    std::uint32_t first = 0, count = 0;
+    bool whole = true;
+  };
+  bool scoped_ = false;                  // this decision's trials may release members in part
+  std::vector<part_at> parts_;           // per candidate of a trial: what it releases
+  std::vector<placement> part_members_;  // the parts that are not whole
   victim_holds<Pl> holds_{*pl_, domains_};
 };
 

@@ -571,9 +571,20 @@ TEST_CASE("gangs: with departures, trial releases and held blocks the cached pla
         const auto at = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
         const gang_id k = at->first;
         const auto& v = at->second;
-        t.both([&](auto& p) { p.release(k, v.second); });
+        // Half of them release only the members in one base block, as a preemption's fit
+        // test inside that block does (preempt/preemptor.hpp, trial_parts).
+        std::vector<placement> part;
+        const domain_index b = v.second.empty() ? outside_topology : t.a.topo.block_of(v.second.front().node);
+        for (const placement& p : v.second)
+          if (uniform_below(rng, 2) == 0 || t.a.topo.block_of(p.node) == b) part.push_back(p);
+        const std::span<const placement> released = uniform_below(rng, 2) == 0 ? std::span<const placement>(v.second) : part;
+        t.both([&](auto& p) { p.release(k, released); });
         if (v.first.counted_by_domain()) REQUIRE(t.fast.units(v.first, k, no_level, 0) == t.slow.units(v.first, k, no_level, 0));
-        t.both([&](auto& p) { p.restore(v.first, k, v.second); });
+        if (v.first.counted_by_domain() && b != outside_topology) {
+          const level_index bl = t.a.topo.block_level();
+          REQUIRE(t.fast.units(v.first, k, bl, v.second.front().node) == t.slow.units(v.first, k, bl, v.second.front().node));
+        }
+        t.both([&](auto& p) { p.restore(v.first, k, released); });
       }
       const gang_request g = random_gang(rng);
       std::vector<placement> x;

@@ -202,6 +202,12 @@ class gang_counts {
 
   // The units of the whole cluster, as the last build counted them.
   [[nodiscard]] std::int64_t root_units() const noexcept { return root_units_; }
+  // The most units one domain of level l takes, as the last build with levels counted them.
+  [[nodiscard]] std::int64_t most_units(std::size_t l) const noexcept {
+    std::int64_t most = 0;
+    for (const gang_view& v : level_view_[l]) most = std::max(most, v.units);
+    return most;
+  }
 
  private:
   // The best domain of level l among [first, end) that holds `need` units.

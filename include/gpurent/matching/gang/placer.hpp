@@ -141,7 +141,7 @@ class gang_placer {
     sync();
     const std::int64_t unit = g.unit();
     if (l == no_level) {
-      if (const auto r = room(g, id, unit)) return *r;
+      if (const auto r = room(g, id, unit)) return r->units;
       build_views(g, id, unit, false);
       return counts_.root_units();
     }
@@ -246,7 +246,7 @@ class gang_placer {
     if (!g.homogeneous()) return find_searched(g, id, trial_);
     const std::int64_t unit = g.unit();
     const auto need = g.units();
-    if (const auto r = room(g, id, unit); r && *r < need) return false;  // short of room in the whole cluster
+    if (const auto r = room(g, id, unit); r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
     build_views(g, id, unit, counts::reads_levels(g));
     return counts_.any_holds(g, need);
   }
@@ -324,13 +324,16 @@ class gang_placer {
   // Every group's and domain's view for gang g (id): its capacity where it may go.
   void build_views(const gang_request& g, gang_id id, std::int64_t unit, bool levels) {
     counts_.build(layout_, capacity_.caps(layout_, *inv_, g.member, g.per_node), unit, levels, [&](group_index gi) { return usable(gi, g, id); });
-    if (const auto r = room(g, id, unit)) GPURENT_ASSERT(*r == counts_.root_units());  // the running count is the count
+    if (const auto r = room(g, id, unit))  // the running counts are the counts
+      GPURENT_ASSERT(r->units == counts_.root_units() &&
+                     (!levels || topo_->level_count() == 0 || r->block_most == counts_.most_units(topo_->block_level())));
   }
 
-  // The units g could take in the whole cluster as `id` (the views' root count), from the
-  // running count of gang/room.hpp: nullopt when id holds blocks (the count leaves out every
-  // held block) or on the reference placer, which counts every node.
-  [[nodiscard]] std::optional<std::int64_t> room(const gang_request& g, gang_id id, std::int64_t unit) {
+  // The units g could take in the whole cluster as `id` (the views' root count) and in the
+  // roomiest base block, from the running count of gang/room.hpp: nullopt when id holds
+  // blocks (the count leaves out every held block) or on the reference placer, which counts
+  // every node.
+  [[nodiscard]] std::optional<gang_room::count> room(const gang_request& g, gang_id id, std::int64_t unit) {
     if constexpr (!std::is_same_v<Capacity, cached_gang_capacity<Cs>>) {
       return std::nullopt;
     } else {
@@ -344,7 +347,7 @@ class gang_placer {
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const std::int64_t unit = g.unit();
     const auto need = g.units();
-    if (const auto r = room(g, id, unit); r && *r < need) return false;  // short of room in the whole cluster
+    if (const auto r = room(g, id, unit); r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
     build_views(g, id, unit, counts::reads_levels(g));
     if (!counts_.any_holds(g, need)) return false;
     const std::optional<scope> s = counts_.choose_scope(layout_, ctx_, g, need, unit);

@@ -7,8 +7,11 @@
 // placer's views (gang_counts::root_units), so a gang short of it fits nowhere: a queued
 // gang retried after every release learns that from the changes alone. The placer checks
 // the two counts agree whenever it builds the views; reference/full_scan_gang.hpp does not
-// use this count at all.
+// use this count at all. Beside the sum it keeps how many base blocks take each number of
+// units, so the most that one block takes is known too: a gang required inside one block
+// that no block holds is refused from the changes alone as well.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -41,35 +44,41 @@ class gang_room {
     for (entry& e : entries_) e.used = 0;
   }
 
-  // Shape s's units now: `units_of(g)` is group g's contribution (0 where s may not go);
+  // A shape's room: the units of the whole cluster, and the most units one base block takes.
+  struct count {
+    std::int64_t units = 0;
+    std::int64_t block_most = 0;
+    // Whether gang g of `need` units fits nowhere: short of room in the whole cluster, or,
+    // required inside one base block (`block`: the block level), in every block.
+    [[nodiscard]] bool short_for(const gang_request& g, std::int64_t need, level_index block) const noexcept {
+      return units < need || (g.required != no_level && g.required == block && block_most < need);
+    }
+  };
+
+  // Shape s's room now: `units_of(g)` is group g's contribution (0 where s may not go);
   // `segment_changes` as the capacity cache reads it (a change re-reads every group).
   template <class UnitsOf>
-  [[nodiscard]] std::int64_t units(const gang_layout& l, const shape& s, std::uint64_t segment_changes, UnitsOf&& units_of) {
+  [[nodiscard]] count units(const gang_layout& l, const shape& s, std::uint64_t segment_changes, UnitsOf&& units_of) {
     entry& e = entry_for(s, l.group_count());
     const auto changed = l.changed_since(e.seen);
     if (e.segment_changes != segment_changes || !changed || changed->size() >= e.units.size()) {
       e.sum = 0;
-      for (group_index g = 0; g < e.units.size(); ++g) {
-        e.units[g] = units_of(g);
-        e.sum += e.units[g];
-      }
+      e.blocks.assign(1, static_cast<std::int64_t>(l.block_count()));  // every block at 0 units, then moved
+      e.most = 0;
+      std::fill(e.units.begin(), e.units.end(), 0);
+      for (group_index g = 0; g < e.units.size(); ++g) set(e, l, g, units_of(g));
     } else {
-      for (const group_index g : *changed) {
-        const std::int64_t u = units_of(g);
-        e.sum += u - e.units[g];
-        e.units[g] = u;
-      }
+      for (const group_index g : *changed) set(e, l, g, units_of(g));
     }
     e.seen = l.changes();
     e.segment_changes = segment_changes;
-    return e.sum;
+    return {e.sum, e.most};
   }
 
   // units for gang g in `unit`s, from the capacity source's counts: a group `open` opens to
   // g takes what its free room holds of g's member, in whole units.
   template <class Capacity, class Open>
-  [[nodiscard]] std::int64_t of_gang(const gang_layout& l, Capacity& capacity, const inventory& inv, const gang_request& g, std::int64_t unit,
-                                     Open&& open) {
+  [[nodiscard]] count of_gang(const gang_layout& l, Capacity& capacity, const inventory& inv, const gang_request& g, std::int64_t unit, Open&& open) {
     const std::span<const gang_group_caps> caps = capacity.caps(l, inv, g.member, g.per_node);
     const shape s{g.member, g.per_node, unit, g.topology_bound(), g.exclusive};
     return units(l, s, inv.segment_changes(g.member), [&](group_index gi) -> std::int64_t { return open(gi) ? caps[gi].cap / unit : 0; });
@@ -82,8 +91,23 @@ class gang_room {
     std::uint64_t seen = 0;  // the layout's change log position when counted (0: never)
     std::uint64_t segment_changes = 0;
     std::int64_t sum = 0;
-    std::vector<std::int64_t> units;  // per group
+    std::vector<std::int64_t> units;   // per group
+    std::vector<std::int64_t> blocks;  // per number of units: the base blocks that take that many
+    std::int64_t most = 0;             // the largest number of units a base block takes
   };
+
+  // Group g takes u units now.
+  static void set(entry& e, const gang_layout& l, group_index g, std::int64_t u) {
+    const std::int64_t was = e.units[g];
+    e.sum += u - was;
+    e.units[g] = u;
+    if (l.outside(g) || u == was) return;
+    if (static_cast<std::size_t>(u) >= e.blocks.size()) e.blocks.resize(static_cast<std::size_t>(u) + 1, 0);
+    --e.blocks[static_cast<std::size_t>(was)];
+    ++e.blocks[static_cast<std::size_t>(u)];
+    e.most = std::max(e.most, u);
+    while (e.most > 0 && e.blocks[static_cast<std::size_t>(e.most)] == 0) --e.most;
+  }
 
   // The entry of s; a new one replaces the least recently used.
   [[nodiscard]] entry& entry_for(const shape& s, std::size_t groups) {
@@ -92,6 +116,8 @@ class gang_room {
       e->s = s;
       e->seen = 0;  // the log starts past 0: every group is read
       e->units.assign(groups, 0);
+      e->blocks.clear();  // seen = 0: the first read counts every group
+      e->most = 0;
     }
     return *e;
   }

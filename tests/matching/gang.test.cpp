@@ -499,12 +499,15 @@ TEST_CASE("gangs: on random small clusters every policy places exactly the gangs
   }
 }
 
-// The cached placer and the full-scan baseline over two equal clusters, driven alike.
+// The cached placer and the full-scan baseline over two equal clusters, driven alike (the
+// cached one's running counts and choices, gang/room.hpp and gang/best.hpp, against views
+// of every group).
+template <GangPolicy GP>
 struct twins {
   cluster a{2, 4, 4, 4, 3};
   cluster b{2, 4, 4, 4, 3};
-  gang_placer<gang_policy_gpurent> fast{a.inv, a.topo};
-  full_scan_gang_placer<gang_policy_gpurent> slow{b.inv, b.topo};
+  gang_placer<GP> fast{a.inv, a.topo};
+  full_scan_gang_placer<GP> slow{b.inv, b.topo};
 
   // Both count g's room in the whole cluster alike (the running count of gang/room.hpp
   // against the full count), and both place it, or neither, on the same nodes.
@@ -524,72 +527,88 @@ struct twins {
   }
 };
 
+template <GangPolicy GP>
+void twins_place(std::uint64_t seed) {
+  INFO(GP::name);
+  std::mt19937_64 rng(seed);
+  twins<GP> t;
+  std::vector<gang_request> gangs;
+  std::vector<std::vector<placement>> placed;
+  for (gang_id id = 0; id < 80; ++id) {
+    const gang_request g = random_gang(rng);
+    std::vector<placement> x;
+    (void)t.place(g, id, x);
+    gangs.push_back(g);
+    placed.push_back(x);
+  }
+  const gang_check_result r = check_gangs(t.a.inv, t.a.topo, gangs, placed);
+  CHECK(r.violations == 0);
+}
+
 TEST_CASE("gangs: the full-scan baseline makes the cached placer's decisions, and check_gangs finds no violation") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    std::mt19937_64 rng(seed);
-    twins t;
-    std::vector<gang_request> gangs;
-    std::vector<std::vector<placement>> placed;
-    for (gang_id id = 0; id < 80; ++id) {
-      const gang_request g = random_gang(rng);
-      std::vector<placement> x;
-      (void)t.place(g, id, x);
-      gangs.push_back(g);
-      placed.push_back(x);
+    twins_place<gang_policy_gpurent>(seed);
+    twins_place<gang_policy_best_fit>(seed);
+    twins_place<gang_policy_slurm_block>(seed);
+  }
+}
+
+template <GangPolicy GP>
+void twins_churn(std::uint64_t seed) {
+  INFO(GP::name);
+  std::mt19937_64 rng(seed);
+  twins<GP> t;
+  std::map<gang_id, std::pair<gang_request, std::vector<placement>>> live;
+  for (gang_id id = 0; id < 300; ++id) {
+    INFO("seed " << seed << " gang " << id);
+    if (!live.empty() && uniform_below(rng, 3) == 0) {  // a departure, an exclusive one's blocks held a while
+      auto it = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+      const gang_id k = it->first;  // not a structured binding: clang 14 does not capture those
+      const auto& v = it->second;
+      t.both([&](auto& p) { p.release(k, v.second); });
+      if (v.first.exclusive && uniform_below(rng, 2) == 0) {
+        t.both([&](auto& p) { p.hold_blocks(k, v.second); });
+        std::vector<placement> x;
+        if (t.place(v.first, id, x)) t.both([&](auto& p) { p.release(id, x); });  // the held blocks closed to it
+        t.both([&](auto& p) { p.unhold_blocks(k, v.second); });
+      }
+      live.erase(it);
     }
-    const gang_check_result r = check_gangs(t.a.inv, t.a.topo, gangs, placed);
-    CHECK(r.violations == 0);
+    if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: each layout reads every node again
+      const auto n = static_cast<node_index>(uniform_below(rng, t.a.inv.size()));
+      const node_condition was = t.a.inv.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
+      for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) t.both([&](auto& p) { p.set_condition(n, i % 2 == 0 ? other : was); });
+    }
+    if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
+      const auto at = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
+      const gang_id k = at->first;
+      const auto& v = at->second;
+      // Half of them release only the members in one base block, as a preemption's fit
+      // test inside that block does (preempt/preemptor.hpp, trial_parts).
+      std::vector<placement> part;
+      const domain_index b = v.second.empty() ? outside_topology : t.a.topo.block_of(v.second.front().node);
+      for (const placement& p : v.second)
+        if (uniform_below(rng, 2) == 0 || t.a.topo.block_of(p.node) == b) part.push_back(p);
+      const std::span<const placement> released = uniform_below(rng, 2) == 0 ? std::span<const placement>(v.second) : part;
+      t.both([&](auto& p) { p.release(k, released); });
+      if (v.first.counted_by_domain()) REQUIRE(t.fast.units(v.first, k, no_level, 0) == t.slow.units(v.first, k, no_level, 0));
+      if (v.first.counted_by_domain() && b != outside_topology) {
+        const level_index bl = t.a.topo.block_level();
+        REQUIRE(t.fast.units(v.first, k, bl, v.second.front().node) == t.slow.units(v.first, k, bl, v.second.front().node));
+      }
+      t.both([&](auto& p) { p.restore(v.first, k, released); });
+    }
+    const gang_request g = random_gang(rng);
+    std::vector<placement> x;
+    if (t.place(g, id, x)) live[id] = {g, x};
   }
 }
 
 TEST_CASE("gangs: with departures, trial releases and held blocks the cached placer still decides as the full scan") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    std::mt19937_64 rng(seed);
-    twins t;
-    std::map<gang_id, std::pair<gang_request, std::vector<placement>>> live;
-    for (gang_id id = 0; id < 300; ++id) {
-      INFO("seed " << seed << " gang " << id);
-      if (!live.empty() && uniform_below(rng, 3) == 0) {  // a departure, an exclusive one's blocks held a while
-        auto it = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
-        const gang_id k = it->first;  // not a structured binding: clang 14 does not capture those
-        const auto& v = it->second;
-        t.both([&](auto& p) { p.release(k, v.second); });
-        if (v.first.exclusive && uniform_below(rng, 2) == 0) {
-          t.both([&](auto& p) { p.hold_blocks(k, v.second); });
-          std::vector<placement> x;
-          if (t.place(v.first, id, x)) t.both([&](auto& p) { p.release(id, x); });  // the held blocks closed to it
-          t.both([&](auto& p) { p.unhold_blocks(k, v.second); });
-        }
-        live.erase(it);
-      }
-      if (uniform_below(rng, 15) == 0) {  // a burst past the inventory's journal: each layout reads every node again
-        const auto n = static_cast<node_index>(uniform_below(rng, t.a.inv.size()));
-        const node_condition was = t.a.inv.condition(n), other = was == node_condition::up ? node_condition::drain : node_condition::up;
-        for (std::size_t i = 0; i < inventory::journal_capacity + 2; ++i) t.both([&](auto& p) { p.set_condition(n, i % 2 == 0 ? other : was); });
-      }
-      if (!live.empty() && uniform_below(rng, 4) == 0) {  // a trial release and its undo
-        const auto at = std::next(live.begin(), static_cast<std::ptrdiff_t>(uniform_below(rng, live.size())));
-        const gang_id k = at->first;
-        const auto& v = at->second;
-        // Half of them release only the members in one base block, as a preemption's fit
-        // test inside that block does (preempt/preemptor.hpp, trial_parts).
-        std::vector<placement> part;
-        const domain_index b = v.second.empty() ? outside_topology : t.a.topo.block_of(v.second.front().node);
-        for (const placement& p : v.second)
-          if (uniform_below(rng, 2) == 0 || t.a.topo.block_of(p.node) == b) part.push_back(p);
-        const std::span<const placement> released = uniform_below(rng, 2) == 0 ? std::span<const placement>(v.second) : part;
-        t.both([&](auto& p) { p.release(k, released); });
-        if (v.first.counted_by_domain()) REQUIRE(t.fast.units(v.first, k, no_level, 0) == t.slow.units(v.first, k, no_level, 0));
-        if (v.first.counted_by_domain() && b != outside_topology) {
-          const level_index bl = t.a.topo.block_level();
-          REQUIRE(t.fast.units(v.first, k, bl, v.second.front().node) == t.slow.units(v.first, k, bl, v.second.front().node));
-        }
-        t.both([&](auto& p) { p.restore(v.first, k, released); });
-      }
-      const gang_request g = random_gang(rng);
-      std::vector<placement> x;
-      if (t.place(g, id, x)) live[id] = {g, x};
-    }
+    twins_churn<gang_policy_gpurent>(seed);
+    twins_churn<gang_policy_best_fit>(seed);
+    twins_churn<gang_policy_slurm_block>(seed);
   }
 }
 

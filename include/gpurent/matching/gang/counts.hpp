@@ -50,18 +50,8 @@ class gang_counts {
   void build(const gang_layout& layout, std::span<const gang_group_caps> caps, std::int64_t unit, bool levels, Usable&& usable) {
     root_units_ = 0;
     for (group_index gi = 0; gi < group_view_.size(); ++gi) {
-      gang_view& v = group_view_[gi];
-      const bool use = usable(gi);
-      const gang_group_caps& c = caps[gi];
-      v.block = !layout.outside(gi);
-      v.outside = layout.outside(gi);
-      v.busy_nodes = layout.busy_nodes(gi);
-      v.cap = use ? c.cap : 0;
-      v.units = unit == 1 ? v.cap : v.cap / unit;  // most gangs: no division per group
-      v.free_nodes = use ? c.free_nodes : 0;
-      v.whole_nodes = use ? c.whole_nodes : 0;
-      v.whole_cap = use ? c.whole_cap : 0;
-      root_units_ += v.units;
+      group_view_[gi] = view_of(layout, caps[gi], gi, unit, usable(gi));
+      root_units_ += group_view_[gi].units;
     }
     if (!levels) return;
     for (std::size_t l = layout.level_count(); l-- > 0;) {
@@ -73,6 +63,20 @@ class gang_counts {
         level_view_[l][d] = v;
       }
     }
+  }
+
+  // Group gi's view for a gang: its counts c where `use` (the gang may go there), else none.
+  [[nodiscard]] static gang_view view_of(const gang_layout& layout, const gang_group_caps& c, group_index gi, std::int64_t unit, bool use) noexcept {
+    gang_view v;
+    v.block = !layout.outside(gi);
+    v.outside = layout.outside(gi);
+    v.busy_nodes = layout.busy_nodes(gi);
+    v.cap = use ? c.cap : 0;
+    v.units = unit == 1 ? v.cap : v.cap / unit;  // most gangs: no division per group
+    v.free_nodes = use ? c.free_nodes : 0;
+    v.whole_nodes = use ? c.whole_nodes : 0;
+    v.whole_cap = use ? c.whole_cap : 0;
+    return v;
   }
 
   // Whether a decision for g reads the domains' views, or only the groups' and the whole

@@ -38,6 +38,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/matching/constraints.hpp>
 #include <gpurent/matching/gang/assign.hpp>
+#include <gpurent/matching/gang/best.hpp>
 #include <gpurent/matching/gang/capacity.hpp>
 #include <gpurent/matching/gang/counts.hpp>
 #include <gpurent/matching/gang/holders.hpp>
@@ -46,6 +47,7 @@
 #include <gpurent/matching/gang/request.hpp>
 #include <gpurent/matching/gang/room.hpp>
 #include <gpurent/matching/gang/search.hpp>
+#include <gpurent/matching/gang/segments.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/node/policy.hpp>
 #include <gpurent/matching/observer.hpp>
@@ -54,35 +56,6 @@
 #include <gpurent/spec/cluster_topology.hpp>
 
 namespace gpurent {
-
-namespace detail {
-// Whether another tenant keeps g's network members out of segment s (segment_tenancy):
-// it holds the segment in network isolation, or has work there.
-enum class segment_refusal : std::uint8_t { open, held, busy };
-[[nodiscard]] inline segment_refusal segment_refusal_of(const inventory& inv, const gang_request& g, segment_id s) noexcept {
-  const segment_tenancy& t = inv.segment_tenants(s);
-  segment_refusal why = segment_refusal::open;
-  for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i) {
-    const placement_request& r = g.at(i);
-    if (r.isolation != isolation_level::network) continue;
-    if (!t.open_to(r.tenant)) return segment_refusal::held;
-    if (!t.only(r.tenant)) why = segment_refusal::busy;
-  }
-  return why;
-}
-
-// The reasons of explain_segments: the segments other tenants keep (network isolation),
-// and of the rest those without room (of `failing` segments that do not hold the gang).
-inline void explain_segment_reasons(const std::array<std::size_t, 3>& refused, std::size_t failing, why_not& w) {
-  const std::size_t held = refused[static_cast<std::size_t>(segment_refusal::held)];
-  const std::size_t busy = refused[static_cast<std::size_t>(segment_refusal::busy)];
-  w.reasons.clear();
-  if (held > 0) w.reasons.push_back({"are held in isolation by another tenant (network segment)", held});
-  if (busy > 0) w.reasons.push_back({"hold another tenant's work (network segment)", busy});
-  if (failing > held + busy || held + busy == 0) w.reasons.push_back({"have room for fewer (network segment)", failing - held - busy});
-}
-
-}  // namespace detail
 
 // Where a placer counts capacity: cached_gang_capacity, or the full scan of every node
 // (reference/full_scan_gang.hpp).
@@ -128,9 +101,7 @@ class gang_placer {
     if (!check_gang(g, *topo_)) return false;
     sync();
     if (!g.picks_segment()) return fits_decided(g, id);
-    return std::any_of(segments_.begin(), segments_.end(), [&](segment_id s) {
-      return detail::segment_refusal_of(*inv_, g, s) == detail::segment_refusal::open && fits_decided(g.in_segment(s, segment_members_), id);
-    });
+    return segments_.first(*inv_, g, [&](const gang_request& gs) { return fits_decided(gs, id); });
   }
 
   // Units of g (members, or segments; like members, no network segment) the domain of level l
@@ -166,7 +137,10 @@ class gang_placer {
   }
 
   // The workload gpurent's policy plans for (fleet run: the jobs change over time).
-  void set_context(gang_context ctx) { ctx_ = std::move(ctx); }
+  void set_context(gang_context ctx) {
+    ctx_ = std::move(ctx);
+    ++context_version_;
+  }
 
   // Gang `id` leaves: every member released, its exclusive blocks free again.
   void release(gang_id id, std::span<const placement> members) noexcept {
@@ -209,7 +183,9 @@ class gang_placer {
       return w;
     }
     sync();
-    return g.picks_segment() ? explain_segments(g) : explain_decided(g);
+    if (!g.picks_segment()) return explain_decided(g);
+    return segments_.explain(
+        *inv_, g, [&](const gang_request& gs) { return fits_decided(gs, no_gang); }, [&](const gang_request& gs) { return explain_decided(gs); });
   }
 
  private:
@@ -232,52 +208,24 @@ class gang_placer {
     return g.homogeneous() ? place_counted(g, id, out) : place_searched(g, id, out);
   }
 
-  // The job-level choice of a network segment: each segment in turn, the first that holds it.
+  // The job-level choice of a network segment (gang/segments.hpp): the first that holds it.
   [[nodiscard]] bool place_in_a_segment(const gang_request& g, gang_id id, std::vector<placement>& out) {
-    for (const segment_id s : segments_) {
-      if (detail::segment_refusal_of(*inv_, g, s) != detail::segment_refusal::open) continue;
-      if (place_decided(g.in_segment(s, segment_members_), id, out)) return true;
+    return segments_.first(*inv_, g, [&](const gang_request& gs) {
+      if (place_decided(gs, id, out)) return true;
       out.clear();
-    }
-    return false;
+      return false;
+    });
   }
 
   [[nodiscard]] bool fits_decided(const gang_request& g, gang_id id) {
     if (!g.homogeneous()) return find_searched(g, id, trial_);
     const std::int64_t unit = g.unit();
     const auto need = g.units();
-    if (const auto r = room(g, id, unit); r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
+    const auto r = room(g, id, unit);
+    if (r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
+    if (r && !counts::reads_levels(g)) return true;                      // the whole cluster's count is the answer
     build_views(g, id, unit, counts::reads_levels(g));
     return counts_.any_holds(g, need);
-  }
-
-  // explain for a gang that picks a segment: per segment, whether it holds the gang.
-  [[nodiscard]] why_not explain_segments(const gang_request& g) {
-    why_not w;
-    std::size_t holding = 0;
-    std::array<std::size_t, 3> refused{};  // per segment_refusal
-    bool failed = false;
-    for (const segment_id s : segments_) {
-      ++refused[static_cast<std::size_t>(detail::segment_refusal_of(*inv_, g, s))];
-      const gang_request gs = g.in_segment(s, segment_members_);
-      if (fits_decided(gs, no_gang)) {
-        ++holding;
-        continue;
-      }
-      why_not ws = explain_decided(gs);
-      if (!failed || ws.fit > w.fit) w = std::move(ws);
-      failed = true;
-    }
-    w.members = g.size();
-    if (segments_.empty()) w.note = "no node is in a network segment (network isolation needs one)";
-    w.candidates = "network segments";
-    w.total = segments_.size();
-    w.holding = holding;
-    w.holds = "all " + std::to_string(g.size()) + " members";
-    detail::explain_segment_reasons(refused, segments_.size() - holding, w);
-    if (!w.note.empty() && !segments_.empty())
-      w.note = "no network segment holds all " + std::to_string(g.size()) + " members (network segment): " + w.note;
-    return w;
   }
 
   // explain for a gang whose every member's constraints are set.
@@ -301,14 +249,11 @@ class gang_placer {
     layout_.build(*inv_, *topo_);
     capacity_.reset();
     room_.reset();
+    best_.reset();
     counts_.reset(layout_);
     assigner_.reset(inv_->size());
     held_.resize(topo_->level_count() == 0 ? 0 : topo_->domain_count(topo_->block_level()));
-    segments_.clear();
-    for (node_index n = 0; n < inv_->size(); ++n)
-      if (const segment_id s = inv_->spec(n).segment; s != no_segment) segments_.push_back(s);
-    std::sort(segments_.begin(), segments_.end());
-    segments_.erase(std::unique(segments_.begin(), segments_.end()), segments_.end());
+    segments_.rebuild(*inv_);
   }
   void sync() {
     if (!layout_.sync(*inv_)) rebuild();
@@ -342,12 +287,30 @@ class gang_placer {
     }
   }
 
+  // For a gang of one unit that reads no level, the group its only step takes, from the
+  // running choice of gang/best.hpp: nullopt when that does not answer (as room), or on the
+  // reference placer.
+  [[nodiscard]] std::optional<group_index> one_unit_group(const gang_request& g, gang_id id, std::int64_t unit, std::int64_t need) {
+    if constexpr (!std::is_same_v<Capacity, cached_gang_capacity<Cs>>) {
+      return std::nullopt;
+    } else {
+      if (need != 1 || counts::reads_levels(g) || (id != no_gang && held_.holds_any(id))) return std::nullopt;
+      return best_.of_gang<GP>(layout_, capacity_, *inv_, ctx_, context_version_, g, unit, [&](group_index gi) { return usable(gi, g, no_gang); });
+    }
+  }
+
   void set_holder(node_index n, gang_id id) noexcept { held_.set(layout_, *topo_, n, id); }
 
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const std::int64_t unit = g.unit();
     const auto need = g.units();
     if (const auto r = room(g, id, unit); r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
+    if (const auto b = one_unit_group(g, id, unit, need)) {  // the group filling every view would choose
+      const std::array<typename counts::step, 1> one{{{*b, 1}}};
+      if (!assigner_.assign(layout_, *inv_, g, one, unit)) return false;
+      assigner_.apply(*inv_, g.member, out);
+      return true;
+    }
     build_views(g, id, unit, counts::reads_levels(g));
     if (!counts_.any_holds(g, need)) return false;
     const std::optional<scope> s = counts_.choose_scope(layout_, ctx_, g, need, unit);
@@ -386,11 +349,12 @@ class gang_placer {
   gang_assigner<GP, Cs> assigner_;
   block_holders held_;  // the exclusive holder of each base block
   gang_room room_;
+  gang_best best_;
+  std::uint64_t context_version_ = 0;  // set_context's count
   gang_search search_;
   std::vector<node_index> search_nodes_;
-  std::vector<placement> trial_;                    // fits' scratch answer for a search
-  std::vector<segment_id> segments_;                // the nodes' network segments, ascending
-  std::vector<placement_request> segment_members_;  // a heterogeneous gang's members in one segment
+  std::vector<placement> trial_;  // fits' scratch answer for a search
+  gang_segments segments_;        // the choice of a network segment
   gang_observer observer_;
 };
 

@@ -47,8 +47,7 @@ class gang_best {
   [[nodiscard]] std::optional<group_index> of_gang(const gang_layout& l, Capacity& capacity, const inventory& inv, const gang_context& ctx,
                                                    std::uint64_t context, const gang_request& g, std::int64_t unit, Open&& open) {
     const std::span<const gang_group_caps> caps = capacity.caps(l, inv, g.member, g.per_node);
-    const shape s{g.member, g.per_node, unit, g.topology_bound(), g.exclusive};
-    return best(l, s, inv.segment_changes(g.member), context, [&](group_index gi) -> std::optional<std::int64_t> {
+    return best(l, shape::of(g, unit), inv.segment_changes(g.member), context, [&](group_index gi) -> std::optional<std::int64_t> {
       const gang_view v = gang_counts<GP>::view_of(l, caps[gi], gi, unit, open(gi));
       if (v.units <= 0) return std::nullopt;
       return GP::score(ctx, v, gang_need{1, 1, unit});
@@ -115,11 +114,7 @@ class gang_best {
     return score ? node{*score, g, true} : node{0, g, false};
   }
 
-  struct entry {
-    shape s;
-    std::uint64_t used = 0;  // 0: empty
-    std::uint64_t seen = 0;  // the layout's change log position when scored (0: never)
-    std::uint64_t segment_changes = 0;
+  struct entry : gang_room::entry_stamp {
     std::uint64_t context = 0;
     std::size_t leaves = 1;  // the first leaf: groups rounded up to a power of two
     std::vector<node> tree;  // [1, leaves): the better child; [leaves, 2 leaves): the groups

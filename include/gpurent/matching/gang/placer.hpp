@@ -17,10 +17,13 @@
 // Speed: a group's capacity for a member shape is cached with the group's version (bumped
 // by any change of one of its nodes, through the inventory's journal), so a decision reads
 // one cached entry per block and recounts only the blocks that changed since that shape
-// was last placed: O(blocks) instead of O(nodes); and a gang that fits nowhere is refused by
-// a running count of each shape's room in the whole cluster (gang/room.hpp), brought up to
-// date by the blocks changed since: O(changes). reference/full_scan_gang.hpp is the same
-// placer recounting every node for every decision (the baseline, same decisions).
+// was last placed: O(blocks) instead of O(nodes); a gang that fits nowhere (in the whole
+// cluster, or in any block when it must fit in one) is refused by a running count of each
+// shape's room (gang/room.hpp), brought up to date by the blocks changed since:
+// O(changes); and a gang of one unit that reads no level takes the group from a running
+// choice per shape (gang/best.hpp), not from a view of every group.
+// reference/full_scan_gang.hpp is the same placer recounting every node for every decision
+// (the baseline, same decisions).
 // Nothing allocates per decision once the scratch space has grown.
 
 #include <algorithm>

@@ -71,8 +71,9 @@ struct gang_request {
   }
   // Whether some member asks for network isolation and no member names a segment: the placer
   // then chooses one segment for the whole gang (gang/placer.hpp), so that it never crosses two.
-  [[nodiscard]] bool picks_segment() const noexcept {
-    if (network_segment() != no_segment) return false;
+  [[nodiscard]] bool picks_segment() const noexcept { return network_segment() == no_segment && network_isolated(); }
+  // Whether some member asks for network isolation.
+  [[nodiscard]] bool network_isolated() const noexcept {
     for (std::size_t i = 0; i < (homogeneous() ? 1 : size()); ++i)
       if (at(i).isolation == isolation_level::network) return true;
     return false;

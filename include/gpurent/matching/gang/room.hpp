@@ -37,6 +37,18 @@ class gang_room {
     bool topology_bound = false;
     bool exclusive = false;
     friend bool operator==(const shape&, const shape&) = default;
+    [[nodiscard]] static shape of(const gang_request& g, std::int64_t unit) noexcept {
+      return {g.member, g.per_node, unit, g.topology_bound(), g.exclusive};
+    }
+  };
+  // What a per-shape entry of a running count records besides its sums (room here, the
+  // choice of gang/best.hpp): its shape, when last used (0: empty, lru_slot), and the change
+  // log position and the segment changes it was brought up to date at.
+  struct entry_stamp {
+    shape s;
+    std::uint64_t used = 0;
+    std::uint64_t seen = 0;  // 0: never (the log starts past 0: every group is read)
+    std::uint64_t segment_changes = 0;
   };
   static constexpr std::size_t shapes = 32;
 
@@ -80,16 +92,12 @@ class gang_room {
   template <class Capacity, class Open>
   [[nodiscard]] count of_gang(const gang_layout& l, Capacity& capacity, const inventory& inv, const gang_request& g, std::int64_t unit, Open&& open) {
     const std::span<const gang_group_caps> caps = capacity.caps(l, inv, g.member, g.per_node);
-    const shape s{g.member, g.per_node, unit, g.topology_bound(), g.exclusive};
-    return units(l, s, inv.segment_changes(g.member), [&](group_index gi) -> std::int64_t { return open(gi) ? caps[gi].cap / unit : 0; });
+    return units(l, shape::of(g, unit), inv.segment_changes(g.member),
+                 [&](group_index gi) -> std::int64_t { return open(gi) ? caps[gi].cap / unit : 0; });
   }
 
  private:
-  struct entry {
-    shape s;
-    std::uint64_t used = 0;  // 0: empty
-    std::uint64_t seen = 0;  // the layout's change log position when counted (0: never)
-    std::uint64_t segment_changes = 0;
+  struct entry : entry_stamp {
     std::int64_t sum = 0;
     std::vector<std::int64_t> units;   // per group
     std::vector<std::int64_t> blocks;  // per number of units: the base blocks that take that many

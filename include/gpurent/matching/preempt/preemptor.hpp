@@ -64,7 +64,7 @@ class preemptor {
   [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
                             GangOf&& gang) {
     sel_.reset();
-    scoped_ = !exhaustive_ && pl_->inv().held_segments() == 0 && !network_isolated(g);
+    scoped_ = !exhaustive_ && pl_->inv().held_segments() == 0 && !g.network_isolated();
     // Does test() hold with the candidates flagged in m released? They are restored after.
     // Only the members on nodes where inside(n) are released (trial_parts).
     const auto trial = [&](std::span<const victim> cands, victim_mask m, auto&& test, auto&& inside) {
@@ -256,11 +256,6 @@ class preemptor {
   };
   [[nodiscard]] auto in_domain(level_index l, std::uint32_t d) const {
     return [topo = &pl_->topology(), l, d](node_index n) { return topo->domain_of(n, l) == d; };
-  }
-  [[nodiscard]] static bool network_isolated(const gang_request& g) noexcept {
-    for (std::size_t i = 0; i < (g.homogeneous() ? 1 : g.size()); ++i)
-      if (g.at(i).isolation == isolation_level::network) return true;
-    return false;
   }
   // The members of each flagged candidate that a trial releases, kept in parts_ (whole: all).
   template <class Members, class Inside>

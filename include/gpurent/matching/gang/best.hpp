@@ -37,9 +37,6 @@ class gang_best {
     for (entry& e : entries_) e.used = 0;
   }
 
-  // The best group for shape s now, nullopt when no group takes a unit. score_of(g): group
-  // g's score, nullopt where it takes none; `segment_changes` as the capacity cache reads it
-  // and `context` the placer's context version (a change of either scores every group again).
   // best for gang g (one unit of `unit` members) under policy GP with context ctx (version
   // `context`): a group `open` opens to g scored by its view, as the whole cluster's fill
   // scores it for its only step (gang_need{1, 1, unit}).
@@ -54,6 +51,9 @@ class gang_best {
     });
   }
 
+  // The best group for shape s now, nullopt when no group takes a unit. score_of(g): group
+  // g's score, nullopt where it takes none; `segment_changes` as the capacity cache reads it
+  // and `context` the placer's context version (a change of either scores every group again).
   template <class ScoreOf>
   [[nodiscard]] std::optional<group_index> best(const gang_layout& l, const shape& s, std::uint64_t segment_changes, std::uint64_t context,
                                                 ScoreOf&& score_of) {

@@ -290,16 +290,10 @@ class gang_placer {
     }
   }
 
-  // For a gang of one unit that reads no level, the group its only step takes, from the
-  // running choice of gang/best.hpp: nullopt when that does not answer (as room), or on the
-  // reference placer.
-  [[nodiscard]] std::optional<group_index> one_unit_group(const gang_request& g, gang_id id, std::int64_t unit, std::int64_t need) {
-    if constexpr (!std::is_same_v<Capacity, cached_gang_capacity<Cs>>) {
-      return std::nullopt;
-    } else {
-      if (need != 1 || counts::reads_levels(g) || (id != no_gang && held_.holds_any(id))) return std::nullopt;
-      return best_.of_gang<GP>(layout_, capacity_, *inv_, ctx_, context_version_, g, unit, [&](group_index gi) { return usable(gi, g, no_gang); });
-    }
+  // For a gang of one unit that reads no level, where the room count answers (`id` holds no
+  // block), the group its only step takes: the running choice of gang/best.hpp.
+  [[nodiscard]] std::optional<group_index> one_unit_group(const gang_request& g, std::int64_t unit) {
+    return best_.of_gang<GP>(layout_, capacity_, *inv_, ctx_, context_version_, g, unit, [&](group_index gi) { return usable(gi, g, no_gang); });
   }
 
   void set_holder(node_index n, gang_id id) noexcept { held_.set(layout_, *topo_, n, id); }
@@ -307,9 +301,10 @@ class gang_placer {
   [[nodiscard]] bool place_counted(const gang_request& g, gang_id id, std::vector<placement>& out) {
     const std::int64_t unit = g.unit();
     const auto need = g.units();
-    if (const auto r = room(g, id, unit); r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
-    if (const auto b = one_unit_group(g, id, unit, need)) {  // the group filling every view would choose
-      const std::array<typename counts::step, 1> one{{{*b, 1}}};
+    const auto r = room(g, id, unit);
+    if (r && r->short_for(g, need, topo_->block_level())) return false;  // short of room everywhere
+    if (const auto b = r && need == 1 && !counts::reads_levels(g) ? one_unit_group(g, unit) : std::nullopt) {
+      const std::array<typename counts::step, 1> one{{{*b, 1}}};  // the group filling every view would choose
       if (!assigner_.assign(layout_, *inv_, g, one, unit)) return false;
       assigner_.apply(*inv_, g.member, out);
       return true;

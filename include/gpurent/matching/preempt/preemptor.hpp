@@ -64,11 +64,11 @@ class preemptor {
   [[nodiscard]] bool choose(const gang_request& g, gang_id j, const std::span<const node_index>* freed, Candidate&& candidate, Members&& members,
                             GangOf&& gang) {
     sel_.reset();
-    scoped_ = !exhaustive_ && pl_->inv().held_segments() == 0 && !g.network_isolated();
+    const bool scoped = !exhaustive_ && pl_->inv().held_segments() == 0 && !g.network_isolated();  // see trial_parts
     // Does test() hold with the candidates flagged in m released? They are restored after.
     // Only the members on nodes where inside(n) are released (trial_parts).
     const auto trial = [&](std::span<const victim> cands, victim_mask m, auto&& test, auto&& inside) {
-      trial_parts(cands, m, members, inside);
+      trial_parts(cands, m, members, inside, scoped);
       for (std::size_t i = 0; i < cands.size(); ++i)
         if (m[i] != 0) pl_->release(cands[i].job, part(i, members(cands[i].job)));
       const bool ok = test();
@@ -257,14 +257,15 @@ class preemptor {
   [[nodiscard]] auto in_domain(level_index l, std::uint32_t d) const {
     return [topo = &pl_->topology(), l, d](node_index n) { return topo->domain_of(n, l) == d; };
   }
-  // The members of each flagged candidate that a trial releases, kept in parts_ (whole: all).
+  // The members of each flagged candidate that a trial releases, kept in parts_ (whole: all);
+  // `scoped`: this decision's trials may release members in part (choose decides).
   template <class Members, class Inside>
-  void trial_parts(std::span<const victim> cands, victim_mask m, Members& members, Inside& inside) {
+  void trial_parts(std::span<const victim> cands, victim_mask m, Members& members, Inside& inside, bool scoped) {
     parts_.resize(cands.size());
     part_members_.clear();
     for (std::size_t i = 0; i < cands.size(); ++i) {
       parts_[i] = part_at{0, 0, true};
-      if (m[i] == 0 || !scoped_ || std::is_same_v<std::remove_cvref_t<Inside>, everywhere>) continue;
+      if (m[i] == 0 || !scoped || std::is_same_v<std::remove_cvref_t<Inside>, everywhere>) continue;
       parts_[i] = part_at{static_cast<std::uint32_t>(part_members_.size()), 0, false};
       for (const placement& p : members(cands[i].job))
         if (inside(p.node)) {
@@ -302,7 +303,6 @@ class preemptor {
     std::uint32_t first = 0, count = 0;
     bool whole = true;
   };
-  bool scoped_ = false;                  // this decision's trials may release members in part
   std::vector<part_at> parts_;           // per candidate of a trial: what it releases
   std::vector<placement> part_members_;  // the parts that are not whole
   victim_holds<Pl> holds_{*pl_, domains_};

@@ -2,8 +2,9 @@
 #pragma once
 // Which jobs run where: per node the ids of the running jobs with a member there (once per
 // node) and the milli-GPUs each holds there, the list of all running jobs, and per node the
-// milli-GPUs that preemptible jobs hold there (what a preemption could free at most). What a preemption search draws its
-// candidate domains from, and what a node failure stops. Nothing allocates once grown.
+// milli-GPUs that preemptible jobs hold there (what a preemption could free at most). What a
+// preemption search draws its candidate domains from, and what a node failure stops.
+// Nothing allocates once grown.
 
 #include <algorithm>
 #include <cstddef>

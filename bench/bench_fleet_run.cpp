@@ -9,12 +9,15 @@
 //     full-scan matcher: the same decisions, checked here), on the first 200 GPU nodes at
 //     K = 1000 (contended: about 80% allocated, hundreds of preemptions) and K = 17.
 // And on generated NVL72-like fleets (no data needed): gangs with preemption from 25 to 400
-// blocks, the loop against the naive loop (bm_fleet_gangs).
+// blocks, the loop against the naive loop (bm_fleet_gangs); and `--check` of such a run,
+// incremental against the reference that checks every running segment at every instant
+// (bm_check_run).
 // The cluster is copied outside the timed region before each run.
 // Run: build-rel/bench/gpurent_bench_fleet_run --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,7 +26,9 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/fleet/reference/check.hpp>
 #include <gpurent/fleet/reference/rescan.hpp>
+#include <gpurent/fleet/run/check.hpp>
 #include <gpurent/io/fleet/fleet_nodes_csv.hpp>
 #include <gpurent/io/fleet/pod_jobs.hpp>
 #include <gpurent/io/text/file.hpp>
@@ -172,6 +177,26 @@ void bm_fleet_gangs(benchmark::State& st) {
   st.counters["preemptions"] = static_cast<double>(r.preemptions);
 }
 
+// `fleet run --check` on the run of a generated fleet (gpurent placement and victims): the
+// incremental check (fleet/run/check.hpp), or (Full) the reference that checks every running
+// segment at every instant (fleet/reference/check.hpp; its count checked against the
+// incremental one's). Items: run segments.
+template <bool Full>
+void bm_check_run(benchmark::State& st) {
+  const generated_fleet& f = nvl72(static_cast<std::int32_t>(st.range(0)), st.range(1));
+  fleet_cluster c = f.cluster;
+  gang_placer<gang_policy_gpurent> b(c.inv, c.topology, context_of(f.jobs, c));
+  const run_result r = run_fleet<victim_policy_gpurent, true>(b, f.jobs, options());
+  std::size_t violations = 0;
+  for (auto _ : st) violations = (Full ? check_run_full(f.cluster, f.jobs, r) : check_run(f.cluster, f.jobs, r)).violations;
+  if (violations != 0 || (Full && check_run(f.cluster, f.jobs, r).violations != violations)) {
+    st.SkipWithError("the check found violations, or the two checks differ");
+    return;
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(r.segments.size()));
+  st.counters["segments"] = static_cast<double>(r.segments.size());
+}
+
 }  // namespace
 
 // Growth with the fleet: 7 days at 25 to 400 blocks (jobs grow with blocks); the naive loop
@@ -179,6 +204,8 @@ void bm_fleet_gangs(benchmark::State& st) {
 BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, false>)->ArgsProduct({{25, 50, 100, 200, 400, 800}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_fleet_gangs<victim_policy_kube, false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_fleet_gangs<victim_policy_gpurent, true>)->ArgsProduct({{25, 50}, {7}})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_check_run<false>)->ArgsProduct({{25, 50, 100, 200, 400}, {7}})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_check_run<true>)->ArgsProduct({{25, 50, 100}, {7}})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run<policy_gpurent, victim_policy_gpurent>)->Args({0, 96})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run<policy_gpurent, victim_policy_gpurent>)->Args({200, 17})->Args({200, 1000})->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_run_rescan<policy_gpurent, victim_policy_gpurent>)->Args({0, 96})->Args({200, 17})->Unit(benchmark::kMillisecond);

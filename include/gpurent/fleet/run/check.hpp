@@ -2,12 +2,22 @@
 #pragma once
 // The placement rules of docs/formats/fleet.md over time (`fleet run --check`): at every instant at which a run
 // segment starts, the segments running then ([start, end), zero-length ones hold nothing) are
-// checked together by check_gangs (matching/gang/check.hpp, sharing no code with the placer):
-// capacity, all members or none, per_node, required, segments, exclusive. A rule can only
-// break when something starts, so these instants cover the whole run. It reads only the
-// segments and their members, not the loop's bookkeeping, so a test can build a run_result
-// from a placements CSV and check that the same way. Node conditions are the cluster's as
-// given (a run with node events changes them over time: not checked here).
+// checked against the rules of check_gangs (matching/gang/check.hpp, sharing no code with the
+// placer): capacity, all members or none, per_node, required, segments, exclusive. A rule can
+// only break when something starts, so these instants cover the whole run; `violations` sums,
+// over them, the members running against a rule then.
+//
+// Incrementally, counting the same: a segment's own rules (gang_rules::own) are checked once,
+// when it starts; the shared ones (capacity per node, exclusive per base block) only where
+// the running members changed since the last instant, one *place* at a time: a base block, a
+// node outside the topology, or "nowhere" (members naming no node). Each place keeps its count
+// of members against a rule, and every instant adds the sum of the counts.
+// fleet/reference/check.hpp checks every running segment at every instant, the twin that
+// tests/fleet/run_check.test.cpp compares this with.
+//
+// It reads only the segments and their members, not the loop's bookkeeping, so a test can
+// build a run_result from a placements CSV and check that the same way. Node conditions are
+// the cluster's as given (a run with node events changes them over time: not checked here).
 
 #include <algorithm>
 #include <cstddef>
@@ -16,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include <gpurent/core/time.hpp>
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/run.hpp>
@@ -24,46 +33,144 @@
 
 namespace gpurent {
 
-namespace detail {
-// check_gangs names "gang K member M": K is the index among the running segments; name the job.
-[[nodiscard]] inline std::string run_check_message(const std::string& m, fleet_time t, std::span<const fleet_job> jobs, const run_result& r,
-                                                   std::span<const std::uint32_t> running) {
-  std::size_t k = 0, at = 5;  // after "gang "
-  while (at < m.size() && m[at] >= '0' && m[at] <= '9') k = k * 10 + static_cast<std::size_t>(m[at++] - '0');
-  if (!m.starts_with("gang ") || k >= running.size()) return "at " + std::to_string(t.count()) + " s: " + m;
-  const run_segment& s = r.segments[running[k]];
-  return "at " + std::to_string(t.count()) + " s: job " + jobs[s.job].name + " run " + std::to_string(s.run) + m.substr(at);
+// "at T s: job NAME run R member M: why".
+[[nodiscard]] inline std::string run_check_message(fleet_time t, std::span<const fleet_job> jobs, const run_segment& s, std::size_t member,
+                                                   const std::string& why) {
+  return "at " + std::to_string(t.count()) + " s: job " + jobs[s.job].name + " run " + std::to_string(s.run) + " member " + std::to_string(member) +
+         ": " + why;
 }
+
+namespace detail {
+
+class run_rules_check {
+ public:
+  run_rules_check(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r)
+      : c_(c), jobs_(jobs), r_(r), blocks_(c.topology.level_count() == 0 ? 0 : c.topology.domain_count(c.topology.block_level())) {
+    const std::size_t places = 1 + blocks_ + c.inv.size();
+    at_.resize(places);
+    counted_.assign(places, 0);
+    is_dirty_.assign(places, 0);
+    own_first_.resize(r.segments.size() + 1, 0);
+    for (std::size_t i = 0; i < r.segments.size(); ++i) own_first_[i + 1] = own_first_[i] + r.segments[i].count;
+    own_.assign(own_first_.back(), 0);
+  }
+
+  [[nodiscard]] gang_check_result run() {
+    std::vector<std::uint32_t> starts, ends;
+    for (std::uint32_t i = 0; i < r_.segments.size(); ++i)
+      if (r_.segments[i].end > r_.segments[i].start) starts.push_back(i);
+    ends = starts;
+    std::stable_sort(starts.begin(), starts.end(), [&](std::uint32_t x, std::uint32_t y) { return r_.segments[x].start < r_.segments[y].start; });
+    std::stable_sort(ends.begin(), ends.end(), [&](std::uint32_t x, std::uint32_t y) { return r_.segments[x].end < r_.segments[y].end; });
+    std::size_t e = 0;
+    for (std::size_t i = 0; i < starts.size();) {
+      const fleet_time t = r_.segments[starts[i]].start;
+      for (; e < ends.size() && r_.segments[ends[e]].end <= t; ++e) leave(ends[e]);  // all started before t
+      for (; i < starts.size() && r_.segments[starts[i]].start == t; ++i) enter(starts[i], t);
+      for (const std::uint32_t p : dirty_) recount(p, t);
+      dirty_.clear();
+      out_.violations += against_;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  struct entry {
+    std::uint32_t segment = 0;
+    std::uint32_t member = 0;
+  };
+
+  [[nodiscard]] std::uint32_t place_of(node_index n) const noexcept {
+    if (n >= c_.inv.size()) return 0;
+    if (c_.topology.in_topology(n)) return static_cast<std::uint32_t>(1 + c_.topology.block_of(n));
+    return static_cast<std::uint32_t>(1 + blocks_ + n);
+  }
+  void touch(std::uint32_t p) {
+    if (is_dirty_[p] == 0) dirty_.push_back(p);
+    is_dirty_[p] = 1;
+  }
+
+  // A segment starts: its own rules, once; its members join their places.
+  void enter(std::uint32_t seg, fleet_time t) {
+    const run_segment& s = r_.segments[seg];
+    const std::vector<placement> members(r_.members.begin() + s.first, r_.members.begin() + s.first + s.count);
+    const gang_check_flags f = check_gang_flags(c_.inv, c_.topology, std::span(&jobs_[s.job].gang, 1), std::span(&members, 1), gang_rules::own);
+    for (std::uint32_t m = 0; m < s.count; ++m) {
+      own_[own_first_[seg] + m] = f.flagged[0][m] ? 1 : 0;
+      const std::uint32_t p = place_of(members[m].node);
+      at_[p].push_back({seg, m});
+      touch(p);
+    }
+    for (const gang_check_note& n : f.notes) note(t, seg, n.member, n.why);
+  }
+
+  void leave(std::uint32_t seg) {
+    const run_segment& s = r_.segments[seg];
+    for (std::uint32_t m = 0; m < s.count; ++m) {
+      const std::uint32_t p = place_of(r_.members[s.first + m].node);
+      std::erase_if(at_[p], [&](const entry& x) { return x.segment == seg; });
+      touch(p);
+    }
+  }
+
+  // The shared rules among the members of place p (a segment's members there follow each
+  // other: they joined together and leave together); its count of members against a rule.
+  void recount(std::uint32_t p, fleet_time t) {
+    is_dirty_[p] = 0;
+    const std::vector<entry>& es = at_[p];
+    gangs_.clear();
+    first_.clear();
+    for (std::size_t k = 0; k < es.size(); ++k)
+      if (k == 0 || es[k].segment != es[k - 1].segment) {
+        gangs_.push_back(jobs_[r_.segments[es[k].segment].job].gang);
+        first_.push_back(k);
+      }
+    if (placed_.size() < gangs_.size()) placed_.resize(gangs_.size());
+    for (std::size_t g = 0; g < gangs_.size(); ++g) {
+      placed_[g].clear();
+      for (std::size_t k = first_[g]; k < (g + 1 < first_.size() ? first_[g + 1] : es.size()); ++k)
+        placed_[g].push_back(r_.members[r_.segments[es[k].segment].first + es[k].member]);
+    }
+    const gang_check_flags f = check_gang_flags(c_.inv, c_.topology, gangs_, std::span(placed_.data(), gangs_.size()), gang_rules::shared);
+    std::size_t against = 0;
+    for (std::size_t g = 0; g < gangs_.size(); ++g)
+      for (std::size_t k = 0; k < placed_[g].size(); ++k) {
+        const entry& x = es[first_[g] + k];
+        if (f.flagged[g][k] || own_[own_first_[x.segment] + x.member] != 0) ++against;
+      }
+    for (const gang_check_note& n : f.notes) note(t, es[first_[n.gang] + n.member].segment, es[first_[n.gang] + n.member].member, n.why);
+    against_ = against_ - counted_[p] + against;
+    counted_[p] = against;
+  }
+
+  void note(fleet_time t, std::uint32_t seg, std::size_t member, const std::string& why) {
+    if (out_.messages.size() < gang_check_result::max_messages) out_.messages.push_back(run_check_message(t, jobs_, r_.segments[seg], member, why));
+  }
+
+  const fleet_cluster& c_;
+  std::span<const fleet_job> jobs_;
+  const run_result& r_;
+  std::size_t blocks_;
+  std::vector<std::vector<entry>> at_;  // per place: its running members
+  std::vector<std::size_t> counted_;    // per place: those against a rule
+  std::vector<std::uint8_t> is_dirty_;  // per place: changed since the last instant
+  std::vector<std::uint32_t> dirty_;
+  std::vector<std::size_t> own_first_;          // per segment: where its members' own flags begin in own_
+  std::vector<std::uint8_t> own_;               // per segment member: against one of its own rules
+  std::size_t against_ = 0;                     // the sum of counted_
+  std::vector<gang_request> gangs_;             // recount's scratch: one per segment in the place ...
+  std::vector<std::size_t> first_;              // ... its first entry ...
+  std::vector<std::vector<placement>> placed_;  // ... and its members there
+  gang_check_result out_;
+};
+
 }  // namespace detail
 
 // The rules at every instant a segment of r starts; `violations` sums the members placed
-// against a rule over those instants (0: none at any instant).
+// against a rule over those instants (0: none at any instant), as the reference
+// check_run_full counts them; messages name the first few, when they were found.
 [[nodiscard]] inline gang_check_result check_run(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r) {
-  std::vector<std::uint32_t> order;
-  for (std::uint32_t i = 0; i < r.segments.size(); ++i)
-    if (r.segments[i].end > r.segments[i].start) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return r.segments[x].start < r.segments[y].start; });
-  gang_check_result total;
-  std::vector<std::uint32_t> running;
-  std::vector<gang_request> gangs;
-  std::vector<std::vector<placement>> placed;
-  for (std::size_t i = 0; i < order.size();) {
-    const fleet_time t = r.segments[order[i]].start;
-    for (; i < order.size() && r.segments[order[i]].start == t; ++i) running.push_back(order[i]);
-    std::erase_if(running, [&](std::uint32_t s) { return r.segments[s].end <= t; });
-    gangs.resize(running.size());
-    placed.resize(running.size());
-    for (std::size_t k = 0; k < running.size(); ++k) {
-      const run_segment& s = r.segments[running[k]];
-      gangs[k] = jobs[s.job].gang;
-      placed[k].assign(r.members.begin() + s.first, r.members.begin() + s.first + s.count);
-    }
-    const gang_check_result now = check_gangs(c.inv, c.topology, gangs, placed);
-    total.violations += now.violations;
-    for (const std::string& m : now.messages)
-      if (total.messages.size() < gang_check_result::max_messages) total.messages.push_back(detail::run_check_message(m, t, jobs, r, running));
-  }
-  return total;
+  return detail::run_rules_check(c, jobs, r).run();
 }
 
 }  // namespace gpurent

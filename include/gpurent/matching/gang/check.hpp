@@ -11,6 +11,12 @@
 // at most per_node of a gang on one node; a gang with a topology rule only on nodes in the
 // topology; `required`: one domain of that level; `segment`: each group of s members in one
 // base block; `exclusive`: no other gang's member in a base block the gang uses.
+//
+// The rules fall in two kinds (gang_rules): a gang's *own* read only its own placements
+// (each member's node and request, all or nothing, per_node, required, segments); the
+// *shared* ones read what else is placed on the same node (capacity, tenancy) or base block
+// (exclusive). check_gang_flags applies either kind and says which member broke one, so a
+// caller can check the shared rules one node or block at a time (fleet/run/check.hpp).
 
 #include <algorithm>
 #include <array>
@@ -37,29 +43,46 @@ struct gang_check_result {
   static constexpr std::size_t max_messages = 20;
 };
 
+// Which rules a check applies (see the header comment).
+enum class gang_rules : std::uint8_t { own = 1, shared = 2, all = 3 };
+
+// A member placed against a rule, and the first rule it broke.
+struct gang_check_note {
+  std::size_t gang = 0;
+  std::size_t member = 0;
+  std::string why;
+};
+
+// Which members broke a rule: flagged[j][m] for gang j's member m; notes for the first
+// gang_check_result::max_messages of them.
+struct gang_check_flags {
+  std::vector<std::vector<bool>> flagged;
+  std::vector<gang_check_note> notes;
+};
+
 namespace detail {
 
 class gang_checker {
  public:
   gang_checker(const inventory& inv, const cluster_topology& t, std::span<const gang_request> gangs, std::span<const std::vector<placement>> placed)
       : inv_(inv), t_(t), gangs_(gangs), placed_(placed) {
-    for (std::size_t j = 0; j < placed.size(); ++j) flagged_.emplace_back(placed[j].size(), false);
+    for (std::size_t j = 0; j < placed.size(); ++j) out_.flagged.emplace_back(placed[j].size(), false);
   }
 
-  [[nodiscard]] gang_check_result run() {
-    for (std::size_t j = 0; j < gangs_.size(); ++j) check_members(j);
-    check_capacity();
-    for (std::size_t j = 0; j < gangs_.size(); ++j) check_gang_rules(j);
-    check_exclusive();
-    for (const auto& f : flagged_) result_.violations += static_cast<std::size_t>(std::count(f.begin(), f.end(), true));
-    return std::move(result_);
+  [[nodiscard]] gang_check_flags run(gang_rules rules) {
+    const bool own = (static_cast<unsigned>(rules) & static_cast<unsigned>(gang_rules::own)) != 0;
+    const bool shared = (static_cast<unsigned>(rules) & static_cast<unsigned>(gang_rules::shared)) != 0;
+    for (std::size_t j = 0; own && j < gangs_.size(); ++j) check_members(j);
+    if (shared) check_capacity();
+    for (std::size_t j = 0; own && j < gangs_.size(); ++j) check_gang_rules(j);
+    if (shared) check_exclusive();
+    return std::move(out_);
   }
 
  private:
   void flag(std::size_t j, std::size_t m, const std::string& why) {
-    if (!flagged_[j][m] && result_.messages.size() < gang_check_result::max_messages)
-      result_.messages.push_back("gang " + std::to_string(j) + " member " + std::to_string(m) + ": " + why);
-    flagged_[j][m] = true;
+    if (!out_.flagged[j][m] && out_.notes.size() < gang_check_result::max_messages) out_.notes.push_back({j, m, why});
+    out_.flagged[j][m] = true;
   }
   void flag_all(std::size_t j, const std::string& why) {
     for (std::size_t m = 0; m < placed_[j].size(); ++m) flag(j, m, why);
@@ -180,19 +203,33 @@ class gang_checker {
   const cluster_topology& t_;
   std::span<const gang_request> gangs_;
   std::span<const std::vector<placement>> placed_;
-  std::vector<std::vector<bool>> flagged_;
-  gang_check_result result_;
+  gang_check_flags out_;
 };
 
 }  // namespace detail
 
-// Checks placed gangs (placed[j]: gang j's placements in member order, empty when it was not
-// placed) on a cluster: inv's specs and models (not its live state), t's domains and
-// conditions.
+// The members of placed gangs (placed[j]: gang j's placements in member order, empty when it
+// was not placed) that break one of `rules` on a cluster: inv's specs and models (not its
+// live state), t's domains and conditions.
+[[nodiscard]] inline gang_check_flags check_gang_flags(const inventory& inv, const cluster_topology& t, std::span<const gang_request> gangs,
+                                                       std::span<const std::vector<placement>> placed, gang_rules rules) {
+  GPURENT_ASSERT(gangs.size() == placed.size());
+  return detail::gang_checker(inv, t, gangs, placed).run(rules);
+}
+
+// "gang 3 member 2: why".
+[[nodiscard]] inline std::string gang_check_message(const gang_check_note& n) {
+  return "gang " + std::to_string(n.gang) + " member " + std::to_string(n.member) + ": " + n.why;
+}
+
+// Every rule: the members placed against one, counted, and the first few named.
 [[nodiscard]] inline gang_check_result check_gangs(const inventory& inv, const cluster_topology& t, std::span<const gang_request> gangs,
                                                    std::span<const std::vector<placement>> placed) {
-  GPURENT_ASSERT(gangs.size() == placed.size());
-  return detail::gang_checker(inv, t, gangs, placed).run();
+  const gang_check_flags f = check_gang_flags(inv, t, gangs, placed, gang_rules::all);
+  gang_check_result r;
+  for (const auto& g : f.flagged) r.violations += static_cast<std::size_t>(std::count(g.begin(), g.end(), true));
+  for (const gang_check_note& n : f.notes) r.messages.push_back(gang_check_message(n));
+  return r;
 }
 
 }  // namespace gpurent

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// `fleet run --check` counts incrementally (fleet/run/check.hpp: own rules once per segment,
+// shared rules only in the blocks and nodes that changed): on real runs and on runs broken at
+// random (members moved, duplicated, sent to no node, segments stretched, gangs made
+// exclusive, requests changed), it counts what the reference counts by checking every running
+// segment at every instant (fleet/reference/check.hpp), violation for violation.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpurent/fleet/fleet.hpp>
+#include <gpurent/fleet/reference/check.hpp>
+#include <gpurent/fleet/run/check.hpp>
+#include <gpurent/matching/node/policy_gpurent.hpp>
+
+#include "support/fleet_random.hpp"
+
+namespace test_fleet_run_check {
+
+using namespace gpurent;
+
+// Both counts, equal, and messages exactly when something broke a rule.
+std::size_t same_count(const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r) {
+  const gang_check_result fast = check_run(c, jobs, r);
+  const gang_check_result full = check_run_full(c, jobs, r);
+  CHECK(fast.violations == full.violations);
+  CHECK(fast.messages.empty() == (fast.violations == 0));
+  CHECK(full.messages.empty() == (full.violations == 0));
+  return fast.violations;
+}
+
+// One random breakage of run r (and of the jobs' requests).
+void break_once(std::mt19937_64& rng, const fleet_cluster& c, std::vector<fleet_job>& jobs, run_result& r) {
+  const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  run_segment& s = r.segments[pick(r.segments.size())];
+  placement* m = s.count == 0 ? nullptr : &r.members[s.first + pick(s.count)];
+  switch (pick(7)) {
+    case 0: r.segments.push_back(s); break;  // the same members twice over
+    case 1:
+      if (m != nullptr) m->node = static_cast<node_index>(pick(c.inv.size()));
+      break;
+    case 2:
+      if (m != nullptr) m->node = static_cast<node_index>(c.inv.size() + pick(3));
+      break;
+    case 3: s.end = s.end + seconds(static_cast<std::int64_t>(pick(20000))); break;
+    case 4: jobs[s.job].gang.exclusive = true; break;
+    case 5:
+      if (m != nullptr) m->cpu_milli = m->cpu_milli + milli_cpu(1);
+      break;
+    default: s.start = s.end; break;  // zero length: holds nothing
+  }
+}
+
+// The run as it is, then broken 1 to 20 times over, a few times.
+void same_when_broken(std::mt19937_64& rng, const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r) {
+  REQUIRE_FALSE(r.segments.empty());
+  CHECK(same_count(c, jobs, r) == 0);
+  std::size_t broken = 0;
+  for (int round = 0; round < 12; ++round) {
+    std::vector<fleet_job> js = jobs;
+    run_result b = r;
+    const int n = std::uniform_int_distribution<int>(1, 20)(rng);
+    for (int i = 0; i < n; ++i) break_once(rng, c, js, b);
+    if (same_count(c, js, b) > 0) ++broken;
+  }
+  CHECK(broken >= 6);  // the breakages are seen, not only agreed on
+}
+
+TEST_CASE("fleet run --check: the incremental count is the reference's, pods on nodes in, outside and without a topology") {
+  std::mt19937_64 rng(20261207);
+  for (int round = 0; round < 4; ++round) {
+    fleet_cluster c = test::random_cluster(rng, 12);
+    if (round % 2 == 1) {  // two blocks of 4 nodes; nodes 8 to 11 outside the topology
+      auto t = cluster_topology::make({"block"}, c.inv.size());
+      REQUIRE(t);
+      c.topology = std::move(*t);
+      for (std::size_t n = 0; n < 8; ++n) {
+        const std::string name = n < 4 ? "b0" : "b1";
+        const std::string_view path[] = {name};
+        REQUIRE(c.topology.assign(n, path));
+      }
+    }
+    const std::vector<fleet_job> jobs = test::random_pods(rng, 300);
+    const shape_distribution shapes = shapes_of(jobs);
+    fleet_cluster run_c = c;
+    matcher<policy_gpurent> b(run_c.inv, policy_context{&shapes, 0});
+    const run_result r = run_fleet<victim_policy_gpurent, true>(b, jobs, run_options{});
+    same_when_broken(rng, c, jobs, r);
+  }
+}
+
+TEST_CASE("fleet run --check: the incremental count is the reference's, gangs on a generated fleet with preemption") {
+  std::mt19937_64 rng(7);
+  generate_options g;
+  g.blocks = 12;
+  g.down = 0.02;
+  g.load_pct = 120;
+  g.horizon = seconds(3 * 86400);
+  g.checkpoint_every = seconds(1200);
+  const auto f = generate_fleet(g);
+  REQUIRE(f);
+  fleet_cluster run_c = f->cluster;
+  gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(f->jobs, run_c));
+  const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, run_options{});
+  CHECK(r.preemptions > 0);
+  same_when_broken(rng, f->cluster, f->jobs, r);
+}
+
+}  // namespace test_fleet_run_check

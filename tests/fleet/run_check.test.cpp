@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // `fleet run --check` counts incrementally (fleet/run/check.hpp: own rules once per segment,
 // shared rules only in the blocks and nodes that changed): on real runs and on runs broken at
-// random (members moved, duplicated, sent to no node, segments stretched, gangs made
-// exclusive, requests changed), it counts what the reference counts by checking every running
-// segment at every instant (fleet/reference/check.hpp), violation for violation.
+// random (members moved, duplicated, sent to no node, segments stretched at either end, a job
+// run twice beside itself in its blocks, gangs made exclusive, requests and tenants changed),
+// it counts what the reference counts by checking every running segment at every instant
+// (fleet/reference/check.hpp), violation for violation.
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -34,12 +36,37 @@ std::size_t same_count(const fleet_cluster& c, const std::vector<fleet_job>& job
   return fast.violations;
 }
 
+// Another node of n's base block (any node when n is in none), picked at random.
+node_index block_mate(std::mt19937_64& rng, const fleet_cluster& c, node_index n) {
+  const auto any = [&] { return std::uniform_int_distribution<node_index>(0, static_cast<node_index>(c.inv.size() - 1))(rng); };
+  if (n >= c.inv.size()) return n;  // no such node: stays nowhere
+  if (!c.topology.in_topology(n)) return any();
+  for (int tries = 0; tries < 64; ++tries)
+    if (const node_index x = any(); x != n && c.topology.in_topology(x) && c.topology.block_of(x) == c.topology.block_of(n)) return x;
+  return n;
+}
+
+// Run segment `seg` again at the same time, each member on another node of its block, the
+// job made exclusive: the two runs share blocks, which only the exclusive rule forbids.
+void run_twice_beside(std::mt19937_64& rng, const fleet_cluster& c, std::vector<fleet_job>& jobs, run_result& r, std::size_t seg) {
+  run_segment copy = r.segments[seg];
+  copy.first = static_cast<std::uint32_t>(r.members.size());
+  for (std::uint32_t k = 0; k < copy.count; ++k) {
+    placement p = r.members[r.segments[seg].first + k];
+    p.node = block_mate(rng, c, p.node);
+    r.members.push_back(p);
+  }
+  r.segments.push_back(copy);
+  jobs[copy.job].gang.exclusive = true;
+}
+
 // One random breakage of run r (and of the jobs' requests).
 void break_once(std::mt19937_64& rng, const fleet_cluster& c, std::vector<fleet_job>& jobs, run_result& r) {
   const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
-  run_segment& s = r.segments[pick(r.segments.size())];
+  const std::size_t seg = pick(r.segments.size());
+  run_segment& s = r.segments[seg];
   placement* m = s.count == 0 ? nullptr : &r.members[s.first + pick(s.count)];
-  switch (pick(7)) {
+  switch (pick(10)) {
     case 0: r.segments.push_back(s); break;  // the same members twice over
     case 1:
       if (m != nullptr) m->node = static_cast<node_index>(pick(c.inv.size()));
@@ -51,6 +78,11 @@ void break_once(std::mt19937_64& rng, const fleet_cluster& c, std::vector<fleet_
     case 4: jobs[s.job].gang.exclusive = true; break;
     case 5:
       if (m != nullptr) m->cpu_milli = m->cpu_milli + milli_cpu(1);
+      break;
+    case 7: run_twice_beside(rng, c, jobs, r, seg); break;
+    case 8: s.start = fleet_time::at_second(std::max<std::int64_t>(0, s.start.count() - static_cast<std::int64_t>(pick(20000)))); break;
+    case 9:
+      if (m != nullptr) m->tenant = static_cast<tenant_id>(1 + pick(2));  // the GPUs it shares now have two tenants
       break;
     default: s.start = s.end; break;  // zero length: holds nothing
   }

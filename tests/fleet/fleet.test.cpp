@@ -151,4 +151,23 @@ TEST_CASE("fleet run metrics: the offered load clips each job's work to the load
   CHECK(m.allocation_pct == doctest::Approx(m.offered_load_pct));  // nothing waits: it ran as offered
 }
 
+// Found by an outside probe (2026-12-07): with every job arriving at the same instant the
+// window is one second long (docs/formats/fleet.md), and the work inside it counts.
+TEST_CASE("fleet run metrics: arrivals all at one instant make a window of one second, not an empty one") {
+  auto ns = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n", "nodes.csv");
+  REQUIRE(ns);
+  auto c = fleet_cluster::make(*ns);
+  REQUIRE(c);
+  auto js = io::read_fleet_jobs_csv("name,workers,num_gpu,arrival,duration\na,1,1,50,100\nb,1,2,50,100\n", "jobs.csv", *c);
+  REQUIRE(js);
+  fleet_cluster state = *c;
+  gang_placer<gang_policy_gpurent> b(state.inv, state.topology, context_of(*js, state));
+  const run_result r = run_fleet<victim_policy_gpurent, true>(b, *js, run_options{});
+  const run_metrics m = metrics_of(*js, r, c->gpus_up());
+  CHECK(m.window_begin == fleet_time::at_second(50));
+  CHECK(m.window_end == fleet_time::at_second(51));
+  CHECK(m.offered_load_pct == doctest::Approx(75.0));  // 3 of 4 GPUs for the window's second
+  CHECK(m.allocation_pct == doctest::Approx(75.0));
+}
+
 }  // namespace test_fleet_fleet

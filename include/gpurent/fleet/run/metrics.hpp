@@ -93,14 +93,14 @@ inline void class_counts(std::span<const fleet_job> jobs, const run_result& r, b
   std::sort(arrivals.begin(), arrivals.end());
   if (!arrivals.empty()) {
     m.window_begin = nearest_rank(arrivals, 1);
-    m.window_end = nearest_rank(arrivals, 99);
+    m.window_end = std::max(nearest_rank(arrivals, 99), m.window_begin + seconds{1});  // equal: one second long
   }
   // GPU-seconds of [from, from + length) inside the window, at milli-GPUs g.
   const auto inside_window = [&](std::int64_t g, fleet_time from, seconds length) {
     const fleet_time a = std::max(from, m.window_begin), b = std::min(from + std::max(length, seconds{0}), m.window_end);
     return b > a ? static_cast<double>(g) / 1000.0 * static_cast<double>((b - a).count()) : 0.0;
   };
-  const double capacity = static_cast<double>(gpus_total) * static_cast<double>(std::max<std::int64_t>(1, (m.window_end - m.window_begin).count()));
+  const double capacity = static_cast<double>(gpus_total) * static_cast<double>((m.window_end - m.window_begin).count());
   double work = 0, inside = 0;
   for (const fleet_job& j : jobs) work += inside_window(j.gpu_milli_demand(), j.arrival, j.duration);
   for (const run_segment& s : r.segments) {

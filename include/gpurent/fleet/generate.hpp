@@ -8,8 +8,10 @@
 //
 //   small (74% of jobs)   1-2 whole nodes (70%), or 1-2 GPUs of one node (30%); no rules
 //   medium (22%)          4-16 whole nodes, required inside one block
-//   large (4%)            32-128 whole nodes in segments of 16 (each inside one block);
-//                         half prefer one spine, a share `exclusive` (10%) exclusive (topo)
+//   large (4%)            32-128 whole nodes in segments of 16 (each inside one block;
+//                         no more segments than blocks, so a fleet of fewer than 8 blocks
+//                         gets smaller ones); half prefer one spine, a share `exclusive`
+//                         (10%) exclusive (topo)
 //
 // (by GPU demand about 14% small, 35% medium, 51% large). With fewer than 16 nodes per block
 // the segment and the medium size are the block's size. Members ask 32 CPU cores and
@@ -133,8 +135,9 @@ namespace detail {
     j.gang.workers = static_cast<std::int32_t>(draw(rng, std::min(4, segment), segment));
     j.gang.required = 1;
     j.duration = seconds(draw(rng, 3600, 86400));
-  } else {  // large
-    j.gang.workers = segment * static_cast<std::int32_t>(draw(rng, 2, 8));
+  } else {                                                          // large
+    const std::int64_t most = std::min<std::int64_t>(8, o.blocks);  // one segment per block: no more segments than blocks
+    j.gang.workers = segment * static_cast<std::int32_t>(draw(rng, std::min<std::int64_t>(2, most), most));
     j.gang.segment = segment;
     if (uniform_below(rng, 2) == 0) j.gang.preferred = 0;
     j.gang.exclusive = static_cast<double>(uniform_below(rng, 1000)) < o.exclusive * 1000.0;

@@ -254,7 +254,8 @@ template <class Name>
 }
 
 // Chooses, over the domains offered one by one, the victims a VictimPolicy prefers; keeps
-// the runner-up domain's set for the explanation.
+// the runner-up domain's set for the explanation (never the chosen jobs again: a gang's
+// victims can be the best set of several domains).
 template <VictimPolicy VP>
 class victim_selector {
  public:
@@ -275,10 +276,10 @@ class victim_selector {
     if (!VP::select(candidates, fits, mask_, order_)) return;
     const victim_rank r = VP::rank(candidates, victim_mask(mask_));
     if (found_ && !(r < rank_ || (r == rank_ && domain < domain_))) {  // equal ranks: the first domain, in whatever order they come
-      keep_runner_up(r, candidates);
+      if (!same_jobs(candidates, chosen_)) keep_runner_up(r, candidates);
       return;
     }
-    if (found_) {
+    if (found_ && !same_jobs(candidates, chosen_)) {  // the same jobs seen from another domain are no alternative
       other_.swap(chosen_);
       other_rank_ = rank_;
       runner_up_ = true;
@@ -308,6 +309,16 @@ class victim_selector {
     out.clear();
     for (std::size_t i = 0; i < c.size(); ++i)
       if (mask_[i] != 0) out.push_back(c[i]);
+  }
+  // Whether the candidates flagged in mask_ are exactly the jobs of `set`.
+  [[nodiscard]] bool same_jobs(std::span<const victim> c, const std::vector<victim>& set) const noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (mask_[i] == 0) continue;
+      ++n;
+      if (std::none_of(set.begin(), set.end(), [&](const victim& v) { return v.job == c[i].job; })) return false;
+    }
+    return n == set.size();
   }
   void keep_runner_up(const victim_rank& r, std::span<const victim> c) {
     if (runner_up_ && !(r < other_rank_)) return;

@@ -69,7 +69,7 @@ struct loaded {
 };
 
 // The options' combinations (docs/formats/fleet.md's synopsis): one of --jobs and --pods,
-// --compress with --pods and only there.
+// --compress with --pods and only there; no output file that is an input or another output.
 expected<void> check_usage(const run_args& a) {
   if (a.jobs.empty() == a.pods.empty()) return make_error(error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)");
   if (a.check && !a.node_events.empty())
@@ -82,7 +82,14 @@ expected<void> check_usage(const run_args& a) {
   if (a.pods.empty() && compress)
     return make_error(error_code::invalid_argument, "--compress", "applies to --pods only (a jobs file gives its own arrivals)");
   if (compress && a.compress < 1) return make_error(error_code::invalid_argument, "--compress", "must be >= 1, got " + std::to_string(a.compress));
-  return {};
+  return distinct_outputs(
+      {{"--nodes", a.nodes}, {"--topology", a.topology}, {"--jobs", a.jobs}, {"--pods", a.pods}, {"--node-events", a.node_events}},
+      {{"--placements", a.placements},
+       {"--emit-usage", a.emit_usage},
+       {"--timeline", a.timeline},
+       {"--preemptions", a.preemptions},
+       {"--jobs-out", a.jobs_out},
+       {"--audit", a.audit.path}});
 }
 
 // The values of the options that are not files, parsed and checked before any file is read:
@@ -144,6 +151,10 @@ void report_never_started(const loaded& l, const run_result& r) {
   if (r.never_started.size() > shown)
     fmt::print(stderr, "gpurent: ... and {} more jobs never started (never_started_jobs in the JSON lists them all)\n",
                r.never_started.size() - shown);
+  for (std::size_t k = 0; k < r.unfinished.size() && k < shown; ++k)
+    fmt::print(stderr, "gpurent: job {} was stopped and never started again: {}\n", l.jobs[r.unfinished[k].job].name, r.unfinished[k].why);
+  if (r.unfinished.size() > shown)
+    fmt::print(stderr, "gpurent: ... and {} more jobs unfinished (unfinished_jobs in the JSON lists them all)\n", r.unfinished.size() - shown);
 }
 
 // The output files asked for, every one made before any is written: an error (a usage
@@ -164,7 +175,10 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
   }
   if (!a.jobs_out.empty()) outs.push_back({a.jobs_out, io::run_jobs_csv(l.jobs, r), "--jobs-out"});
   if (!a.emit_usage.empty()) {
-    GPURENT_TRY(usage, usage_of_run(l.jobs, r, l.cluster.inv, s.epoch));
+    auto usage = usage_of_run(l.jobs, r, l.cluster.inv, s.epoch);
+    if (!usage)  // a segment's time from --epoch is past what the meter reads: name the options to change
+      return make_error(error_code::invalid_argument, "--emit-usage",
+                        usage.error().describe() + " (the run's times counted from --epoch " + a.epoch + "; an earlier --epoch may fit)");
     outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});
   }
   for (const output& o : outs) GPURENT_TRY(write_file(o.path, o.text, o.option));

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,6 +148,44 @@ inline expected<void> write_file(const std::string& path, const std::string& tex
   if (err != 0) {
     std::remove(tmp.c_str());  // the temporary file this call made, and nothing else
     return write_error(path, option, err);
+  }
+  return {};
+}
+
+// A file option as given: its name and its path (empty: not given).
+struct file_option {
+  std::string_view option;
+  const std::string& path;
+};
+
+// Refuses, before anything is read or written, an output that names an input or another
+// output: the same path, or the same file by another path (a link). A device or a pipe
+// (/dev/null, /dev/stdout) may be named more than once.
+inline expected<void> distinct_outputs(std::initializer_list<file_option> inputs, std::initializer_list<file_option> outputs) {
+  namespace fs = std::filesystem;
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code e1, e2;
+    const fs::path x = fs::weakly_canonical(a, e1), y = fs::weakly_canonical(b, e2);
+    if (!e1 && !e2 && x == y) return true;
+    std::error_code e3;
+    return fs::equivalent(a, b, e3) && !e3;
+  };
+  const auto special = [](const std::string& p) {
+    std::error_code e;
+    const fs::file_status st = fs::status(p, e);
+    return !e && fs::exists(st) && !fs::is_regular_file(st);
+  };
+  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
+    if (o->path.empty() || special(o->path)) continue;
+    const auto clash = [&](const file_option& f) { return !f.path.empty() && same(o->path, f.path); };
+    for (const file_option& i : inputs)
+      if (clash(i))
+        return make_error(error_code::invalid_argument, std::string(o->option),
+                          "names the same file as " + std::string(i.option) + " (" + o->path + "): the output would overwrite the input");
+    for (auto p = outputs.begin(); p != o; ++p)
+      if (clash(*p))
+        return make_error(error_code::invalid_argument, std::string(o->option),
+                          "names the same file as " + std::string(p->option) + " (" + o->path + "): one output would overwrite the other");
   }
   return {};
 }

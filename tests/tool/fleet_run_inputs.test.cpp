@@ -149,7 +149,30 @@ TEST_CASE("fleet run: a bad option value names the option, before anything is re
 TEST_CASE("fleet run: a usage record the meter would refuse is found before any output file is written") {
   // Known only after the run: the job ends 100000 s after an epoch one hour before 10000-01-01.
   const std::string jobs = write_file(scratch() / "long.csv", "name,workers,num_gpu,duration\na,1,1,100000\n");
-  refused("--jobs " + jobs + " --epoch 9999-12-31T23:00:00Z", {"usage record a-0-0", "outside the years 0000-9999"});
+  refused("--jobs " + jobs + " --epoch 9999-12-31T23:00:00Z",
+          {"'--emit-usage'", "usage record a-0-0", "outside the years 0000-9999", "from --epoch 9999-12-31T23:00:00Z"});
+}
+
+TEST_CASE("fleet run: an output that names an input or another output exits 2 before anything is written") {
+  const std::string jobs = write_file(scratch() / "same_jobs.csv", "name,workers,num_gpu,duration\na,1,1,100\n");
+  const std::string before = gpurent::test::slurp(jobs);
+  const auto same = scratch() / "same.csv";
+  std::filesystem::remove(same);
+  refused("--jobs " + jobs + " --timeline " + jobs, {"'--timeline'", "same file as --jobs", "would overwrite the input"});
+  CHECK(gpurent::test::slurp(jobs) == before);
+  refused("--jobs " + jobs + " --timeline " + same.string() + " --jobs-out " + same.string(),
+          {"'--jobs-out'", "same file as --timeline", "one output would overwrite the other"});
+  CHECK_FALSE(std::filesystem::exists(same));
+  // The same file by another path: through a link, or with a "." in it.
+  const auto link = scratch() / "same_link.csv";
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(jobs, link);
+  refused("--jobs " + jobs + " --preemptions " + link.string(), {"'--preemptions'", "same file as --jobs"});
+  refused("--jobs " + jobs + " --jobs-out " + (scratch() / "." / "same_jobs.csv").string(), {"'--jobs-out'", "same file as --jobs"});
+  CHECK(gpurent::test::slurp(jobs) == before);
+  // A device may take two outputs.
+  const auto r = run_tool("fleet run --nodes " + nodes() + " --jobs " + jobs + " --placements /dev/null --jobs-out /dev/null");
+  CHECK(r.status == 0);
 }
 
 TEST_CASE("fleet run: --compress is required with --pods and refused with --jobs") {

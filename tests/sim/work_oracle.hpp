@@ -6,7 +6,7 @@
 //     its gpu_milli is its members' sum; a job's runs are numbered 0, 1, ... in order; per-job
 //     vectors have one entry per job;
 //   - time: a job's segments do not overlap and the first starts at or after its arrival
-//     (first_start says when); nothing ends after the run's end;
+//     (first_start says when the first one that began did); nothing ends after the run's end;
 //   - work, under the checkpoint model: a job's work left starts at its duration; a segment
 //     that ends early (preempted, or failed after it started) ran end - start < work left and
 //     saves all of it when the notice covers the checkpoint write (preempted only), else the
@@ -57,13 +57,19 @@ namespace gpurent::sim {
   return {};
 }
 
-// A job's segments one after another, the first at or after its arrival.
+// A job's segments one after another, the first at or after its arrival. Its first start is
+// that of its first segment, unless that one never began (a preemptor whose node went down
+// before its start: failed, zero length): then the next one's.
 [[nodiscard]] inline std::string check_times(const run_view& v, const std::vector<std::vector<std::uint32_t>>& by_job) {
   for (std::size_t j = 0; j < v.jobs.size(); ++j) {
     const auto& segs = by_job[j];
-    const std::int64_t first = segs.empty() ? -1 : v.r().segments[segs.front()].start.count();
-    if (v.r().first_start[j].count() != first) return "job " + v.jobs[j].name + ": first_start disagrees with its first segment";
-    if (!segs.empty() && first < v.jobs[j].arrival.count()) return "job " + v.jobs[j].name + " starts before it arrives";
+    const auto began = std::find_if(segs.begin(), segs.end(), [&](std::uint32_t i) {
+      const run_segment& s = v.r().segments[i];
+      return !(s.failed && s.end == s.start);
+    });
+    const std::int64_t first = began == segs.end() ? -1 : v.r().segments[*began].start.count();
+    if (v.r().first_start[j].count() != first) return "job " + v.jobs[j].name + ": first_start disagrees with its first segment that began";
+    if (!segs.empty() && v.r().segments[segs.front()].start < v.jobs[j].arrival) return "job " + v.jobs[j].name + " starts before it arrives";
     for (std::size_t k = 1; k < segs.size(); ++k)
       if (v.r().segments[segs[k]].start < v.r().segments[segs[k - 1]].end) return "job " + v.jobs[j].name + " runs twice at once";
   }

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include <gpurent/fleet/run/timeline.hpp>
 
 #include "support/tool.hpp"
@@ -163,6 +165,31 @@ TEST_CASE("fleet run --node-events: a node that goes down stops its jobs at once
         "job,run,member,node,gpus,start,end,end_reason\n"
         "hp-a,0,0,n0,0:1000;1:1000,0,10000,done\n"
         "hp-b,0,0,n0,0:1000;1:1000,12000,12100,done\n");
+}
+
+TEST_CASE("fleet run --node-events: a job stopped by a failure that can never start again is named, with why") {
+  // hp-a runs on the only node, which goes down at 4000 for good: it started, did not finish.
+  const std::string one = write_file(scratch() / "gone_one.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n");
+  const std::string jobs =
+      write_file(scratch() / "gone_jobs.csv",
+                 "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\nhp-a,1,4,1000,100,false,0,10000,1800\n");
+  const std::string events = write_file(scratch() / "gone_events.csv", "time,node,state\n4000,n0,down\n");
+  const std::string out = (scratch() / "gone_jobs_out.csv").string();
+  const auto r = run_tool("fleet run --nodes " + one + " --jobs " + jobs + " --node-events " + events + " --jobs-out " + out);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["classes"]["hp"]["completed"] == 0);
+  CHECK(j["classes"]["hp"]["never_started"] == 0);
+  REQUIRE(j["unfinished_jobs"].size() == 1);
+  CHECK(j["unfinished_jobs"][0]["job"] == "hp-a");
+  CHECK(j["unfinished_jobs"][0]["class"] == "hp");
+  CHECK(j["unfinished_jobs"][0]["why"].get<std::string>().find("down or drained") != std::string::npos);
+  CHECK(r.err.find("gpurent: job hp-a was stopped and never started again: ") != std::string::npos);
+  CHECK(slurp(out).find("hp-a,hp,0,0,0,4000,1,0,1600.000,unfinished,\n") != std::string::npos);
+  // Without node events no job can be left unfinished, and the key is not there.
+  const auto plain = run_tool("fleet run --nodes " + one + " --jobs " + jobs);
+  REQUIRE(plain.status == 0);
+  CHECK_FALSE(nlohmann::json::parse(plain.out).contains("unfinished_jobs"));
 }
 
 TEST_CASE("fleet run --node-events: bad input exits 2 naming file, line and field") {

@@ -136,7 +136,7 @@ struct not_drained {
   static constexpr std::string_view name = "drained";
   static constexpr bool node_symmetric = true;
   [[nodiscard]] static bool admits(const inventory& inv, node_index n, const placement_request&) noexcept { return !inv.hot(n).drained; }
-  [[nodiscard]] static std::string describe(const placement_request&) { return "are drained"; }
+  [[nodiscard]] static std::string describe(const placement_request&) { return "are down or drained"; }
 };
 
 struct tenant_reservation {

@@ -8,6 +8,7 @@
 // work left minus what it saved plus the restart cost. A job whose work ends inside the
 // notice window simply completes.
 
+#include <algorithm>
 #include <cstdint>
 
 #include <gpurent/core/time.hpp>
@@ -47,6 +48,14 @@ struct stop_outcome {
   o.lost = o.ran - o.saved;
   o.work_left = work - o.saved + m.restart;
   return o;
+}
+
+// The same segment when its node fails at `t`: it stops at once, without a final checkpoint,
+// and keeps its whole checkpoint intervals (docs/fleet.md, "Node events").
+[[nodiscard]] constexpr stop_outcome stop_on_failure(checkpoint_model m, fleet_time start, seconds work, seconds every, fleet_time t) noexcept {
+  m.notice = seconds{0};
+  m.checkpoint_write = std::max(m.checkpoint_write, seconds{1});
+  return stop_segment(m, start, work, every, t);
 }
 
 // The job as a victim: what stopping it now would cost (victim::cost).

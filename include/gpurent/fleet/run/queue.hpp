@@ -15,8 +15,25 @@
 #include <vector>
 
 #include <gpurent/core/assert.hpp>
+#include <gpurent/fleet/job.hpp>
 
 namespace gpurent {
+
+namespace detail {
+// Each job's place in queue order (priority descending, arrival, name), from the jobs in
+// arrival order.
+[[nodiscard]] inline std::vector<std::uint32_t> queue_ranks(std::span<const fleet_job> jobs, std::span<const std::uint32_t> by_arrival) {
+  std::vector<std::uint32_t> order(by_arrival.begin(), by_arrival.end());
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const fleet_job &x = jobs[a], &y = jobs[b];
+    if (x.priority != y.priority) return x.priority > y.priority;
+    return x.arrival != y.arrival ? x.arrival < y.arrival : x.name < y.name;
+  });
+  std::vector<std::uint32_t> rank(jobs.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+  return rank;
+}
+}  // namespace detail
 
 class run_queue {
  public:

@@ -35,8 +35,10 @@
 #include <gpurent/core/time.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
+#include <gpurent/fleet/run/notice.hpp>
 #include <gpurent/fleet/run/options.hpp>
 #include <gpurent/fleet/run/queue.hpp>
+#include <gpurent/fleet/run/result.hpp>
 #include <gpurent/fleet/run/retry_log.hpp>
 #include <gpurent/fleet/run/shape_memo.hpp>
 #include <gpurent/matching/constraints.hpp>
@@ -49,53 +51,19 @@
 
 namespace gpurent {
 
-// One run of one job: its members' placements are members[first, first + count).
-struct run_segment {
-  std::uint32_t job = 0;
-  std::uint32_t run = 0;  // 0-based per job
-  fleet_time start;
-  fleet_time end;
-  bool preempted = false;  // end_reason: preempted (else done)
-  bool failed = false;     // end_reason: failed (its node went down)
-  std::uint32_t first = 0;
-  std::uint32_t count = 0;
-  std::int64_t gpu_milli = 0;  // all members
-};
-
-// One preemption decision: the preemptor, its victims (victims[first, first + count)) and
-// the next-best set the policy turned down (victims[other_first, other_first + other_count)),
-// for the explanation (victim_explanation) and the audit trail.
-struct run_preemption {
+namespace detail {
+// A completion; a preempted job back in the queue.
+enum class run_event_kind : std::uint8_t { done, back };
+struct run_event {
   fleet_time time;
-  std::uint32_t job = 0;
-  std::uint32_t first = 0, count = 0;
-  std::uint32_t other_first = 0, other_count = 0;
+  run_event_kind what;
+  std::uint32_t job;
+  std::uint32_t segment;
+  friend bool operator>(const run_event& a, const run_event& b) noexcept {
+    return a.time != b.time ? a.time > b.time : a.job != b.job ? a.job > b.job : a.what > b.what;
+  }
 };
-
-// A job that never started, and why it could never fit (the placer's explanation with its
-// counts); explain_never_started fills them.
-struct run_never_started {
-  std::uint32_t job = 0;
-  std::string why;
-};
-
-// first_start of a job that never started: before any instant a run reaches.
-inline constexpr fleet_time not_started = fleet_time::at_second(-1);
-
-struct run_result {
-  std::vector<run_segment> segments;  // in the order they were decided
-  std::vector<placement> members;
-  std::vector<fleet_time> first_start;         // per job; not_started: never started
-  std::vector<std::uint8_t> completed;         // per job
-  std::vector<std::uint32_t> evictions;        // per job
-  std::vector<std::int64_t> lost_milli_s;      // per job: milli-GPU-seconds of work lost
-  std::size_t preemptions = 0;                 // decisions that evicted
-  std::size_t failures = 0;                    // segments stopped by a node going down
-  std::vector<run_preemption> preemption_log;  // one per decision, in order
-  std::vector<victim> victims;                 // what preemption_log points into
-  fleet_time end_time;
-  std::vector<run_never_started> never_started;  // in job order, after explain_never_started
-};
+}  // namespace detail
 
 // The loop over Placer B with victim policy VP; Preempt false: --victims none. The loop
 // keeps the clock, the queue, the retry log and the results; where jobs run and the
@@ -130,17 +98,8 @@ class fleet_runner {
   }
 
  private:
-  // A completion; a preempted job back in the queue.
-  enum class kind : std::uint8_t { done, back };
-  struct event {
-    fleet_time time;
-    kind what;
-    std::uint32_t job;
-    std::uint32_t segment;
-    friend bool operator>(const event& a, const event& b) noexcept {
-      return a.time != b.time ? a.time > b.time : a.job != b.job ? a.job > b.job : a.what > b.what;
-    }
-  };
+  using kind = detail::run_event_kind;
+  using event = detail::run_event;
   struct job_state {
     seconds work_left{0};
     std::uint32_t segment = 0;
@@ -160,14 +119,7 @@ class fleet_runner {
     by_arrival_.resize(n);
     std::iota(by_arrival_.begin(), by_arrival_.end(), std::uint32_t{0});
     std::stable_sort(by_arrival_.begin(), by_arrival_.end(), [&](std::uint32_t a, std::uint32_t b) { return jobs_[a].arrival < jobs_[b].arrival; });
-    std::vector<std::uint32_t> order(by_arrival_);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const fleet_job &x = jobs_[a], &y = jobs_[b];
-      if (x.priority != y.priority) return x.priority > y.priority;
-      return x.arrival != y.arrival ? x.arrival < y.arrival : x.name < y.name;
-    });
-    rank_.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) rank_[order[i]] = i;
+    rank_ = detail::queue_ranks(jobs_, by_arrival_);
     queue_ = run_queue(rank_);
     for (std::uint32_t j = 0; j < n; ++j) st_[j].work_left = jobs_[j].duration;
     allocated_at_start_ = b_->inv().gpu_allocated_milli();
@@ -188,7 +140,7 @@ class fleet_runner {
       const event e = events_.top();
       events_.pop();
       if (e.what == kind::back) {
-        queue_.enqueue(e.job);
+        if (r_.segments[e.segment].end == e.time) queue_.enqueue(e.job);  // else it failed in its notice and came back then
         continue;
       }
       if (!running_.running(e.job) || st_[e.job].segment != e.segment) continue;  // stopped by a preemption since
@@ -220,6 +172,9 @@ class fleet_runner {
       if (e.condition != node_condition::down) continue;
       failing_.assign(running_.on(e.node).begin(), running_.on(e.node).end());
       for (const std::uint32_t j : failing_) fail_job(j, t);
+      notice_.on_down(
+          e.node, t, [&](const stopping_victim& v) { return members_of(r_.segments[v.segment]); },
+          [&](const stopping_victim& v) { fail_stopping(v, t); });
     }
   }
 
@@ -232,17 +187,39 @@ class fleet_runner {
     ++r_.failures;
     if (t <= seg.start) {  // placed after a preemption, not started yet: nothing ran, nothing lost
       seg.end = seg.start;
+      pre_.hold_placed(members_of(seg), seg.start);  // its victims may still run there until then
+      if (seg.run == 0) r_.first_start[j] = not_started;
     } else {
-      checkpoint_model at_once = o_.checkpoints;
-      at_once.notice = seconds{0};
-      at_once.checkpoint_write = std::max(at_once.checkpoint_write, seconds{1});  // no final checkpoint on a failure
-      const stop_outcome o = stop_segment(at_once, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
+      const stop_outcome o = stop_on_failure(o_.checkpoints, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
       seg.end = t;
       r_.lost_milli_s[j] += seg.gpu_milli * o.lost.count();
       s.work_left = o.work_left;
     }
     s.failed_at = never;
     queue_.enqueue(j);
+  }
+
+  // A victim in its notice window whose node went down at t: it stops now, failed instead
+  // of preempted (or completed), and is queued again now, not when the notice ends. Its room
+  // stays held until then (holds.hpp), as the preemption arranged.
+  void fail_stopping(const stopping_victim& v, fleet_time t) {
+    run_segment& seg = r_.segments[v.segment];
+    if (v.completes) {
+      r_.completed[v.job] = 0;
+      --completed_;
+    } else {
+      --r_.evictions[v.job];
+      r_.lost_milli_s[v.job] -= v.lost_milli_s;
+    }
+    const stop_outcome o = stop_on_failure(o_.checkpoints, seg.start, v.work_left, jobs_[v.job].checkpoint_every, t);
+    seg.end = t;
+    seg.preempted = false;
+    seg.failed = true;
+    ++r_.failures;
+    r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost.count();
+    st_[v.job].work_left = o.work_left;
+    st_[v.job].failed_at = never;
+    queue_.enqueue(v.job);
   }
 
   [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }
@@ -323,7 +300,7 @@ class fleet_runner {
     const auto members = [&](std::uint32_t v) { return members_of(r_.segments[st_[v].segment]); };
     const auto gang = [&](std::uint32_t v) -> const gang_request& { return jobs_[v].gang; };
     if (!pre_.choose(job.gang, j, limited ? &scan_ : nullptr, candidate, members, gang)) return false;
-    log_preemption(j, t);
+    detail::log_preemption(r_, pre_.selection(), j, t);
     evict(t);
     const bool ok = pre_.place(job.gang, j, placed_);
     GPURENT_ASSERT(ok);  // the trial found room
@@ -335,20 +312,6 @@ class fleet_runner {
     return true;
   }
 
-  void log_preemption(std::uint32_t j, fleet_time t) {
-    const victim_selector<VP>& sel = pre_.selection();
-    run_preemption p;
-    p.time = t;
-    p.job = j;
-    p.first = static_cast<std::uint32_t>(r_.victims.size());
-    p.count = static_cast<std::uint32_t>(sel.victims().size());
-    r_.victims.insert(r_.victims.end(), sel.victims().begin(), sel.victims().end());
-    p.other_first = static_cast<std::uint32_t>(r_.victims.size());
-    p.other_count = static_cast<std::uint32_t>(sel.runner_up().size());
-    r_.victims.insert(r_.victims.end(), sel.runner_up().begin(), sel.runner_up().end());
-    r_.preemption_log.push_back(p);
-  }
-
   // The chosen victims stop at t + notice (or complete before); their room goes now. Each
   // goes to stopped_ for the holds.
   void evict(fleet_time t) {
@@ -358,6 +321,7 @@ class fleet_runner {
       const fleet_job& vj = jobs_[v.job];
       run_segment& seg = r_.segments[s.segment];
       const stop_outcome o = stop_segment(o_.checkpoints, seg.start, s.work_left, vj.checkpoint_every, t);
+      if (o.stop > t) notice_.add(stopping_victim{v.job, s.segment, o.stop, s.work_left, seg.gpu_milli * o.lost.count(), o.completes});
       stop_running(v.job);
       seg.end = o.stop;
       stopped_.push_back(stopped_victim{v.job, members_of(seg), seg.end, vj.gang.exclusive});
@@ -387,6 +351,7 @@ class fleet_runner {
   std::priority_queue<event, std::vector<event>, std::greater<>> events_;
   std::vector<placement> placed_;
   std::vector<stopped_victim> stopped_;
+  notice_window notice_;  // victims running out their notice
   retry_log log_;
   std::span<const node_index> scan_;  // a limited retry: the nodes freed since the job failed
   std::vector<domain_index> seen_;    // freed_room_fits' scratch
@@ -407,15 +372,20 @@ template <VictimPolicy VP, bool Preempt, Placer B>
   return r.run();
 }
 
-// Why each job that never started could never fit, into r.never_started: the placer's
-// explanation with its counts, asked of backend b as the run left it (a run ends when no
+// Why each job that never started could never fit, into r.never_started, and why each that
+// started but was left queued (stopped by a failure, unable to start again) could not, into
+// r.unfinished: the placer's explanation with its counts, asked of backend b as the run left it (a run ends when no
 // queued job can ever fit, every other job gone; down nodes still down). Apart from the run,
 // so that the run's loop allocates nothing for it.
 template <Placer B>
 void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
   r.never_started.clear();
-  for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j)
-    if (r.first_start[j] == not_started) r.never_started.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
+  r.unfinished.clear();
+  for (std::size_t j = 0; j < jobs.size() && j < r.first_start.size(); ++j) {
+    if (r.completed[j] != 0) continue;
+    auto& list = r.first_start[j] == not_started ? r.never_started : r.unfinished;
+    list.push_back({static_cast<std::uint32_t>(j), b.explain(jobs[j].gang).summary()});
+  }
 }
 
 }  // namespace gpurent

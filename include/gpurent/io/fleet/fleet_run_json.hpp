@@ -52,10 +52,11 @@ struct run_report {
   return o;
 }
 
-// Each job that never started: its name, class and why it could never fit.
-[[nodiscard]] inline nlohmann::ordered_json never_started_json(std::span<const fleet_job> jobs, const run_result& r) {
+// Each job that never started (or could not start again): its name, class and why it could
+// never fit.
+[[nodiscard]] inline nlohmann::ordered_json never_started_json(std::span<const fleet_job> jobs, std::span<const run_never_started> list) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const run_never_started& n : r.never_started)
+  for (const run_never_started& n : list)
     out.push_back({{"job", jobs[n.job].name}, {"class", jobs[n.job].preemptible ? "spot" : "hp"}, {"why", n.why}});
   return out;
 }
@@ -72,7 +73,8 @@ struct run_report {
   o["allocation_pct"] = rounded(m.allocation_pct);
   o["classes"] = ojson{{"hp", class_json(m.hp, false)}, {"spot", class_json(m.spot, true)}};
   o["never_scheduled"] = a.never_scheduled;
-  o["never_started_jobs"] = never_started_json(jobs, r);
+  o["never_started_jobs"] = never_started_json(jobs, r.never_started);
+  if (a.node_events) o["unfinished_jobs"] = never_started_json(jobs, r.unfinished);
   o["jobs"] = jobs.size();
   o["preemptions"] = r.preemptions;
   if (a.node_events) o["failures"] = r.failures;

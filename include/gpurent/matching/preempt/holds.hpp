@@ -56,6 +56,12 @@ class victim_holds {
       if (v.stops > now && v.exclusive) hold_blocks(v, v.stops);
   }
 
+  // A preemptor's room, when it leaves before it starts (a node of it went down during the
+  // notice): held until `until` (its start), since victims may still run there until then.
+  void hold_placed(std::span<const placement> placed, fleet_time until) {
+    for (const placement& p : placed) hold_room(p, until);
+  }
+
   // Gives back every hold that ends at or before t: freed_room(h) for held room,
   // freed_node(n) for each node of a block that is open again.
   template <class FreedRoom, class FreedNode>

@@ -124,6 +124,8 @@ class preemptor {
   void hold_for(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
     holds_.hold_for(now, until, placed, victims);
   }
+  // A preemptor that leaves before it starts: its room held until `until` (holds.hpp).
+  void hold_placed(std::span<const placement> placed, fleet_time until) { holds_.hold_placed(placed, until); }
   // Gives back every hold that ends at or before t: freed_room(h) for held room,
   // freed_node(n) for each node of a block that is open again.
   template <class FreedRoom, class FreedNode>

@@ -124,24 +124,30 @@ TEST_CASE("fleet run usage: a segment past 9999-12-31 is an error, not an instan
   CHECK(format_instant(soon->front().start) == "2026-11-01T01:00:00Z");
 }
 
-// issue 34: the offered load counts each job's work inside the loaded window only (a job
-// running for months counted whole made "100%" leave the trace's cluster 85% idle).
-TEST_CASE("fleet run metrics: the offered load clips each job's work to the loaded window") {
+// The metrics of a run (gpurent placement and victims) of the jobs file `csv` on one node of
+// 4 A100s.
+run_metrics metrics_on_one_node(const std::string& csv) {
   auto ns = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n", "nodes.csv");
   REQUIRE(ns);
   auto c = fleet_cluster::make(*ns);
   REQUIRE(c);
-  // 100 jobs of 1 GPU arriving at 0, 10, ..., 990: the window is [0, 990] (1st and 99th
-  // percentiles, nearest rank: the 1st and the 99th arrival). Each runs 20 s, except the
-  // first, which runs a year: counted whole it alone would offer 8,000% of the window.
-  std::string csv = "name,workers,num_gpu,arrival,duration\n";
-  for (int i = 0; i < 100; ++i) csv += "j" + std::to_string(i) + ",1,1," + std::to_string(10 * i) + "," + (i == 0 ? "31536000" : "20") + "\n";
   auto js = io::read_fleet_jobs_csv(csv, "jobs.csv", *c);
   REQUIRE(js);
   fleet_cluster state = *c;
   gang_placer<gang_policy_gpurent> b(state.inv, state.topology, context_of(*js, state));
   const run_result r = run_fleet<victim_policy_gpurent, true>(b, *js, run_options{});
-  const run_metrics m = metrics_of(*js, r, c->gpus_up());
+  return metrics_of(*js, r, c->gpus_up());
+}
+
+// issue 34: the offered load counts each job's work inside the loaded window only (a job
+// running for months counted whole made "100%" leave the trace's cluster 85% idle).
+TEST_CASE("fleet run metrics: the offered load clips each job's work to the loaded window") {
+  // 100 jobs of 1 GPU arriving at 0, 10, ..., 990: the window is [0, 990] (1st and 99th
+  // percentiles, nearest rank: the 1st and the 99th arrival). Each runs 20 s, except the
+  // first, which runs a year: counted whole it alone would offer 8,000% of the window.
+  std::string csv = "name,workers,num_gpu,arrival,duration\n";
+  for (int i = 0; i < 100; ++i) csv += "j" + std::to_string(i) + ",1,1," + std::to_string(10 * i) + "," + (i == 0 ? "31536000" : "20") + "\n";
+  const run_metrics m = metrics_on_one_node(csv);
   CHECK(m.window_begin == fleet_time::at_second(0));
   CHECK(m.window_end == fleet_time::at_second(980));
   // Inside [0, 980): the long job 980 s, jobs 1..96 20 s each, job 97 (970..990) 10 s, job
@@ -154,16 +160,7 @@ TEST_CASE("fleet run metrics: the offered load clips each job's work to the load
 // Found by an outside probe (2026-12-07): with every job arriving at the same instant the
 // window is one second long (docs/formats/fleet.md), and the work inside it counts.
 TEST_CASE("fleet run metrics: arrivals all at one instant make a window of one second, not an empty one") {
-  auto ns = io::read_fleet_nodes_csv("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,A100\n", "nodes.csv");
-  REQUIRE(ns);
-  auto c = fleet_cluster::make(*ns);
-  REQUIRE(c);
-  auto js = io::read_fleet_jobs_csv("name,workers,num_gpu,arrival,duration\na,1,1,50,100\nb,1,2,50,100\n", "jobs.csv", *c);
-  REQUIRE(js);
-  fleet_cluster state = *c;
-  gang_placer<gang_policy_gpurent> b(state.inv, state.topology, context_of(*js, state));
-  const run_result r = run_fleet<victim_policy_gpurent, true>(b, *js, run_options{});
-  const run_metrics m = metrics_of(*js, r, c->gpus_up());
+  const run_metrics m = metrics_on_one_node("name,workers,num_gpu,arrival,duration\na,1,1,50,100\nb,1,2,50,100\n");
   CHECK(m.window_begin == fleet_time::at_second(50));
   CHECK(m.window_end == fleet_time::at_second(51));
   CHECK(m.offered_load_pct == doctest::Approx(75.0));  // 3 of 4 GPUs for the window's second

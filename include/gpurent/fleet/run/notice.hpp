@@ -4,7 +4,8 @@
 // preemption, they run until the notice ends (or they complete within it). A node that goes
 // down in the meantime stops them at once, as every job on it (docs/fleet.md, "Node
 // events"): then the preemption's outcome (saved work, completion) no longer holds and the
-// loop books a failure instead, from what is kept here.
+// loop books a failure instead, from what is kept here. Kept only in runs with node events;
+// the entries whose notice is over are dropped at each node going down.
 
 #include <algorithm>
 #include <cstddef>

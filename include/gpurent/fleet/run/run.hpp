@@ -321,7 +321,8 @@ class fleet_runner {
       const fleet_job& vj = jobs_[v.job];
       run_segment& seg = r_.segments[s.segment];
       const stop_outcome o = stop_segment(o_.checkpoints, seg.start, s.work_left, vj.checkpoint_every, t);
-      if (o.stop > t) notice_.add(stopping_victim{v.job, s.segment, o.stop, s.work_left, seg.gpu_milli * o.lost.count(), o.completes});
+      if (o.stop > t && !o_.node_events.empty())  // only a node going down cuts a notice short
+        notice_.add(stopping_victim{v.job, s.segment, o.stop, s.work_left, seg.gpu_milli * o.lost.count(), o.completes});
       stop_running(v.job);
       seg.end = o.stop;
       stopped_.push_back(stopped_victim{v.job, members_of(seg), seg.end, vj.gang.exclusive});
@@ -374,9 +375,9 @@ template <VictimPolicy VP, bool Preempt, Placer B>
 
 // Why each job that never started could never fit, into r.never_started, and why each that
 // started but was left queued (stopped by a failure, unable to start again) could not, into
-// r.unfinished: the placer's explanation with its counts, asked of backend b as the run left it (a run ends when no
-// queued job can ever fit, every other job gone; down nodes still down). Apart from the run,
-// so that the run's loop allocates nothing for it.
+// r.unfinished: the placer's explanation with its counts, asked of backend b as the run left
+// it (a run ends when no queued job can ever fit, every other job gone; down nodes still
+// down). Apart from the run, so that the run's loop allocates nothing for it.
 template <Placer B>
 void explain_never_started(B& b, std::span<const fleet_job> jobs, run_result& r) {
   r.never_started.clear();

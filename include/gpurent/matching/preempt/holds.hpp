@@ -103,6 +103,7 @@ class victim_holds {
     std::array<std::int32_t, max_gpus_per_node> milli{};
     std::array<tenant_id, max_gpus_per_node> tenant{};  // per GPU: the victims' tenant
     std::uint16_t closed = 0;                           // bit g: a victim on GPU g asked for isolation
+    std::uint16_t victims = 0;                          // bit g: a victim ran on GPU g
   };
 
   void hold_room(const placement& h, fleet_time until) {
@@ -120,7 +121,8 @@ class victim_holds {
 
   // Per node, max(0, victims' - preemptor's) of each GPU, CPU and memory, held until
   // `until` (one placement per tenant the GPUs answer to, hold_of), so that nothing else
-  // lands on a victim still running.
+  // lands on a victim still running; all that is idle on a victim's GPU that answers to a
+  // stranger (stranger()).
   void hold_leftovers(fleet_time now, fleet_time until, std::span<const placement> placed, std::span<const stopped_victim> victims) {
     if (until <= now) return;
     leftover_.clear();
@@ -130,9 +132,12 @@ class victim_holds {
     for (const auto& [n, acc] : leftover_) {
       holds_.clear();
       for (std::size_t g = 0; g < max_gpus_per_node; ++g) {
-        if (acc.milli[g] <= 0) continue;
-        placement& h = hold_of(n, g, acc);
-        h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(acc.milli[g]), -1, 0};
+        if ((acc.victims >> g & 1U) == 0) continue;
+        const bool strange = stranger(n, g, acc);
+        const std::int32_t milli = strange ? pl_->inv().state(n).idle[g] : acc.milli[g];
+        if (milli <= 0) continue;
+        placement& h = hold_of(n, g, acc, strange);
+        h.gpus[h.count++] = gpu_take{static_cast<std::uint8_t>(g), static_cast<std::int16_t>(milli), -1, 0};
       }
       if (acc.cpu > milli_cpu{0} || acc.memory > mebibytes{0}) {
         if (holds_.empty()) holds_.push_back(placement_on(n, no_tenant, isolation_level::gpu));
@@ -143,13 +148,21 @@ class victim_holds {
     }
   }
 
+  // Whether GPU g of node n answers to another tenant than its victims' now (the
+  // preemptor's, or work that shared the GPU with them at none). The inventory keeps one
+  // owner per GPU, so it cannot say that the victims still run there: the hold then takes
+  // all that is idle on the GPU, and nothing joins it before the notice ends.
+  [[nodiscard]] bool stranger(node_index n, std::size_t g, const held_room& acc) const noexcept {
+    const node_state& s = pl_->inv().state(n);
+    return s.users[g] != 0 && s.owner[g] != acc.tenant[g];
+  }
+
   // The hold that takes GPU g of node n stands in for its victims: their tenant, at GPU
   // isolation when one of them asked for it (so no stranger joins the GPU while they still
-  // run), else at none. Work of another tenant still on the GPU shared it with them at
-  // none: the hold joins it at none. One hold per (tenant, level) on a node.
-  placement& hold_of(node_index n, std::size_t g, const held_room& acc) {
+  // run), else at none. On a stranger's GPU it joins the owner at none (it takes what is
+  // idle there). One hold per (tenant, level) on a node.
+  placement& hold_of(node_index n, std::size_t g, const held_room& acc, bool stranger) {
     const node_state& s = pl_->inv().state(n);
-    const bool stranger = s.users[g] != 0 && s.owner[g] != acc.tenant[g];
     const tenant_id t = stranger ? s.owner[g] : acc.tenant[g];
     const isolation_level level = (acc.closed >> g & 1U) != 0 && !stranger ? isolation_level::gpu : isolation_level::none;
     auto it = std::find_if(holds_.begin(), holds_.end(), [&](const placement& h) { return h.tenant == t && h.isolation == level; });
@@ -187,7 +200,8 @@ class victim_holds {
   // A victim's member on GPU g: its tenant, and whether it closed the GPU to strangers.
   static void note_victim(held_room& r, std::size_t g, const placement& p) noexcept {
     const auto bit = static_cast<std::uint16_t>(1U << g);
-    if (r.milli[g] == 0) r.tenant[g] = p.tenant;
+    if ((r.victims & bit) == 0) r.tenant[g] = p.tenant;
+    r.victims = static_cast<std::uint16_t>(r.victims | bit);
     if (p.isolation != isolation_level::none) r.closed = static_cast<std::uint16_t>(r.closed | bit);
   }
 

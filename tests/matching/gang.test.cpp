@@ -631,6 +631,45 @@ TEST_CASE("gangs: check_gangs counts members placed against a rule") {
   CHECK_FALSE(r.messages.empty());
 }
 
+TEST_CASE("gangs: check_gangs lets strangers share a GPU only when all asked for no isolation, a node unless one asked for node isolation") {
+  // Two one-member gangs of tenants 1 and 2 on node n0, half a GPU each. Until 2026-12-07 a
+  // GPU with two tenants was a violation whatever they asked (fleet pack said "violations":
+  // 2 on a legal placement), and node isolation was not checked.
+  cluster c(1, 1, 1, 2);
+  struct scene {
+    isolation_level a, b;
+    std::uint8_t gpu_b;  // b's GPU (a takes GPU 0)
+    std::size_t violations;
+  };
+  const scene cases[] = {
+      {isolation_level::none, isolation_level::none, 0, 0},   {isolation_level::none, isolation_level::gpu, 0, 2},
+      {isolation_level::gpu, isolation_level::gpu, 1, 0},     {isolation_level::node, isolation_level::gpu, 1, 2},
+      {isolation_level::gpu, isolation_level::network, 1, 2},
+  };
+  for (const scene& k : cases) {
+    CAPTURE(static_cast<int>(k.a));
+    CAPTURE(static_cast<int>(k.b));
+    std::vector<gang_request> gangs(2);
+    std::vector<std::vector<placement>> placed(2);
+    for (std::size_t j = 0; j < 2; ++j) {
+      gangs[j].member.num_gpu = 1;
+      gangs[j].member.gpu_milli = milli_gpu(500);
+      gangs[j].member.tenant = static_cast<tenant_id>(j + 1);
+      gangs[j].member.isolation = j == 0 ? k.a : k.b;
+      placement p = inventory::make_placement(0, gangs[j].member, gpu_pick{});
+      p.count = 1;
+      p.gpus[0] = gpu_take{j == 0 ? std::uint8_t{0} : k.gpu_b, 500, -1, 0};
+      placed[j] = {p};
+    }
+    CHECK(check_gangs(c.inv, c.topo, gangs, placed).violations == k.violations);
+    if (k.b == isolation_level::none) continue;
+    placed[1][0].isolation = isolation_level::none;  // a placement that claims less than its request asked
+    const gang_check_result r = check_gangs(c.inv, c.topo, gangs, placed);
+    CHECK(r.violations >= 1);
+    CHECK(std::any_of(r.messages.begin(), r.messages.end(), [](const std::string& m) { return m.find("isolation differ") != std::string::npos; }));
+  }
+}
+
 TEST_CASE("gangs: invalid gangs are refused with the field named") {
   cluster c(1, 1, 2, 4);
   gang_request g = gang(3, 1);

@@ -265,11 +265,6 @@ namespace detail {
       gangs.push_back(v.jobs[v.r().segments[x].job].gang);
       const auto ms = v.members(v.r().segments[x]);
       placed.emplace_back(ms.begin(), ms.end());
-      // check_gangs knows no isolation level: a GPU shared by two tenants is a violation to
-      // it, though strangers who all asked for no isolation may share one. Tenancy is
-      // check_room's: every member goes to check_gangs as the anonymous tenant's.
-      gangs.back().member.tenant = no_tenant;
-      for (placement& p : placed.back()) p.tenant = no_tenant;
     }
     const gang_check_result g = check_gangs(all_up, v.cluster->topology, gangs, placed);
     if (g.violations > 0)

@@ -6,7 +6,8 @@
 //
 // Rules: a member takes exactly its request (num_gpu distinct GPUs of the node, gpu_milli
 // each, its CPU and memory), of an allowed model; no node's CPU or memory and no GPU's 1000
-// milli is exceeded, and no GPU is shared by two tenants; nothing on a down or drained node
+// milli is exceeded; no GPU is shared by two tenants unless all its users asked for no
+// isolation, no node by two when one asked for node isolation; nothing on a down or drained node
 // (conditions as they were when the gangs were placed); a gang has all its members or none;
 // at most per_node of a gang on one node; a gang with a topology rule only on nodes in the
 // topology; `required`: one domain of that level; `segment`: each group of s members in one
@@ -101,8 +102,8 @@ class gang_checker {
       const node_spec& s = inv_.spec(p.node);
       if (inv_.condition(p.node) != node_condition::up) flag(j, m, "on a node that is " + std::string(to_string(inv_.condition(p.node))));
       if (g.topology_bound() && !t_.in_topology(p.node)) flag(j, m, "a gang with topology rules on a node outside the topology");
-      if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant)
-        flag(j, m, "CPU, memory or tenant differ from the request");
+      if (p.cpu_milli != r.cpu_milli || p.memory_mib != r.memory_mib || p.tenant != r.tenant || p.isolation != r.isolation)
+        flag(j, m, "CPU, memory, tenant or isolation differ from the request");
       if (p.count != r.num_gpu) flag(j, m, "takes " + std::to_string(p.count) + " GPUs, asked for " + std::to_string(r.num_gpu));
       if (p.count > 0 && (r.allowed_models >> s.model & 1U) == 0) flag(j, m, "a GPU model the request does not allow");
       std::uint32_t seen = 0;
@@ -115,15 +116,30 @@ class gang_checker {
     }
   }
 
-  // Every node's and GPU's use, summed over all members.
+  // Who uses a GPU or a node: the first tenant seen, whether another tenant came too, and
+  // whether a user asked to keep strangers out (`closed`).
+  struct tenants_seen {
+    tenant_id first{};
+    bool used = false, mixed = false, closed = false;
+    void add(tenant_id t, bool closes) noexcept {
+      mixed = mixed || (used && t != first);
+      if (!used) first = t;
+      used = true;
+      closed = closed || closes;
+    }
+    [[nodiscard]] bool broken() const noexcept { return mixed && closed; }
+  };
+
+  // Every node's and GPU's use, summed over all members; tenancy: two tenants on a GPU only
+  // when all its users asked for no isolation, on a node only when none asked for node (or
+  // network) isolation. (Network isolation's segments span blocks: not checked here.)
   void check_capacity() {
     struct use {
       milli_cpu cpu{0};
       mebibytes memory{0};
       std::array<std::int32_t, max_gpus_per_node> milli{};
-      std::array<tenant_id, max_gpus_per_node> tenant{};
-      std::array<bool, max_gpus_per_node> used{};
-      bool shared = false;
+      std::array<tenants_seen, max_gpus_per_node> gpu{};
+      tenants_seen node;
     };
     std::map<node_index, use> nodes;
     for (std::size_t j = 0; j < placed_.size(); ++j)
@@ -132,12 +148,10 @@ class gang_checker {
         use& u = nodes[p.node];
         u.cpu += p.cpu_milli;
         u.memory += p.memory_mib;
+        u.node.add(p.tenant, p.isolation >= isolation_level::node);
         for (std::size_t i = 0; i < p.count && p.gpus[i].gpu < max_gpus_per_node; ++i) {
-          const std::size_t g = p.gpus[i].gpu;
-          u.milli[g] += p.gpus[i].milli;
-          if (u.used[g] && u.tenant[g] != p.tenant) u.shared = true;
-          u.used[g] = true;
-          u.tenant[g] = p.tenant;
+          u.milli[p.gpus[i].gpu] += p.gpus[i].milli;
+          u.gpu[p.gpus[i].gpu].add(p.tenant, p.isolation != isolation_level::none);
         }
       }
     for (std::size_t j = 0; j < placed_.size(); ++j)
@@ -149,7 +163,9 @@ class gang_checker {
         const bool over =
             u.cpu > s.cpu_milli || u.memory > s.memory_mib || std::any_of(u.milli.begin(), u.milli.end(), [](std::int32_t x) { return x > 1000; });
         if (over) flag(j, m, "node " + s.name + " is over its capacity");
-        if (u.shared) flag(j, m, "node " + s.name + " has a GPU shared by two tenants");
+        if (std::any_of(u.gpu.begin(), u.gpu.end(), [](const tenants_seen& g) { return g.broken(); }))
+          flag(j, m, "node " + s.name + " has a GPU shared by two tenants, one of them isolated");
+        if (u.node.broken()) flag(j, m, "node " + s.name + " holds two tenants, one of them in node isolation");
       }
   }
 

@@ -180,22 +180,33 @@ class fleet_runner {
 
   // Job j stops at t without notice (its node failed) and is queued again.
   void fail_job(std::uint32_t j, fleet_time t) {
-    job_state& s = st_[j];
-    run_segment& seg = r_.segments[s.segment];
+    run_segment& seg = r_.segments[st_[j].segment];
     stop_running(j);
+    if (t > seg.start) {
+      book_failure(j, seg, st_[j].work_left, t);
+      return;
+    }
+    // Placed after a preemption, not started yet: nothing ran, nothing lost.
+    seg.end = seg.start;
+    pre_.hold_placed(members_of(seg), seg.start);  // its victims may still run there until then
+    if (seg.run == 0) r_.first_start[j] = not_started;
+    requeue_failed(j, seg);
+  }
+
+  // Job j's run `seg`, with `work_left` when it started, stops failed at t: what its
+  // checkpoints saved is kept (stop_on_failure), the rest lost; j is queued again.
+  void book_failure(std::uint32_t j, run_segment& seg, seconds work_left, fleet_time t) {
+    const stop_outcome o = stop_on_failure(o_.checkpoints, seg.start, work_left, jobs_[j].checkpoint_every, t);
+    seg.end = t;
+    r_.lost_milli_s[j] += seg.gpu_milli * o.lost.count();
+    st_[j].work_left = o.work_left;
+    requeue_failed(j, seg);
+  }
+
+  void requeue_failed(std::uint32_t j, run_segment& seg) {
     seg.failed = true;
     ++r_.failures;
-    if (t <= seg.start) {  // placed after a preemption, not started yet: nothing ran, nothing lost
-      seg.end = seg.start;
-      pre_.hold_placed(members_of(seg), seg.start);  // its victims may still run there until then
-      if (seg.run == 0) r_.first_start[j] = not_started;
-    } else {
-      const stop_outcome o = stop_on_failure(o_.checkpoints, seg.start, s.work_left, jobs_[j].checkpoint_every, t);
-      seg.end = t;
-      r_.lost_milli_s[j] += seg.gpu_milli * o.lost.count();
-      s.work_left = o.work_left;
-    }
-    s.failed_at = never;
+    st_[j].failed_at = never;
     queue_.enqueue(j);
   }
 
@@ -211,15 +222,8 @@ class fleet_runner {
       --r_.evictions[v.job];
       r_.lost_milli_s[v.job] -= v.lost_milli_s;
     }
-    const stop_outcome o = stop_on_failure(o_.checkpoints, seg.start, v.work_left, jobs_[v.job].checkpoint_every, t);
-    seg.end = t;
     seg.preempted = false;
-    seg.failed = true;
-    ++r_.failures;
-    r_.lost_milli_s[v.job] += seg.gpu_milli * o.lost.count();
-    st_[v.job].work_left = o.work_left;
-    st_[v.job].failed_at = never;
-    queue_.enqueue(v.job);
+    book_failure(v.job, seg, v.work_left, t);
   }
 
   [[nodiscard]] std::span<const placement> members_of(const run_segment& s) const noexcept { return {r_.members.data() + s.first, s.count}; }

@@ -58,13 +58,20 @@ TEST_CASE("durations: one grammar for every input, one written form read back") 
     CHECK(format_duration(*d) == s.written);
     CHECK(parse_duration(s.written).value() == *d);
   }
-  for (const char* bad : {"", "s", "1", "1 h", " 1h", "1h ", "-1h", "1.5h", "h1", "1hr", "1H", "1h1h", "30min1h", "1m1min", "1min1m", "1ms", "1d1w",
-                          "99999999999999999999s", "4611686018427387904s"}) {
+  for (const char* bad :
+       {"", "s", "1", "1 h", " 1h", "1h ", "-1h", "1.5h", "h1", "1hr", "1H", "1h1h", "30min1h", "1m1min", "1min1m", "1ms", "1d1w"}) {
     CAPTURE(bad);
     const auto d = parse_duration(bad);
     REQUIRE_FALSE(d);
     CHECK(d.error().message.find("1h30min") != std::string::npos);  // the grammar, with examples
   }
+  for (const char* big : {"99999999999999999999s", "4611686018427387904s", "76250274715436w", "1d4611686018427387900s", "1w4611686018427387904s"}) {
+    CAPTURE(big);  // well formed, too long: said so, not "not a duration"
+    const auto d = parse_duration(big);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().message.find("out of range") != std::string::npos);
+  }
+  CHECK(parse_duration("4611686018427387904s").error().message.find("2^62") != std::string::npos);
   CHECK(format_duration(-90s) == "-1min30s");
   std::mt19937_64 rng(35);
   for (int i = 0; i < 2000; ++i) {  // every written form reads back

@@ -42,6 +42,13 @@ TEST_CASE("pods: errors name the line and the field") {
   CHECK(neg.error().where == "pods.csv:3");
   CHECK(neg.error().field == "cpu_milli");
   CHECK(neg.error().describe() == "pods.csv:3: field 'cpu_milli': -5 is outside 0..1099511627776");
+  // A number too large for its type is out of range, not "not an integer".
+  auto huge = pods(pod_header + "p0,99999999999999999999999,2048,1,470,,LS\n");
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().describe() == "pods.csv:2: field 'cpu_milli': \"99999999999999999999999\" is outside 0..1099511627776");
+  auto huge_negative = pods(pod_header + "p0,1000,-99999999999999999999999,1,470,,LS\n");
+  REQUIRE_FALSE(huge_negative);
+  CHECK(huge_negative.error().message.find("is outside") != std::string::npos);
   auto text = pods(pod_header + "p0,abc,2048,1,470,,LS\n");
   REQUIRE_FALSE(text);
   CHECK(text.error().code == error_code::parse_error);

@@ -102,7 +102,8 @@ constexpr std::optional<std::int64_t> parse_uint(std::string_view s, std::int64_
     while (u < std::size(units) && !rest.substr(digits).starts_with(units[u].name)) ++u;
     if (u == std::size(units)) break;
     const auto n = detail::parse_uint(rest.substr(0, digits), limit / units[u].secs);
-    if (!n || total > limit - *n * units[u].secs) break;
+    if (!n || total > limit - *n * units[u].secs)
+      return make_error(error_code::invalid_argument, {}, "duration out of range: \"" + std::string(s) + "\" (at most 2^62 seconds)");
     total += *n * units[u].secs;
     rest.remove_prefix(digits + units[u].name.size());
     next_unit = units[u].secs == 60 ? u + (units[u].name == "min" ? 2 : 1) : u + 1;

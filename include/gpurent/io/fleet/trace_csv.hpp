@@ -80,6 +80,10 @@ template <class Int>
   const char* first = text.data();
   const char* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec == std::errc::result_out_of_range && ptr == last) {
+    return make_error(error_code::invalid_argument, std::string(field),
+                      "\"" + std::string(text) + "\" is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
   if (text.empty() || ec != std::errc{} || ptr != last) {
     return make_error(error_code::parse_error, std::string(field), "not an integer: \"" + std::string(text) + "\"");
   }

@@ -72,8 +72,6 @@ struct loaded {
 // --compress with --pods and only there; no output file that is an input or another output.
 expected<void> check_usage(const run_args& a) {
   if (a.jobs.empty() == a.pods.empty()) return make_error(error_code::invalid_argument, "--jobs", "give --jobs or --pods (one of them)");
-  if (a.check && !a.node_events.empty())
-    return make_error(error_code::invalid_argument, "--check", "not with --node-events (the check takes the nodes' states as given)");
   if (!a.audit.path.empty() && !a.pods.empty())
     return make_error(error_code::invalid_argument, "--audit", "with --jobs only (a trace's matcher decisions: gpurent replay --audit)");
   const bool compress = a.compress_option != nullptr && a.compress_option->count() > 0;
@@ -225,6 +223,8 @@ int run_command(const run_args& a) {
     o.observer = preempt_observer::of(*auditor);
   }
   const std::int64_t gpus = l->cluster.gpus_up();
+  std::optional<fleet_cluster> as_started;  // --check reads the nodes' first conditions; the run changes them
+  if (a.check) as_started = l->cluster;
   const auto t0 = std::chrono::steady_clock::now();
   if (progress) show_progress(o, t0, terminal);
   auto r = run_policy(a, *l, o, auditor ? &*auditor : nullptr);
@@ -236,7 +236,7 @@ int run_command(const run_args& a) {
   report_never_started(*l, *r);
   std::optional<gang_check_result> check;
   if (a.check) {
-    check = check_run(l->cluster, l->jobs, *r);
+    check = check_run(*as_started, l->jobs, *r, node_history{events, o.checkpoints.notice});
     for (const std::string& msg : check->messages) fmt::print(stderr, "gpurent: rule violated: {}\n", msg);
   }
   if (auto w = write_outputs(a, *s, *l, *r); !w) return fail(w.error());

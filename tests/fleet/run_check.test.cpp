@@ -4,7 +4,9 @@
 // random (members moved, duplicated, sent to no node, segments stretched at either end, a job
 // run twice beside itself in its blocks, gangs made exclusive, requests and tenants changed),
 // it counts what the reference counts by checking every running segment at every instant
-// (fleet/reference/check.hpp), violation for violation.
+// (fleet/reference/check.hpp), violation for violation. With node events, both read the
+// conditions the run went through (fleet/run/check_conditions.hpp), checked here on a run
+// built by hand.
 
 #include <doctest/doctest.h>
 
@@ -27,9 +29,9 @@ namespace test_fleet_run_check {
 using namespace gpurent;
 
 // Both counts, equal, and messages exactly when something broke a rule.
-std::size_t same_count(const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r) {
-  const gang_check_result fast = check_run(c, jobs, r);
-  const gang_check_result full = check_run_full(c, jobs, r);
+std::size_t same_count(const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r, const node_history& h = {}) {
+  const gang_check_result fast = check_run(c, jobs, r, h);
+  const gang_check_result full = check_run_full(c, jobs, r, h);
   CHECK(fast.violations == full.violations);
   CHECK(fast.messages.empty() == (fast.violations == 0));
   CHECK(full.messages.empty() == (full.violations == 0));
@@ -89,16 +91,17 @@ void break_once(std::mt19937_64& rng, const fleet_cluster& c, std::vector<fleet_
 }
 
 // The run as it is, then broken 1 to 20 times over, a few times.
-void same_when_broken(std::mt19937_64& rng, const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r) {
+void same_when_broken(std::mt19937_64& rng, const fleet_cluster& c, const std::vector<fleet_job>& jobs, const run_result& r,
+                      const node_history& h = {}) {
   REQUIRE_FALSE(r.segments.empty());
-  CHECK(same_count(c, jobs, r) == 0);
+  CHECK(same_count(c, jobs, r, h) == 0);
   std::size_t broken = 0;
   for (int round = 0; round < 12; ++round) {
     std::vector<fleet_job> js = jobs;
     run_result b = r;
     const int n = std::uniform_int_distribution<int>(1, 20)(rng);
     for (int i = 0; i < n; ++i) break_once(rng, c, js, b);
-    if (same_count(c, js, b) > 0) ++broken;
+    if (same_count(c, js, b, h) > 0) ++broken;
   }
   CHECK(broken >= 6);  // the breakages are seen, not only agreed on
 }
@@ -141,6 +144,100 @@ TEST_CASE("fleet run --check: the incremental count is the reference's, gangs on
   const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, run_options{});
   CHECK(r.preemptions > 0);
   same_when_broken(rng, f->cluster, f->jobs, r);
+}
+
+// Nodes failing, draining and coming back at random over the first 12,000 s.
+std::vector<node_event> random_events(std::mt19937_64& rng, std::size_t nodes) {
+  std::vector<node_event> events;
+  for (int e = 0; e < 16; ++e)
+    events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, 12000)(rng)),
+                                std::uniform_int_distribution<node_index>(0, static_cast<node_index>(nodes - 1))(rng),
+                                static_cast<node_condition>(std::uniform_int_distribution<int>(0, 2)(rng))});
+  std::stable_sort(events.begin(), events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });
+  return events;
+}
+
+TEST_CASE("fleet run --check --node-events: runs through failures and drains check clean, and both counts agree when broken") {
+  std::mt19937_64 rng(20261208);
+  for (int round = 0; round < 4; ++round) {
+    const fleet_cluster c = test::random_cluster(rng, 12);
+    const std::vector<fleet_job> jobs = test::random_pods(rng, 300);
+    const std::vector<node_event> events = random_events(rng, c.inv.size());
+    run_options o;
+    o.node_events = events;
+    const shape_distribution shapes = shapes_of(jobs);
+    fleet_cluster run_c = c;
+    matcher<policy_gpurent> b(run_c.inv, policy_context{&shapes, 0});
+    const run_result r = run_fleet<victim_policy_gpurent, true>(b, jobs, o);
+    CHECK(r.failures > 0);
+    const node_history h{events, o.checkpoints.notice};
+    same_when_broken(rng, c, jobs, r, h);
+    // Read with every event a second early, a run a failure stopped ran past its node going down.
+    std::vector<node_event> early = events;
+    for (node_event& e : early) e.time = fleet_time::at_second(std::max<std::int64_t>(0, e.time.count() - 1));
+    CHECK(same_count(c, jobs, r, node_history{early, o.checkpoints.notice}) > 0);
+  }
+}
+
+TEST_CASE("fleet run --check --node-events: placed on a node up then, ended by its going down; a preemptor placed at its decision") {
+  fleet_node n;
+  n.name = "n0";
+  n.cpu_milli = milli_cpu(64000);
+  n.memory_mib = mebibytes(262144);
+  n.gpus = 4;
+  n.model = "A100";
+  const std::vector<fleet_node> nodes{n};
+  auto made = fleet_cluster::make(nodes);
+  REQUIRE(made);
+  const fleet_cluster c = std::move(*made);
+  const auto at = fleet_time::at_second;
+  const std::vector<node_event> events{
+      {at(100), 0, node_condition::down}, {at(200), 0, node_condition::up}, {at(300), 0, node_condition::drain}, {at(400), 0, node_condition::up}};
+  std::vector<fleet_job> jobs(6);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    jobs[j].name = "j" + std::to_string(j);
+    jobs[j].gang.member.cpu_milli = milli_cpu(1000);
+  }
+  struct seg {
+    std::int64_t start, end;
+    bool against;
+  };
+  const seg segs[] = {
+      {0, 100, false},    // ends as its node goes down
+      {50, 150, true},    // runs on past it
+      {150, 180, true},   // placed on the down node
+      {350, 360, true},   // placed on the drained node
+      {320, 500, false},  // the preemptor decided at 290, when the node was up; it starts drained
+      {400, 450, false},  // placed when the node is up again
+  };
+  run_result r;
+  for (std::uint32_t j = 0; j < std::size(segs); ++j) {
+    run_segment s;
+    s.job = j;
+    s.start = at(segs[j].start);
+    s.end = at(segs[j].end);
+    s.first = j;
+    s.count = 1;
+    r.segments.push_back(s);
+    r.members.push_back(inventory::make_placement(0, jobs[j].gang.member, gpu_pick{}));
+  }
+  r.preemption_log.push_back(run_preemption{at(290), 4, 0, 0, 0, 0});
+  const node_history h{events, seconds(30)};
+  const condition_flags f = check_run_conditions(c, h, r);
+  for (std::uint32_t j = 0; j < std::size(segs); ++j) {
+    CAPTURE(j);
+    CHECK(f.flagged(j) == segs[j].against);
+  }
+  CHECK(f.why(1) == "ran until 150 s on node n0, which went down at 100 s");
+  CHECK(f.why(2) == "placed at 150 s on node n0, which was down");
+  CHECK(f.why(3) == "placed at 350 s on node n0, which was drained");
+  const gang_check_result g = check_run(c, jobs, r, h);
+  CHECK(g.violations == 3);  // each at the one instant a segment starts while it runs
+  CHECK(g.violations == check_run_full(c, jobs, r, h).violations);
+  REQUIRE_FALSE(g.messages.empty());
+  CHECK(g.messages.front() == "at 50 s: job j1 run 0 member 0: ran until 150 s on node n0, which went down at 100 s");
+  // Without the notice the preemptor reads as placed at its start, on the drained node.
+  CHECK(check_run_conditions(c, node_history{events, seconds(0)}, r).flagged(4));
 }
 
 }  // namespace test_fleet_run_check

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/fleet/run/check.hpp>
 #include <gpurent/matching/node/registry.hpp>
 
 #include "billing.hpp"
@@ -136,6 +137,7 @@ class simulation {
     const run_view view{&s_.cluster, jobs, s_.events, s_.checkpoints, s_.min_runtime, v != victims_kind::none, &r};
     std::string bad = oracle_check_run(view);
     if (bad.empty()) bad = check_released(c.inv);
+    if (bad.empty()) bad = tool_check(jobs, r);
     digest_run(d_, name, r);
     if (bad.empty()) bad = bill(view, c);
     tally(r);
@@ -143,6 +145,15 @@ class simulation {
       rep_.violation = bad;
       rep_.where = name;
     }
+  }
+
+  // What `fleet run --check` says of the run (fleet/run/check.hpp, with the node events):
+  // nothing, once the oracle found nothing. A violation it reports is a false alarm.
+  [[nodiscard]] std::string tool_check(std::span<const fleet_job> jobs, const run_result& r) const {
+    const gang_check_result g = check_run(s_.cluster, jobs, r, node_history{s_.events, run_opts_.checkpoints.notice});
+    if (g.violations == 0) return {};
+    return "check_run counts " + std::to_string(g.violations) +
+           " violations where the oracle found none: " + (g.messages.empty() ? std::string() : g.messages.front());
   }
 
   // The run's usage through the meters (billing.hpp), against the segments' truth.

@@ -140,9 +140,10 @@ TEST_CASE("fleet run --node-events: a node that goes down stops its jobs at once
   const std::string events = write_file(scratch() / "fail_events.csv", "time,node,state\n5000,n0,up\n4000,n0,down\n");  // any order
   const std::string csv = (scratch() / "fail_placements.csv").string();
   // Two nodes: it restarts on n1 at once.
-  auto r = run_tool("fleet run --nodes " + two + " --jobs " + jobs + " --node-events " + events + " --placements " + csv);
+  auto r = run_tool("fleet run --nodes " + two + " --jobs " + jobs + " --node-events " + events + " --placements " + csv + " --check");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("\"failures\": 1") != std::string::npos);
+  CHECK(r.out.find("\"violations\": 0") != std::string::npos);  // --check reads the conditions the run went through
   CHECK(slurp(csv) ==
         "job,run,member,node,gpus,start,end,end_reason\n"
         "hp-a,0,0,n0,0:1000;1:1000;2:1000;3:1000,0,4000,failed\n"
@@ -159,8 +160,9 @@ TEST_CASE("fleet run --node-events: a node that goes down stops its jobs at once
   const std::string ab = write_file(scratch() / "drain_jobs.csv",
                                     "name,workers,num_gpu,gpu_milli,priority,preemptible,arrival,duration,checkpoint_every\n"
                                     "hp-a,1,2,1000,100,false,0,10000,1800\nhp-b,1,2,1000,100,false,200,100,1800\n");
-  r = run_tool("fleet run --nodes " + one + " --jobs " + ab + " --node-events " + drain + " --placements " + csv);
+  r = run_tool("fleet run --nodes " + one + " --jobs " + ab + " --node-events " + drain + " --placements " + csv + " --check");
   REQUIRE(r.status == 0);
+  CHECK(r.out.find("\"violations\": 0") != std::string::npos);
   CHECK(slurp(csv) ==
         "job,run,member,node,gpus,start,end,end_reason\n"
         "hp-a,0,0,n0,0:1000;1:1000,0,10000,done\n"

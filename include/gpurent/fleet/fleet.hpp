@@ -10,6 +10,7 @@
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/pack.hpp>
 #include <gpurent/fleet/run/check.hpp>
+#include <gpurent/fleet/run/check_conditions.hpp>
 #include <gpurent/fleet/run/checkpoint.hpp>
 #include <gpurent/fleet/run/metrics.hpp>
 #include <gpurent/fleet/run/named.hpp>

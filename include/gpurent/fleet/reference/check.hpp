@@ -10,19 +10,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
 #include <gpurent/fleet/run/check.hpp>
+#include <gpurent/fleet/run/check_conditions.hpp>
 #include <gpurent/fleet/run/run.hpp>
 #include <gpurent/matching/gang/check.hpp>
 
 namespace gpurent {
 
 // The rules at every instant a segment of r starts, every running segment checked each time;
-// messages "at T s: job NAME run R member M: why".
-[[nodiscard]] inline gang_check_result check_run_full(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r) {
+// messages "at T s: job NAME run R member M: why". Node events: as check_run.
+[[nodiscard]] inline gang_check_result check_run_full(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r,
+                                                      const node_history& h = {}) {
+  const inventory inv = detail::rules_inventory(c, h);
+  const condition_flags conditions = check_run_conditions(c, h, r);
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < r.segments.size(); ++i)
     if (r.segments[i].end > r.segments[i].start) order.push_back(i);
@@ -42,11 +47,19 @@ namespace gpurent {
       gangs[k] = jobs[s.job].gang;
       placed[k].assign(r.members.begin() + s.first, r.members.begin() + s.first + s.count);
     }
-    const gang_check_flags now = check_gang_flags(c.inv, c.topology, gangs, placed, gang_rules::all);
-    for (const auto& g : now.flagged) total.violations += static_cast<std::size_t>(std::count(g.begin(), g.end(), true));
-    for (const gang_check_note& n : now.notes)
-      if (total.messages.size() < gang_check_result::max_messages)
-        total.messages.push_back(run_check_message(t, jobs, r.segments[running[n.gang]], n.member, n.why));
+    const gang_check_flags now = check_gang_flags(inv, c.topology, gangs, placed, gang_rules::all);
+    const auto message = [&](const run_segment& s, std::size_t member, const std::string& why) {
+      if (total.messages.size() < gang_check_result::max_messages) total.messages.push_back(run_check_message(t, jobs, s, member, why));
+    };
+    for (std::size_t k = 0; k < running.size(); ++k) {
+      const run_segment& s = r.segments[running[k]];
+      for (std::uint32_t m = 0; m < s.count; ++m) {
+        const bool against = conditions.flagged(s.first + m);
+        if (against && s.start == t) message(s, m, conditions.why(s.first + m));
+        if (now.flagged[k][m] || against) ++total.violations;
+      }
+    }
+    for (const gang_check_note& n : now.notes) message(r.segments[running[n.gang]], n.member, n.why);
   }
   return total;
 }

@@ -17,7 +17,9 @@
 //
 // It reads only the segments and their members, not the loop's bookkeeping, so a test can
 // build a run_result from a placements CSV and check that the same way. Node conditions are
-// the cluster's as given (a run with node events changes them over time: not checked here).
+// the cluster's as given; a run with node events is checked against the conditions it went
+// through instead (fleet/run/check_conditions.hpp: a member against them counts as against
+// one of its own rules).
 
 #include <algorithm>
 #include <cstddef>
@@ -28,6 +30,7 @@
 
 #include <gpurent/fleet/cluster.hpp>
 #include <gpurent/fleet/job.hpp>
+#include <gpurent/fleet/run/check_conditions.hpp>
 #include <gpurent/fleet/run/run.hpp>
 #include <gpurent/matching/gang/check.hpp>
 
@@ -42,10 +45,24 @@ namespace gpurent {
 
 namespace detail {
 
+// The inventory whose conditions the gang rules read: the cluster's, or with node events
+// every node up (check_run_conditions judges the conditions then).
+[[nodiscard]] inline inventory rules_inventory(const fleet_cluster& c, const node_history& h) {
+  inventory inv = c.inv;
+  if (!h.events.empty())
+    for (node_index n = 0; n < inv.size(); ++n) inv.set_condition(n, node_condition::up);
+  return inv;
+}
+
 class run_rules_check {
  public:
-  run_rules_check(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r)
-      : c_(c), jobs_(jobs), r_(r), blocks_(c.topology.level_count() == 0 ? 0 : c.topology.domain_count(c.topology.block_level())) {
+  run_rules_check(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r, const node_history& h)
+      : c_(c),
+        jobs_(jobs),
+        r_(r),
+        inv_(rules_inventory(c, h)),
+        conditions_(check_run_conditions(c, h, r)),
+        blocks_(c.topology.level_count() == 0 ? 0 : c.topology.domain_count(c.topology.block_level())) {
     const std::size_t places = 1 + blocks_ + c.inv.size();
     at_.resize(places);
     counted_.assign(places, 0);
@@ -94,9 +111,11 @@ class run_rules_check {
   void enter(std::uint32_t seg, fleet_time t) {
     const run_segment& s = r_.segments[seg];
     const std::vector<placement> members(r_.members.begin() + s.first, r_.members.begin() + s.first + s.count);
-    const gang_check_flags f = check_gang_flags(c_.inv, c_.topology, std::span(&jobs_[s.job].gang, 1), std::span(&members, 1), gang_rules::own);
+    const gang_check_flags f = check_gang_flags(inv_, c_.topology, std::span(&jobs_[s.job].gang, 1), std::span(&members, 1), gang_rules::own);
     for (std::uint32_t m = 0; m < s.count; ++m) {
-      own_[own_first_[seg] + m] = f.flagged[0][m] ? 1 : 0;
+      const bool ran_against = conditions_.flagged(s.first + m);
+      own_[own_first_[seg] + m] = f.flagged[0][m] || ran_against ? 1 : 0;
+      if (ran_against) note(t, seg, m, conditions_.why(s.first + m));
       const std::uint32_t p = place_of(members[m].node);
       at_[p].push_back({seg, m});
       touch(p);
@@ -131,7 +150,7 @@ class run_rules_check {
       for (std::size_t k = first_[g]; k < (g + 1 < first_.size() ? first_[g + 1] : es.size()); ++k)
         placed_[g].push_back(r_.members[r_.segments[es[k].segment].first + es[k].member]);
     }
-    const gang_check_flags f = check_gang_flags(c_.inv, c_.topology, gangs_, std::span(placed_.data(), gangs_.size()), gang_rules::shared);
+    const gang_check_flags f = check_gang_flags(inv_, c_.topology, gangs_, std::span(placed_.data(), gangs_.size()), gang_rules::shared);
     std::size_t against = 0;
     for (std::size_t g = 0; g < gangs_.size(); ++g)
       for (std::size_t k = 0; k < placed_[g].size(); ++k) {
@@ -150,6 +169,8 @@ class run_rules_check {
   const fleet_cluster& c_;
   std::span<const fleet_job> jobs_;
   const run_result& r_;
+  inventory inv_;  // rules_inventory
+  condition_flags conditions_;
   std::size_t blocks_;
   std::vector<std::vector<entry>> at_;  // per place: its running members
   std::vector<std::size_t> counted_;    // per place: those against a rule
@@ -168,9 +189,11 @@ class run_rules_check {
 
 // The rules at every instant a segment of r starts; `violations` sums the members placed
 // against a rule over those instants (0: none at any instant), as the reference
-// check_run_full counts them; messages name the first few, when they were found.
-[[nodiscard]] inline gang_check_result check_run(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r) {
-  return detail::run_rules_check(c, jobs, r).run();
+// check_run_full counts them; messages name the first few, when they were found. A run with
+// node events: h gives them and the notice.
+[[nodiscard]] inline gang_check_result check_run(const fleet_cluster& c, std::span<const fleet_job> jobs, const run_result& r,
+                                                 const node_history& h = {}) {
+  return detail::run_rules_check(c, jobs, r, h).run();
 }
 
 }  // namespace gpurent

@@ -123,10 +123,13 @@ class run_rules_check {
     for (const gang_check_note& n : f.notes) note(t, seg, n.member, n.why);
   }
 
+  // A segment ends: its members leave their places (each place swept once per run of
+  // members in it: a gang's segment of 16 nodes in one block, once).
   void leave(std::uint32_t seg) {
     const run_segment& s = r_.segments[seg];
     for (std::uint32_t m = 0; m < s.count; ++m) {
       const std::uint32_t p = place_of(r_.members[s.first + m].node);
+      if (m > 0 && p == place_of(r_.members[s.first + m - 1].node)) continue;  // swept already
       std::erase_if(at_[p], [&](const entry& x) { return x.segment == seg; });
       touch(p);
     }

@@ -48,6 +48,20 @@ gang_request share(std::int32_t milli, tenant_id t) {
   return g;
 }
 
+// One node of `gpus` H100s, a best-fit matcher on it, and room for three running jobs.
+struct one_node {
+  inventory inv;
+  matcher<policy_best_fit> m;
+  running_jobs running{3};
+  explicit one_node(std::uint8_t gpus) : inv(with_node(gpus)), m(inv) {}
+  static inventory with_node(std::uint8_t gpus) {
+    inventory i;
+    i.add_model({"H100", gib(80), {}});
+    i.add_node(node("n0", gpus));
+    return i;
+  }
+};
+
 // Two 4-GPU nodes, each running one low-priority 4-GPU job (ids 0 on n0, 1 on n1); the
 // victim of job v costs cost[v].
 struct scene {
@@ -202,11 +216,10 @@ TEST_CASE("preemptor: a victim's leftover is held for its tenant, beside that te
   // One node, 2 GPUs. On GPU 0: victim v (tenant 1, 0.5 GPU) and w (tenant 1, 0.3 GPU),
   // which stays. The preemptor (tenant 2) takes GPU 1; v's half of GPU 0 stays held for
   // tenant 1 through v's notice, so no stranger joins the GPU v still runs on.
-  inventory inv;
-  inv.add_model({"H100", gib(80), {}});
-  inv.add_node(node("n0", 2));
-  matcher<policy_best_fit> m(inv);
-  running_jobs running(3);
+  one_node s(2);
+  inventory& inv = s.inv;
+  matcher<policy_best_fit>& m = s.m;
+  running_jobs& running = s.running;
   std::vector<placement> v, w, p;
   REQUIRE(m.place(share(500, tenant_id{1}), 0, v));
   REQUIRE(m.place(share(300, tenant_id{1}), 1, w));
@@ -242,28 +255,24 @@ TEST_CASE("preemptor: a GPU the preemptor of another tenant shares with its vict
   // Until 2026-12-07 tenant 2's next job joined (the simulation, seeds 45 and 67).
   for (const std::int32_t taken : {125, 375, 500}) {
     CAPTURE(taken);
-    inventory inv;
-    inv.add_model({"H100", gib(80), {}});
-    inv.add_node(node("n0", 1));
-    matcher<policy_best_fit> m(inv);
-    running_jobs running(3);
+    one_node s(1);
     std::vector<placement> v, p, joiner;
-    REQUIRE(m.place(share(375, tenant_id{1}), 0, v));
-    running.add(0, v);
-    preemptor<matcher<policy_best_fit>, victim_policy_kube> pre(m, running);
-    m.release(0, v);
-    running.remove(0, v);
-    REQUIRE(m.place(share(taken, tenant_id{2}), 1, p));
+    REQUIRE(s.m.place(share(375, tenant_id{1}), 0, v));
+    s.running.add(0, v);
+    preemptor<matcher<policy_best_fit>, victim_policy_kube> pre(s.m, s.running);
+    s.m.release(0, v);
+    s.running.remove(0, v);
+    REQUIRE(s.m.place(share(taken, tenant_id{2}), 1, p));
     const auto at = fleet_time::at_second;
     const std::vector<stopped_victim> stopped{{0, v, at(130), false}};
     pre.hold_for(at(100), at(130), p, stopped);
-    CHECK(inv.state(0).idle[0] == 0);
-    CHECK_FALSE(m.place(share(100, tenant_id{2}), 2, joiner));
-    CHECK_FALSE(m.place(share(100, tenant_id{1}), 2, joiner));
+    CHECK(s.inv.state(0).idle[0] == 0);
+    CHECK_FALSE(s.m.place(share(100, tenant_id{2}), 2, joiner));
+    CHECK_FALSE(s.m.place(share(100, tenant_id{1}), 2, joiner));
     pre.expire(
         at(130), [](const placement&) {}, [](node_index) {});
-    CHECK(inv.state(0).idle[0] == 1000 - taken);
-    CHECK(m.place(share(100, tenant_id{2}), 2, joiner));
+    CHECK(s.inv.state(0).idle[0] == 1000 - taken);
+    CHECK(s.m.place(share(100, tenant_id{2}), 2, joiner));
   }
 }
 

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -144,15 +146,14 @@ expected<run_result> run_policy(const run_args& a, loaded& l, const run_options&
 // The same on stderr, a line per job (the first 20; the JSON has them all).
 void report_never_started(const loaded& l, const run_result& r) {
   constexpr std::size_t shown = 20;
-  for (std::size_t k = 0; k < r.never_started.size() && k < shown; ++k)
-    fmt::print(stderr, "gpurent: job {} never started: {}\n", l.jobs[r.never_started[k].job].name, r.never_started[k].why);
-  if (r.never_started.size() > shown)
-    fmt::print(stderr, "gpurent: ... and {} more jobs never started (never_started_jobs in the JSON lists them all)\n",
-               r.never_started.size() - shown);
-  for (std::size_t k = 0; k < r.unfinished.size() && k < shown; ++k)
-    fmt::print(stderr, "gpurent: job {} was stopped and never started again: {}\n", l.jobs[r.unfinished[k].job].name, r.unfinished[k].why);
-  if (r.unfinished.size() > shown)
-    fmt::print(stderr, "gpurent: ... and {} more jobs unfinished (unfinished_jobs in the JSON lists them all)\n", r.unfinished.size() - shown);
+  // The first `shown` jobs of `list` ("job NAME <what>: why"), then how many more the JSON's `key` lists.
+  const auto report = [&](std::span<const run_never_started> list, std::string_view what, std::string_view more, std::string_view key) {
+    for (std::size_t k = 0; k < list.size() && k < shown; ++k)
+      fmt::print(stderr, "gpurent: job {} {}: {}\n", l.jobs[list[k].job].name, what, list[k].why);
+    if (list.size() > shown) fmt::print(stderr, "gpurent: ... and {} more jobs {} ({} in the JSON lists them all)\n", list.size() - shown, more, key);
+  };
+  report(r.never_started, "never started", "never started", "never_started_jobs");
+  report(r.unfinished, "was stopped and never started again", "unfinished", "unfinished_jobs");
 }
 
 // The output files asked for, every one made before any is written: an error (a usage

@@ -96,6 +96,10 @@ packed run_pack_policy(const pack_args& a, gpurent::fleet_cluster& c, const std:
 
 int run_pack(const pack_args& a) {
   using namespace gpurent;
+  if (auto d = tool::distinct_outputs({{"--nodes", a.nodes}, {"--topology", a.topology}, {"--jobs", a.jobs}},
+                                      {{"--placements", a.placements}, {"--audit", a.audit.path}});
+      !d)
+    return tool::fail(d.error());
   auto in = read_inputs(a);
   if (!in) return tool::fail(in.error());
   auto& [cluster, jobs] = *in;

@@ -157,14 +157,10 @@ void report_never_started(const loaded& l, const run_result& r) {
 }
 
 // The output files asked for, every one made before any is written: an error (a usage
-// record the meter would refuse) leaves no file behind.
+// record the meter would refuse) leaves no file behind, and so does a failed write
+// (write_files: all or none).
 expected<void> write_outputs(const run_args& a, const run_settings& s, const loaded& l, const run_result& r) {
-  struct output {
-    const std::string& path;
-    std::string text;
-    const char* option;
-  };
-  std::vector<output> outs;
+  std::vector<output_text> outs;
   if (!a.placements.empty()) outs.push_back({a.placements, io::run_placements_csv(l.cluster, l.jobs, r), "--placements"});
   if (!a.preemptions.empty()) outs.push_back({a.preemptions, io::run_preemptions_csv(l.jobs, r), "--preemptions"});
   if (!a.timeline.empty()) {
@@ -180,8 +176,7 @@ expected<void> write_outputs(const run_args& a, const run_settings& s, const loa
                         usage.error().describe() + " (the run's times counted from --epoch " + a.epoch + "; an earlier --epoch may fit)");
     outs.push_back({a.emit_usage, io::write_usage_csv(*usage), "--emit-usage"});
   }
-  for (const output& o : outs) GPURENT_TRY(write_file(o.path, o.text, o.option));
-  return {};
+  return write_files(outs);
 }
 
 // The progress line on stderr about once a second: rewritten in place on a terminal, one

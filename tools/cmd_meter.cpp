@@ -69,6 +69,10 @@ int run_meter(const meter_options& o) {
                                                              : !o.period.empty();
     if (!given) return tool::fail(error{error_code::invalid_argument, name, std::string(name) + " is required", {}});
   }
+  std::vector<tool::file_option> inputs{{"--tariff", o.tariff_path}, {"--previous", o.previous}};
+  tool::add_file_options(inputs, "--usage", o.usage_paths);
+  const std::vector<tool::file_option> outputs{{"--partial-out", o.partial_out}, {"--audit", o.audit.path}};
+  if (auto d = tool::distinct_outputs(inputs, outputs); !d) return tool::fail(d.error());
   auto audit = tool::open_audit(o.audit);
   if (!audit) return tool::fail(audit.error());
   auto t = tool::load_tariff(o.tariff_path, o.rounding_point);

@@ -77,6 +77,10 @@ expected<io::import_result> run_import_files(const import_cli& o, io::catalog_fo
 }
 
 int run_import(const import_cli& o) {
+  std::vector<file_option> inputs{{"--terms", o.terms}};
+  add_file_options(inputs, "a catalog file", o.files);
+  const std::vector<file_option> outputs{{"--out", o.out}};
+  if (auto d = distinct_outputs(inputs, outputs); !d) return fail(d.error());
   auto format = parse_enum_field<io::catalog_format>(o.from, "--from");
   if (!format) return fail(format.error());
   std::vector<std::string> texts;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,9 +35,10 @@ struct plan_options_cli {
 
 // The usage and the tariff the plan was priced with, in the meter's formats (docs/formats/billing.md).
 expected<void> emit(const plan_options_cli& o, const plan_result& p) {
-  GPURENT_TRY(tool::write_file(o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"));
   GPURENT_TRY(t, io::tariff_to_json(*p.prices));
-  return tool::write_file(o.emit_tariff, t->dump(2) + "\n", "--emit-tariff");
+  const std::vector<tool::output_text> outs{{o.emit_usage, io::write_usage_csv(p.usage), "--emit-usage"},
+                                            {o.emit_tariff, t->dump(2) + "\n", "--emit-tariff"}};
+  return tool::write_files(outs);  // both or neither
 }
 
 // The file a plan was made from (the built-in example's text when there is none).
@@ -67,6 +69,10 @@ int over_budget(const plan_options_cli& o, const budget_report& r) {
 }
 
 int run_plan(const plan_options_cli& o) {
+  if (auto d = tool::distinct_outputs({{"--workload", o.workload}, {"--offers", o.offers}},
+                                      {{"--emit-usage", o.emit_usage}, {"--emit-tariff", o.emit_tariff}, {"--audit", o.audit.path}});
+      !d)
+    return tool::fail(d.error());
   auto audit = tool::open_audit(o.audit);
   if (!audit) return tool::fail(audit.error());
   auto cat = o.offers.empty() ? read_offers_json(tool::example_offers_json) : read_offers_file(o.offers);

@@ -135,6 +135,8 @@ int run_replay(const replay_args& a) {
   if (!a.placements.empty() && seeds->size() != 1) {
     return tool::fail(error{error_code::invalid_argument, "--placements", "needs a single seed", {}});
   }
+  if (auto d = tool::distinct_outputs({{"--nodes", a.nodes}, {"--pods", a.pods}}, {{"--placements", a.placements}, {"--audit", a.audit.path}}); !d)
+    return tool::fail(d.error());
   const auto w = read_workload(a);
   if (!w) return tool::fail(w.error());
   auto audit = tool::open_audit(a.audit);

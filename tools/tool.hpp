@@ -20,10 +20,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
@@ -112,17 +114,31 @@ inline expected<void> write_in_place(const std::string& path, const std::string&
   return {};
 }
 
-// Writes an output file whole (bytes as given); an error names the option that asked for it
-// and the file. A regular file (or a new one) is written to a fresh temporary file beside it
-// (mkstemp: never one that exists, so never through someone's link), given the mode the file
-// has or a new file would get, and renamed onto it only when every byte is out: a failed write
-// (a full disk) leaves no partial file and keeps an earlier file whole. A symlink, a device or
-// a pipe (/dev/stdout, /proc/self/fd/1) is written in place, through the link.
-inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
+// An output written but not yet in place (stage_file): its temporary file, renamed onto path
+// by commit_file; tmp is empty for one already written in place.
+struct staged_file {
+  std::string path, tmp, option;
+};
+
+// Whether path names something that is not a regular file (a symlink, a device, a pipe):
+// written in place, through the link.
+inline bool written_in_place(const std::string& path) {
   std::error_code ec;
   const auto st = std::filesystem::symlink_status(path, ec);
-  const bool exists = !ec && std::filesystem::exists(st);
-  if (exists && !std::filesystem::is_regular_file(st)) return write_in_place(path, text, option);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
+}
+
+// A regular file (or a new one) is written to a fresh temporary file beside it (mkstemp:
+// never one that exists, so never through someone's link), given the mode the file has or a
+// new file would get; a failed write removes it. A symlink, a device or a pipe (/dev/stdout,
+// /proc/self/fd/1) is written in place, through the link, at once.
+inline expected<staged_file> stage_file(const std::string& path, const std::string& text, const std::string& option) {
+  if (written_in_place(path)) {
+    GPURENT_TRY(write_in_place(path, text, option));
+    return staged_file{path, {}, option};
+  }
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec) && !ec;
   std::string tmp = path + ".gpurent-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return write_error(path, option, errno);
@@ -144,12 +160,61 @@ inline expected<void> write_file(const std::string& path, const std::string& tex
   } else {
     err = write_and_close(f, text);
   }
-  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     std::remove(tmp.c_str());  // the temporary file this call made, and nothing else
     return write_error(path, option, err);
   }
-  return {};
+  return staged_file{path, std::move(tmp), option};
+}
+
+// Renames a staged file onto its path (the temporary file is removed if that fails).
+inline expected<void> commit_file(const staged_file& s) {
+  if (s.tmp.empty() || std::rename(s.tmp.c_str(), s.path.c_str()) == 0) return {};
+  const int err = errno;
+  std::remove(s.tmp.c_str());
+  return write_error(s.path, s.option, err);
+}
+
+// Writes an output file whole (bytes as given); an error names the option that asked for it
+// and the file. Only when every byte is out is the file renamed into place: a failed write
+// (a full disk) leaves no partial file and keeps an earlier file whole (stage_file).
+inline expected<void> write_file(const std::string& path, const std::string& text, const std::string& option) {
+  GPURENT_TRY(s, stage_file(path, text, option));
+  return commit_file(*s);
+}
+
+// An output of a command that writes several.
+struct output_text {
+  const std::string& path;
+  std::string text;
+  std::string option;
+};
+
+// Several outputs, all or none: each regular file is written to its temporary file, then
+// those written in place (links, devices, pipes), and only when all are out is any renamed
+// into place. A failed write leaves every regular output as it was before the command (only
+// a rename that fails after all are written can leave the ones before it renamed).
+inline expected<void> write_files(std::span<const output_text> outs) {
+  std::vector<staged_file> staged;
+  const auto stage = [&](bool in_place) -> expected<void> {
+    for (const output_text& o : outs) {
+      if (written_in_place(o.path) != in_place) continue;
+      auto s = stage_file(o.path, o.text, o.option);
+      if (!s) return unexpected(s.error());
+      staged.push_back(std::move(*s));
+    }
+    return {};
+  };
+  auto done = stage(false);
+  if (done) done = stage(true);
+  for (const staged_file& s : staged) {
+    if (!done) {
+      if (!s.tmp.empty()) std::remove(s.tmp.c_str());
+    } else if (auto c = commit_file(s); !c) {
+      done = c;
+    }
+  }
+  return done;
 }
 
 // A file option as given: its name and its path (empty: not given).
@@ -158,10 +223,16 @@ struct file_option {
   const std::string& path;
 };
 
+// One file option per path of an option given several times or of positional files.
+inline void add_file_options(std::vector<file_option>& out, std::string_view option, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) out.push_back({option, p});
+}
+
 // Refuses, before anything is read or written, an output that names an input or another
 // output: the same path, or the same file by another path (a link). A device or a pipe
-// (/dev/null, /dev/stdout) may be named more than once.
-inline expected<void> distinct_outputs(std::initializer_list<file_option> inputs, std::initializer_list<file_option> outputs) {
+// (/dev/null, /dev/stdout) may be named more than once. Every command that writes a file
+// calls it first.
+inline expected<void> distinct_outputs(std::span<const file_option> inputs, std::span<const file_option> outputs) {
   namespace fs = std::filesystem;
   const auto same = [](const std::string& a, const std::string& b) {
     std::error_code e1, e2;
@@ -188,6 +259,10 @@ inline expected<void> distinct_outputs(std::initializer_list<file_option> inputs
                           "names the same file as " + std::string(p->option) + " (" + o->path + "): one output would overwrite the other");
   }
   return {};
+}
+
+inline expected<void> distinct_outputs(std::initializer_list<file_option> inputs, std::initializer_list<file_option> outputs) {
+  return distinct_outputs(std::span<const file_option>(inputs.begin(), inputs.size()), std::span<const file_option>(outputs.begin(), outputs.size()));
 }
 
 // Reports an error on stderr and returns its exit status.

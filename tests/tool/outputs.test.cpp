@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The tool never reports success for output it did not write, and never takes an option
 // value it would read wrongly (issue 32): stdout on a full device, output files on a full
-// device or past the file size limit (exit 4, and no partial file left), integer options
-// past 64 bits or in another base, numbers that are not finite, and a plan whose numbers
-// overflow (exit 2 naming the file, line and field).
+// device or past the file size limit (exit 4, no partial file left, and a command that writes
+// several files writes all or none), integer options past 64 bits or in another base,
+// numbers that are not finite, and a plan whose numbers overflow (exit 2 naming the file,
+// line and field); and no output file may name an input or another output.
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -111,6 +112,66 @@ TEST_CASE("an output file that cannot be written in full is exit 4 naming it, an
     CHECK(run_to(w.args + target.string(), "/dev/null").status == 0);
     CHECK(fs::file_size(target) > 0);
     fs::remove(target);
+  }
+}
+
+TEST_CASE("a command that writes several files writes all or none: one that fails leaves the others as they were") {
+  const std::string nodes = write_file(dir() / "nodes3.csv", pack_nodes), runs = write_file(dir() / "runs3.csv", run_jobs);
+  const fs::path kept = dir() / "kept.csv", fresh = dir() / "fresh.csv";
+  struct writer {
+    std::string args;  // fresh first, then kept, then one that fails
+    std::string failing;
+  };
+  for (const writer& w : {writer{"fleet run --nodes " + nodes + " --jobs " + runs + " --placements " + fresh.string() + " --timeline " +
+                                     kept.string() + " --emit-usage /dev/full",
+                                 "--emit-usage"},
+                          writer{"plan --emit-usage " + fresh.string() + " --emit-tariff /dev/full", "--emit-tariff"}}) {
+    CAPTURE(w.args);
+    fs::remove(fresh);
+    gpurent::test::write_file(kept, "earlier");
+    const shell_result r = run_to(w.args, "/dev/null");
+    CHECK(r.status == 4);
+    CHECK(r.err.find(w.failing) != std::string::npos);
+    CHECK_FALSE(fs::exists(fresh));
+    CHECK(gpurent::test::slurp(kept) == "earlier");
+    for (const auto& e : fs::directory_iterator(dir()))
+      CHECK(e.path().filename().string().find(".gpurent-") == std::string::npos);  // no temporary left
+  }
+}
+
+TEST_CASE("every command that writes a file refuses an output that names an input or another output: exit 2, nothing touched") {
+  const std::string t = write_file(dir() / "same_t.json", tariff), u = write_file(dir() / "same_u.csv", usage_rows(3)),
+                    u2 = write_file(dir() / "same_u2.csv", usage_rows(2));
+  const std::string nodes = write_file(dir() / "same_nodes.csv", pack_nodes), jobs = write_file(dir() / "same_jobs.csv", pack_jobs);
+  const std::string src = GPURENT_SOURCE_DIR;
+  const std::string pods = write_file(dir() / "same_pods.csv", gpurent::test::slurp(src + "/tests/golden/inputs/pods.csv"));
+  const std::string catalog = write_file(dir() / "same_aws.csv", "not read: refused first\n");
+  const fs::path fresh = dir() / "same_fresh.out";
+  fs::remove(fresh);
+  struct refusal {
+    std::string args, input, option, clash;
+  };
+  for (const refusal& r : {
+           refusal{"meter --tariff " + t + " --usage " + u + " --period 2026-11 --partial-out " + u, u, "'--partial-out'", "same file as --usage"},
+           refusal{"meter --tariff " + t + " --usage " + u2 + " --usage " + u + " --period 2026-11 --audit " + u, u, "'--audit'",
+                   "same file as --usage"},
+           refusal{"meter --tariff " + t + " --usage " + u + " --period 2026-11 --partial-out " + t, t, "'--partial-out'", "same file as --tariff"},
+           refusal{"fleet pack --nodes " + nodes + " --jobs " + jobs + " --placements " + jobs, jobs, "'--placements'", "same file as --jobs"},
+           refusal{"fleet pack --nodes " + nodes + " --jobs " + jobs + " --audit " + nodes, nodes, "'--audit'", "same file as --nodes"},
+           refusal{"replay --nodes " + src + "/tests/golden/inputs/nodes.csv --pods " + pods + " --placements " + pods, pods, "'--placements'",
+                   "same file as --pods"},
+           refusal{"offers import --from gpuhunt " + catalog + " --out " + catalog, catalog, "'--out'", "same file as a catalog file"},
+           refusal{"plan --emit-usage " + fresh.string() + " --emit-tariff " + fresh.string(), {}, "'--emit-tariff'", "same file as --emit-usage"},
+       }) {
+    CAPTURE(r.args);
+    const std::string before = r.input.empty() ? std::string() : gpurent::test::slurp(r.input);
+    const auto res = run_tool(r.args);
+    CHECK(res.status == 2);
+    CHECK(res.out.empty());
+    CHECK(res.err.find(r.option) != std::string::npos);
+    CHECK(res.err.find(r.clash) != std::string::npos);
+    if (!r.input.empty()) CHECK(gpurent::test::slurp(r.input) == before);
+    CHECK_FALSE(fs::exists(fresh));
   }
 }
 

@@ -5,16 +5,19 @@
 // segment (a gang that fits only across two does not place, and says so); residency keeps
 // a job on nodes with one of its labels. The gang search keeps node isolation between
 // members of different tenants; the full-scan reference places the same; the gang observer
-// sees every decision.
+// sees every decision; check_gangs knows the network rules, and `fleet run` keeps them through
+// notice windows and retries.
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gpurent/fleet/fleet.hpp>
+#include <gpurent/fleet/run/check.hpp>
 #include <gpurent/io/fleet/fleet_nodes_csv.hpp>
 #include <gpurent/io/fleet/jobs_csv.hpp>
 #include <gpurent/matching/node/policy_gpurent.hpp>
@@ -241,6 +244,45 @@ TEST_CASE("fleet pack, isolation network: two tenants naming no segment never sh
   CHECK(check_gangs(c.inv, c.topology, r.gangs, r.placements).violations == 0);
 }
 
+TEST_CASE("check_gangs: no stranger in a segment a network tenant uses; network members in one segment, the one they name") {
+  const fleet_cluster c = cluster();  // pkey-a: n0, n1; pkey-b: n2, n3
+  const auto js = jobs(c,
+                       "name,workers,num_gpu,per_node,isolation,tenant,network_segment\n"
+                       "x,1,1,1,network,x,\n"
+                       "y,1,1,1,gpu,y,\n"
+                       "xb,1,1,1,network,x,pkey-b\n"
+                       "pair,2,1,1,network,z,\n");
+  // Gang j's members on `nodes`, GPU 0 each.
+  const auto on = [&](std::size_t j, std::initializer_list<node_index> nodes) {
+    std::vector<placement> ps;
+    for (const node_index n : nodes) {
+      placement p = inventory::placement_base(n, js[j].gang.at(0));
+      p.gpus[p.count++] = gpu_take{0, 1000, -1, 0};
+      ps.push_back(p);
+    }
+    return ps;
+  };
+  const auto check = [&](std::vector<std::vector<placement>> placed) {
+    std::vector<gang_request> gangs;
+    for (std::size_t j = 0; j < placed.size(); ++j) gangs.push_back(js[j].gang);
+    return check_gangs(c.inv, c.topology, gangs, placed);
+  };
+  CHECK(check({on(0, {0}), on(1, {2})}).violations == 0);
+  const gang_check_result mixed = check({on(0, {0}), on(1, {1})});  // y beside x's node, in x's segment
+  CHECK(mixed.violations == 2);
+  REQUIRE_FALSE(mixed.messages.empty());
+  CHECK(mixed.messages.front().find("network segment pkey-a holds two tenants, one of them in network isolation") != std::string::npos);
+  const gang_check_result outside = check({{}, {}, on(2, {0})});  // xb names pkey-b, placed in pkey-a
+  CHECK(outside.violations == 1);
+  REQUIRE_FALSE(outside.messages.empty());
+  CHECK(outside.messages.front().find("outside its network segment") != std::string::npos);
+  CHECK(check({{}, {}, {}, on(3, {0, 1})}).violations == 0);
+  const gang_check_result split = check({{}, {}, {}, on(3, {1, 2})});  // one member in each segment
+  CHECK(split.violations == 2);
+  REQUIRE_FALSE(split.messages.empty());
+  CHECK(split.messages.front().find("two network segments") != std::string::npos);
+}
+
 TEST_CASE("fleet run: a gpu gang waits until the network tenant's last job leaves its segment") {
   fleet_cluster c = cluster();
   const auto js = jobs(c,
@@ -255,6 +297,12 @@ TEST_CASE("fleet run: a gpu gang waits until the network tenant's last job leave
   CHECK(c.inv.held_segments() == 0);
 }
 
+// The jobs through the single-node matcher (best fit), as `fleet run --pods` runs them.
+run_result run_on_matcher(fleet_cluster& c, const std::vector<fleet_job>& js) {
+  matcher<policy_best_fit> backend(c.inv);
+  return run_fleet<victim_policy_kube, false>(backend, js, run_options{});
+}
+
 TEST_CASE("fleet run --pods path: the single-node matcher keeps strangers out of a held segment") {
   fleet_cluster c = cluster();
   const auto js = jobs(c,
@@ -263,11 +311,26 @@ TEST_CASE("fleet run --pods path: the single-node matcher keeps strangers out of
                        "y1,1,4,gpu,y,,50\n"
                        "y2,1,4,gpu,y,,50\n"
                        "y3,1,4,gpu,y,,50\n");
-  matcher<policy_best_fit> backend(c.inv);
-  const run_result r = run_fleet<victim_policy_kube, false>(backend, js, run_options{});
+  const run_result r = run_on_matcher(c, js);
   CHECK(r.first_start[1] == fleet_time::at_second(0));
   CHECK(r.first_start[2] == fleet_time::at_second(0));
   CHECK(r.first_start[3] == fleet_time::at_second(50));  // n1 (pkey-a) is x's until 100; pkey-b frees at 50
+  CHECK(mixed_segment(c, js, r).empty());
+}
+
+TEST_CASE("fleet run --pods path: a release that opens a segment retries a waiting job on the segment's other nodes") {
+  fleet_cluster c = cluster();
+  const auto js = jobs(c,
+                       "name,workers,num_gpu,isolation,tenant,network_segment,arrival,duration\n"
+                       "x,1,1,network,x,pkey-a,0,100\n"
+                       "x2,1,3,gpu,x,,1,1000\n"
+                       "b1,1,4,gpu,z,,2,1000\n"
+                       "b2,1,4,gpu,z,,2,1000\n"
+                       "y,1,4,gpu,y,,3,50\n");
+  const run_result r = run_on_matcher(c, js);
+  // x and x2 share n0; b1 and b2 take pkey-b; n1 is free but x's. When x leaves at 100, only
+  // n0 is released, and n0 still has x2: y fits on n1, which the release opened.
+  CHECK(r.first_start[4] == fleet_time::at_second(100));
   CHECK(mixed_segment(c, js, r).empty());
 }
 
@@ -334,6 +397,8 @@ TEST_CASE("fleet run, random gangs with preemption: no run mixes a held segment 
       const std::string mixed = mixed_segment(c, js, r);
       CHECK_MESSAGE(mixed.empty(), mixed);
       CHECK(c.inv.held_segments() == 0);
+      const gang_check_result checked = check_run(c, js, r);  // every rule, segment tenancy included, at every start
+      CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
     }
   }
 }

@@ -4,9 +4,9 @@
 // random (members moved, duplicated, sent to no node, segments stretched at either end, a job
 // run twice beside itself in its blocks, gangs made exclusive, requests and tenants changed),
 // it counts what the reference counts by checking every running segment at every instant
-// (fleet/reference/check.hpp), violation for violation. With node events, both read the
-// conditions the run went through (fleet/run/check_conditions.hpp), checked here on a run
-// built by hand.
+// (fleet/reference/check.hpp), violation for violation, network segments across blocks
+// included. With node events, both read the conditions the run went through
+// (fleet/run/check_conditions.hpp), checked here on a run built by hand.
 
 #include <doctest/doctest.h>
 
@@ -22,6 +22,7 @@
 #include <gpurent/fleet/run/check.hpp>
 #include <gpurent/matching/node/policy_gpurent.hpp>
 
+#include "support/fleet_files.hpp"
 #include "support/fleet_random.hpp"
 
 namespace test_fleet_run_check {
@@ -144,6 +145,64 @@ TEST_CASE("fleet run --check: the incremental count is the reference's, gangs on
   const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, run_options{});
   CHECK(r.preemptions > 0);
   same_when_broken(rng, f->cluster, f->jobs, r);
+}
+
+// 16 nodes in 4 blocks of 4; network segment seg-a holds n2-n5 (blocks b0 and b1), seg-b
+// n10-n13 (b2 and b3): a segment's tenancy is checked across two blocks.
+fleet_cluster segments_across_blocks() {
+  std::string nodes = "sn,cpu_milli,memory_mib,gpu,model,segment\n";
+  for (int i = 0; i < 16; ++i)
+    nodes += "n" + std::to_string(i) + ",64000,262144,4,H100," + (i >= 2 && i < 6 ? "seg-a" : i >= 10 && i < 14 ? "seg-b" : "") + "\n";
+  fleet_cluster c = test::read_cluster(nodes);
+  auto t = cluster_topology::make({"block"}, c.inv.size());
+  REQUIRE(t);
+  c.topology = std::move(*t);
+  for (node_index n = 0; n < 16; ++n) {
+    const std::string name = "b" + std::to_string(n / 4);
+    const std::string_view path[] = {name};
+    REQUIRE(c.topology.assign(n, path));
+  }
+  return c;
+}
+
+TEST_CASE("fleet run --check: the incremental count is the reference's, network-isolated gangs in segments across blocks") {
+  std::mt19937_64 rng(11);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  const fleet_cluster c = segments_across_blocks();
+  for (int round = 0; round < 3; ++round) {
+    std::string csv = "name,workers,num_gpu,per_node,isolation,tenant,priority,preemptible,arrival,duration\n";
+    for (int j = 0; j < 60; ++j) {
+      const char* iso[] = {"network", "network", "node", "gpu", "none"};
+      const bool spot = pick(2) == 0;
+      csv += "j" + std::to_string(j) + "," + std::to_string(1 + pick(3)) + "," + std::to_string(1 + pick(4)) + ",1," + iso[pick(5)] + ",t" +
+             std::to_string(pick(3)) + "," + (spot ? "0,true," : "100,false,") + std::to_string(pick(600)) + "," + std::to_string(50 + pick(400)) +
+             "\n";
+    }
+    const std::vector<fleet_job> jobs = test::read_jobs(c, csv);
+    fleet_cluster run_c = c;
+    gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(jobs, run_c));
+    const run_result r = run_fleet<victim_policy_gpurent, true>(b, jobs, run_options{});
+    same_when_broken(rng, c, jobs, r);
+  }
+  // By hand: x holds seg-a under network isolation on n2 (block b0) while y, another tenant,
+  // runs on n4 (seg-a, block b1): both are against the rule, in the incremental count too.
+  const std::vector<fleet_job> jobs = test::read_jobs(c,
+                                                      "name,workers,num_gpu,isolation,tenant,duration\n"
+                                                      "x,1,1,network,x,100\n"
+                                                      "y,1,1,gpu,y,100\n");
+  run_result r;
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    placement p = inventory::placement_base(j == 0 ? 2 : 4, jobs[j].gang.at(0));
+    p.gpus[p.count++] = gpu_take{0, 1000, -1, 0};
+    r.members.push_back(p);
+    r.segments.push_back(run_segment{j, 0, fleet_time::at_second(10 * j), fleet_time::at_second(100), false, false, j, 1, 1000});
+  }
+  CHECK(same_count(c, jobs, r) == 2);
+  const gang_check_result found = check_run(c, jobs, r);
+  REQUIRE_FALSE(found.messages.empty());
+  CHECK(found.messages.front().find("network segment seg-a holds two tenants") != std::string::npos);
+  r.members[1].node = 6;  // n6: in no segment
+  CHECK(same_count(c, jobs, r) == 0);
 }
 
 // Nodes failing, draining and coming back at random over the first 12,000 s.

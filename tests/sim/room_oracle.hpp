@@ -18,8 +18,7 @@
 //     isolation; no stranger on a node held in node isolation;
 //   - gang rules at every instant something starts: matching/gang/check.hpp's check_gangs
 //     (a checker written apart from the placer) over the segments running then, tenancy
-//     left to the room check (check_gangs knows no isolation level: strangers who all asked
-//     for no isolation may share a GPU, which it would call a violation).
+//     included (GPU, node and network segment; a victim in its notice is running then).
 // Each check returns "" when it holds, else a sentence naming the job and the instant.
 
 #include <algorithm>

@@ -8,9 +8,11 @@
 // over them, the members running against a rule then.
 //
 // Incrementally, counting the same: a segment's own rules (gang_rules::own) are checked once,
-// when it starts; the shared ones (capacity per node, exclusive per base block) only where
-// the running members changed since the last instant, one *place* at a time: a base block, a
-// node outside the topology, or "nowhere" (members naming no node). Each place keeps its count
+// when it starts; the shared ones (capacity and tenancy per node, exclusive per base block,
+// tenancy per network segment) only where the running members changed since the last
+// instant, one *place* at a time: a base block, a node outside the topology, or "nowhere"
+// (members naming no node); when a job asks for network isolation, the blocks and nodes a
+// network segment touches are one place (detail::check_places). Each place keeps its count
 // of members against a rule, and every instant adds the sum of the counts.
 // fleet/reference/check.hpp checks every running segment at every instant, the twin that
 // tests/fleet/run_check.test.cpp compares this with.
@@ -45,6 +47,35 @@ namespace gpurent {
 
 namespace detail {
 
+// Each node's place for run_rules_check: 0 for "nowhere", 1 + b for base block b, 1 + blocks
+// + n for node n outside the topology. With a job under network isolation, places that hold
+// nodes of one network segment are merged (union-find, to the lowest), so that its tenancy
+// is checked where all its members are. Indexed by node; nodes out of range have place 0.
+[[nodiscard]] inline std::vector<std::uint32_t> check_places(const fleet_cluster& c, std::span<const fleet_job> jobs, std::size_t blocks) {
+  const inventory& inv = c.inv;
+  std::vector<std::uint32_t> place(inv.size());
+  for (node_index n = 0; n < inv.size(); ++n)
+    place[n] = static_cast<std::uint32_t>(c.topology.in_topology(n) ? 1 + c.topology.block_of(n) : 1 + blocks + n);
+  if (std::none_of(jobs.begin(), jobs.end(), [](const fleet_job& j) { return j.gang.network_isolated(); })) return place;
+  std::vector<std::uint32_t> parent(1 + blocks + inv.size());
+  for (std::uint32_t p = 0; p < parent.size(); ++p) parent[p] = p;
+  const auto root = [&](std::uint32_t p) {
+    while (parent[p] != p) p = parent[p] = parent[parent[p]];
+    return p;
+  };
+  std::vector<std::uint32_t> first;  // per segment id - 1: a place holding one of its nodes (0: none yet)
+  for (node_index n = 0; n < inv.size(); ++n) {
+    const segment_id sg = inv.spec(n).segment;
+    if (sg == no_segment) continue;
+    if (first.size() < sg) first.resize(sg, 0);
+    if (first[sg - 1] == 0) first[sg - 1] = place[n];
+    const std::uint32_t a = root(place[n]), b = root(first[sg - 1]);
+    parent[std::max(a, b)] = std::min(a, b);
+  }
+  for (std::uint32_t& p : place) p = root(p);
+  return place;
+}
+
 // The inventory whose conditions the gang rules read: the cluster's, or with node events
 // every node up (check_run_conditions judges the conditions then).
 [[nodiscard]] inline inventory rules_inventory(const fleet_cluster& c, const node_history& h) {
@@ -62,7 +93,8 @@ class run_rules_check {
         r_(r),
         inv_(rules_inventory(c, h)),
         conditions_(check_run_conditions(c, h, r)),
-        blocks_(c.topology.level_count() == 0 ? 0 : c.topology.domain_count(c.topology.block_level())) {
+        blocks_(c.topology.level_count() == 0 ? 0 : c.topology.domain_count(c.topology.block_level())),
+        place_(check_places(c, jobs, blocks_)) {
     const std::size_t places = 1 + blocks_ + c.inv.size();
     at_.resize(places);
     counted_.assign(places, 0);
@@ -97,11 +129,7 @@ class run_rules_check {
     std::uint32_t member = 0;
   };
 
-  [[nodiscard]] std::uint32_t place_of(node_index n) const noexcept {
-    if (n >= c_.inv.size()) return 0;
-    if (c_.topology.in_topology(n)) return static_cast<std::uint32_t>(1 + c_.topology.block_of(n));
-    return static_cast<std::uint32_t>(1 + blocks_ + n);
-  }
+  [[nodiscard]] std::uint32_t place_of(node_index n) const noexcept { return n < place_.size() ? place_[n] : 0; }
   void touch(std::uint32_t p) {
     if (is_dirty_[p] == 0) dirty_.push_back(p);
     is_dirty_[p] = 1;
@@ -175,6 +203,7 @@ class run_rules_check {
   inventory inv_;  // rules_inventory
   condition_flags conditions_;
   std::size_t blocks_;
+  std::vector<std::uint32_t> place_;    // per node: check_places
   std::vector<std::vector<entry>> at_;  // per place: its running members
   std::vector<std::size_t> counted_;    // per place: those against a rule
   std::vector<std::uint8_t> is_dirty_;  // per place: changed since the last instant

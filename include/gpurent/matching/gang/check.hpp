@@ -7,16 +7,19 @@
 // Rules: a member takes exactly its request (num_gpu distinct GPUs of the node, gpu_milli
 // each, its CPU and memory), of an allowed model; no node's CPU or memory and no GPU's 1000
 // milli is exceeded; no GPU is shared by two tenants unless all its users asked for no
-// isolation, no node by two when one asked for node isolation; nothing on a down or drained node
+// isolation, no node by two when one asked for node isolation, no network segment (node_spec::
+// segment) by two when one asked for network isolation; nothing on a down or drained node
 // (conditions as they were when the gangs were placed); a gang has all its members or none;
 // at most per_node of a gang on one node; a gang with a topology rule only on nodes in the
 // topology; `required`: one domain of that level; `segment`: each group of s members in one
-// base block; `exclusive`: no other gang's member in a base block the gang uses.
+// base block; `exclusive`: no other gang's member in a base block the gang uses; a member
+// under network isolation in its network segment (the one it names, if any), and all of a
+// gang's such members in one.
 //
 // The rules fall in two kinds (gang_rules): a gang's *own* read only its own placements
 // (each member's node and request, all or nothing, per_node, required, segments); the
-// *shared* ones read what else is placed on the same node (capacity, tenancy) or base block
-// (exclusive). check_gang_flags applies either kind and says which member broke one, so a
+// *shared* ones read what else is placed on the same node (capacity, tenancy), network segment
+// (tenancy) or base block (exclusive). check_gang_flags applies either kind and says which member broke one, so a
 // caller can check the shared rules one node or block at a time (fleet/run/check.hpp).
 
 #include <algorithm>
@@ -106,6 +109,8 @@ class gang_checker {
         flag(j, m, "CPU, memory, tenant or isolation differ from the request");
       if (p.count != r.num_gpu) flag(j, m, "takes " + std::to_string(p.count) + " GPUs, asked for " + std::to_string(r.num_gpu));
       if (p.count > 0 && (r.allowed_models >> s.model & 1U) == 0) flag(j, m, "a GPU model the request does not allow");
+      if (r.isolation == isolation_level::network && (s.segment == no_segment || (r.segment != no_segment && s.segment != r.segment)))
+        flag(j, m, "network isolation on node " + s.name + ", outside its network segment");
       std::uint32_t seen = 0;
       for (std::size_t i = 0; i < p.count; ++i) {
         const gpu_take t = p.gpus[i];
@@ -132,7 +137,7 @@ class gang_checker {
 
   // Every node's and GPU's use, summed over all members; tenancy: two tenants on a GPU only
   // when all its users asked for no isolation, on a node only when none asked for node (or
-  // network) isolation. (Network isolation's segments span blocks: not checked here.)
+  // network) isolation, in a network segment only when none asked for network isolation.
   void check_capacity() {
     struct use {
       milli_cpu cpu{0};
@@ -142,9 +147,11 @@ class gang_checker {
       tenants_seen node;
     };
     std::map<node_index, use> nodes;
+    std::map<segment_id, tenants_seen> segments;
     for (std::size_t j = 0; j < placed_.size(); ++j)
       for (const placement& p : placed_[j]) {
         if (p.node >= inv_.size()) continue;
+        if (const segment_id sg = inv_.spec(p.node).segment; sg != no_segment) segments[sg].add(p.tenant, p.isolation == isolation_level::network);
         use& u = nodes[p.node];
         u.cpu += p.cpu_milli;
         u.memory += p.memory_mib;
@@ -166,10 +173,12 @@ class gang_checker {
         if (std::any_of(u.gpu.begin(), u.gpu.end(), [](const tenants_seen& g) { return g.broken(); }))
           flag(j, m, "node " + s.name + " has a GPU shared by two tenants, one of them isolated");
         if (u.node.broken()) flag(j, m, "node " + s.name + " holds two tenants, one of them in node isolation");
+        if (s.segment != no_segment && segments[s.segment].broken())
+          flag(j, m, "network segment " + std::string(inv_.segment_name(s.segment)) + " holds two tenants, one of them in network isolation");
       }
   }
 
-  // The gang's own rules: all or nothing, per node, required level, segments.
+  // The gang's own rules: all or nothing, per node, one network segment, required level, segments.
   void check_gang_rules(std::size_t j) {
     const gang_request& g = gangs_[j];
     const auto& ps = placed_[j];
@@ -179,6 +188,12 @@ class gang_checker {
     for (const placement& p : ps) ++per_node[p.node];
     for (std::size_t m = 0; m < ps.size(); ++m)
       if (g.per_node > 0 && per_node[ps[m].node] > g.per_node) flag(j, m, "more than " + std::to_string(g.per_node) + " members on one node");
+    segment_id seg = no_segment;
+    for (std::size_t m = 0; m < ps.size(); ++m) {
+      if (ps[m].isolation != isolation_level::network || ps[m].node >= inv_.size()) continue;
+      if (seg == no_segment) seg = inv_.spec(ps[m].node).segment;
+      if (inv_.spec(ps[m].node).segment != seg) flag_all(j, "network-isolated members in two network segments");
+    }
     if (g.required != no_level && g.required < t_.level_count() && !same_domain(ps, 0, ps.size(), g.required))
       flag_all(j, "not inside one " + std::string(t_.level_name(g.required)) + " domain");
     if (g.segment > 0 && t_.level_count() > 0)

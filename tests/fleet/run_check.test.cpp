@@ -205,6 +205,73 @@ TEST_CASE("fleet run --check: the incremental count is the reference's, network-
   CHECK(same_count(c, jobs, r) == 0);
 }
 
+TEST_CASE("fleet run --node-events: an exclusive victim keeps its block through its notice when its preemptor's node goes down") {
+  // A probe's case: big (exclusive) evicts spot (exclusive, on n1) at 300 and is placed on n0;
+  // n0 goes down at 310, before big starts (330). Until 2026-12-07 big's release freed block
+  // b0, which spot's hold had left to big, and the gang `wait` started beside spot at 310.
+  fleet_cluster c = test::read_cluster("sn,cpu_milli,memory_mib,gpu,model\nn0,1000,1000,8,L4\nn1,1000,1000,8,L4\n");
+  auto t = cluster_topology::make({"block"}, c.inv.size());
+  REQUIRE(t);
+  c.topology = std::move(*t);
+  for (node_index n = 0; n < 2; ++n) {
+    const std::string_view path[] = {"b0"};
+    REQUIRE(c.topology.assign(n, path));
+  }
+  const std::vector<fleet_job> jobs = test::read_jobs(c,
+                                                      "name,workers,num_gpu,priority,preemptible,arrival,duration,exclusive\n"
+                                                      "spot,1,1,0,true,0,1000,topo\n"
+                                                      "wait,2,1,0,false,0,300,\n"
+                                                      "big,3,2,100,false,300,100,topo\n");
+  const std::vector<node_event> events = {{fleet_time::at_second(0), 0, node_condition::drain},
+                                          {fleet_time::at_second(20), 0, node_condition::up},
+                                          {fleet_time::at_second(310), 0, node_condition::down}};
+  run_options o;
+  o.node_events = events;
+  fleet_cluster run_c = c;
+  gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(jobs, run_c));
+  const run_result r = run_fleet<victim_policy_gpurent, true>(b, jobs, o);
+  CHECK(r.preemptions == 1);
+  CHECK(r.first_start[1] >= fleet_time::at_second(330));  // wait: not before spot stops
+  const gang_check_result checked = check_run(c, jobs, r, node_history{events, o.checkpoints.notice});
+  CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
+}
+
+TEST_CASE("fleet run --check --node-events: generated gangs, exclusive ones among them, through failures and preemptions check clean") {
+  std::mt19937_64 rng(20261207);
+  std::size_t preemptions = 0, failures = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    generate_options g;
+    g.blocks = 4;
+    g.seed = seed;
+    g.load_pct = 150;
+    g.exclusive = 1.0;
+    g.spot = 0.5;
+    g.horizon = seconds(2 * 86400);
+    g.checkpoint_every = seconds(1200);
+    const auto f = generate_fleet(g);
+    REQUIRE(f);
+    std::vector<node_event> events;
+    for (int e = 0; e < 600; ++e)
+      events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, 2 * 86400)(rng)),
+                                  std::uniform_int_distribution<node_index>(0, static_cast<node_index>(f->cluster.inv.size() - 1))(rng),
+                                  static_cast<node_condition>(std::uniform_int_distribution<int>(0, 2)(rng))});
+    std::stable_sort(events.begin(), events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });
+    run_options o;
+    o.node_events = events;
+    o.checkpoints.notice = seconds(900);  // long notices: preemptors and victims often meet a failure inside them
+    fleet_cluster run_c = f->cluster;
+    gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(f->jobs, run_c));
+    const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, o);
+    preemptions += r.preemptions;
+    failures += r.failures;
+    const gang_check_result checked = check_run(f->cluster, f->jobs, r, node_history{events, o.checkpoints.notice});
+    CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
+  }
+  CHECK(preemptions > 20);
+  CHECK(failures > 100);
+}
+
 // Nodes failing, draining and coming back at random over the first 12,000 s.
 std::vector<node_event> random_events(std::mt19937_64& rng, std::size_t nodes) {
   std::vector<node_event> events;

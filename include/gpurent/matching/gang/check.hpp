@@ -18,9 +18,10 @@
 //
 // The rules fall in two kinds (gang_rules): a gang's *own* read only its own placements
 // (each member's node and request, all or nothing, per_node, required, segments); the
-// *shared* ones read what else is placed on the same node (capacity, tenancy), network segment
-// (tenancy) or base block (exclusive). check_gang_flags applies either kind and says which member broke one, so a
-// caller can check the shared rules one node or block at a time (fleet/run/check.hpp).
+// *shared* ones read what else is placed on the same node (capacity, tenancy), network
+// segment (tenancy) or base block (exclusive). check_gang_flags applies either kind and says
+// which member broke one, so a caller can check the shared rules one place at a time
+// (fleet/run/check.hpp).
 
 #include <algorithm>
 #include <array>

@@ -58,8 +58,12 @@ class victim_holds {
 
   // A preemptor's room, when it leaves before it starts (a node of it went down during the
   // notice): held until `until` (its start), since victims may still run there until then.
+  // The blocks it held go back to the exclusive victims still in their notice there
+  // (hold_blocks left a block the preemptor held to it, and its release freed the block).
   void hold_placed(std::span<const placement> placed, fleet_time until) {
     for (const placement& p : placed) hold_room(p, until);
+    for (const block_hold& b : blocks_)
+      if (b.active) pl_->hold_blocks(b.job, std::span<const placement>(block_members_.data() + b.first, b.count));
   }
 
   // Gives back every hold that ends at or before t: freed_room(h) for held room,
@@ -74,7 +78,8 @@ class victim_holds {
         freed_room(room_[e.index]);
         continue;
       }
-      const block_hold& b = blocks_[e.index];
+      block_hold& b = blocks_[e.index];
+      b.active = false;
       const std::span<const placement> members(block_members_.data() + b.first, b.count);
       pl_->unhold_blocks(b.job, members);
       domains_->block_nodes(members, freed_node);
@@ -96,6 +101,7 @@ class victim_holds {
   struct block_hold {
     gang_id job;
     std::uint32_t first, count;
+    bool active;  // until it expires
   };
   struct held_room {
     milli_cpu cpu{0};
@@ -114,7 +120,7 @@ class victim_holds {
 
   void hold_blocks(const stopped_victim& v, fleet_time until) {
     pl_->hold_blocks(v.job, v.members);
-    blocks_.push_back(block_hold{v.job, static_cast<std::uint32_t>(block_members_.size()), static_cast<std::uint32_t>(v.members.size())});
+    blocks_.push_back(block_hold{v.job, static_cast<std::uint32_t>(block_members_.size()), static_cast<std::uint32_t>(v.members.size()), true});
     block_members_.insert(block_members_.end(), v.members.begin(), v.members.end());
     ends_.push(hold_end{until, seq_++, static_cast<std::uint32_t>(blocks_.size() - 1), true});
   }

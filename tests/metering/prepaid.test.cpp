@@ -3,7 +3,8 @@
 // drawn down by the usage of rates priced per TFLOPS-hour of their precision in (start, id)
 // order, the balance carried from month to month through the previous invoice; checked by hand
 // (bought, partly used, carried; usage beyond it; expiry; two packages; padding) and against a
-// one-pass reference over two months on 1 and 3 threads.
+// one-pass reference over two months on 1 and 3 threads; a previous invoice edited by hand is
+// refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -229,8 +230,9 @@ TEST_CASE("prepaid packages: errors name the field") {
     return p.error().describe();
   };
   const auto prev = [](std::string_view period, std::string_view id, std::string_view closing) {
-    return R"({"currency":"USD","period":")" + std::string(period) + R"(","accounts":[{"account":"acme","lines":[],"prepaid":[{"id":")" +
-           std::string(id) + R"(","closing_tflops_hours":")" + std::string(closing) + R"("}]}]})";
+    return R"({"currency":"USD","timezone":"UTC","period":")" + std::string(period) +
+           R"(","accounts":[{"account":"acme","lines":[],"prepaid":[{"id":")" + std::string(id) + R"(","closing_tflops_hours":")" +
+           std::string(closing) + R"("}]}]})";
   };
   CHECK(previous_error(prev("2026-09", "pkg-1", "1")).find("not the month before 2026-11") != std::string::npos);
   CHECK(previous_error(prev("2026-10", "pkg-2", "1")).find("accounts[0].prepaid[0].id") != std::string::npos);
@@ -239,6 +241,49 @@ TEST_CASE("prepaid packages: errors name the field") {
   auto ok_prev = io::parse_previous_invoice(prev("2026-10", "pkg-1", "5/3"), *t, date::year(2026) / date::November, "nov.json");
   REQUIRE(ok_prev);
   CHECK(ok_prev->prepaid.at("pkg-1") == int128(5) * flop_per_tflops_hour / 3);
+}
+
+TEST_CASE("the previous invoice must be one the meter wrote under the tariff: a hand edit that would change an amount is refused") {
+  // Found by a probe: a carry_out raised to 1000000 was billed in full, a package listed twice
+  // kept its last balance, and another time zone or an unknown field went unnoticed.
+  auto t = tariff_with(package("pkg-1", "10", "2026-10-01T00:00:00Z"), "1s", R"("carry":true,)");
+  REQUIRE(t);
+  const auto parse = [&](const std::string& accounts, std::string_view top = R"("timezone":"UTC")") {
+    return io::parse_previous_invoice(R"({"currency":"USD","period":"2026-10",)" + std::string(top) + R"(,"accounts":[)" + accounts + "]}", *t,
+                                      date::year(2026) / date::November, "oct.json");
+  };
+  const auto error_of = [&](const std::string& accounts, std::string_view top = R"("timezone":"UTC")") {
+    auto p = parse(accounts, top);
+    REQUIRE_FALSE(p);
+    return p.error().describe();
+  };
+  const auto line = [](std::string_view resource, std::string_view carry) {
+    return R"({"resource":")" + std::string(resource) + R"(","mode":"on_demand","amount":"1.00","carry_out":")" + std::string(carry) + R"("})";
+  };
+  const auto account = [](std::string_view name, const std::string& lines, const std::string& prepaid = "") {
+    return R"({"account":")" + std::string(name) + R"(","lines":[)" + lines + R"(],"prepaid":[)" + prepaid + "]}";
+  };
+  const std::string pkg = R"({"id":"pkg-1","closing_tflops_hours":"4"})";
+  // What the meter writes reads back: a carry within half a cent either way, a balance.
+  auto ok = parse(account("acme", line("compute/H100-SXM5-80GB", "0.004") + "," + line("compute/A100-SXM4-80GB", "-1/300"), pkg));
+  REQUIRE(ok);
+  CHECK(ok->carry.size() == 2);
+  CHECK(ok->prepaid.at("pkg-1") == int128(4) * flop_per_tflops_hour);
+  const std::string res = "compute/H100-SXM5-80GB";
+  CHECK(error_of(account("acme", line(res, "1000000"))).find("field 'accounts[0].lines[0].carry_out': not a rounding remainder") !=
+        std::string::npos);
+  CHECK(error_of(account("acme", line(res, "-0.01"))).find("smaller than one minor unit (0.01 USD)") != std::string::npos);
+  CHECK(error_of(account("acme", line(res, "0") + "," + line(res, "0"))).find("field 'accounts[0].lines[1].resource': line") != std::string::npos);
+  CHECK(error_of(account("acme", "", pkg + "," + pkg)).find("field 'accounts[0].prepaid[1].id': package \"pkg-1\" appears twice") !=
+        std::string::npos);
+  CHECK(error_of(account("acme", "") + "," + account("acme", "")).find("field 'accounts[1].account': account \"acme\" appears twice") !=
+        std::string::npos);
+  CHECK(error_of(account("acme", ""), R"("timezone":"Asia/Tokyo")")
+            .find("field 'timezone': the previous invoice is in Asia/Tokyo, the tariff in UTC") != std::string::npos);
+  CHECK(error_of(account("acme", ""), R"("timezone":"UTC","bogus":1)").find("field 'bogus': unknown field") != std::string::npos);
+  CHECK(error_of(R"({"account":"acme","lines":[],"note":"x"})").find("field 'accounts[0].note': unknown field") != std::string::npos);
+  CHECK(error_of(account("acme", R"({"resource":"r","mode":"m","carry_out":"0","colour":"red"})")).find("accounts[0].lines[0].colour") !=
+        std::string::npos);
 }
 
 TEST_CASE("tariff JSON writes prepaid packages back as written") {

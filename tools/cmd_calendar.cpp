@@ -30,7 +30,9 @@ tool::runner setup_calendar(CLI::App& app) {
     if (!zone) return tool::fail(zone.error().in_field("--timezone"));
     auto ym = parse_year_month(o->period);
     if (!ym) return tool::fail(ym.error().in_field("--period"));
-    const interval p = month_period(*zone, *ym);
+    const auto month = writable_month_period(*zone, *ym);
+    if (!month) return tool::fail(month.error().in_field("--period"));
+    const interval p = *month;
     const auto secs = p.length().count();
     if (o->format == tool::output_format::json) {
       nlohmann::json j = {

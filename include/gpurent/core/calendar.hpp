@@ -58,6 +58,17 @@ namespace gpurent {
   return local_date_range(zone, first, next);
 }
 
+// The calendar month `ym` in `zone`, when both its UTC bounds can be written as instants
+// (years 0000-9999; the end is exclusive, so 9999-12 in UTC, ending at the start of the year
+// 10000, cannot); else an error for the field "period".
+[[nodiscard]] inline expected<interval> writable_month_period(const date::time_zone* zone, date::year_month ym) {
+  const interval p = month_period(zone, ym);
+  if (p.begin() < earliest_instant || p.end() > latest_instant)
+    return make_error(error_code::invalid_argument, "period",
+                      "the month's bounds in UTC fall outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z, the instants that can be written");
+  return p;
+}
+
 // The calendar day `ymd` in `zone` (23, 24 or 25 hours around DST changes).
 [[nodiscard]] inline interval day_period(const date::time_zone* zone, date::year_month_day ymd) {
   const date::local_days d{ymd};

@@ -69,15 +69,16 @@ class interval {
 };
 
 namespace detail {
-// Parses an unsigned decimal integer that is the whole of s, or nothing.
+// Parses an unsigned decimal integer that is the whole of s and at most max (>= 0), or nothing.
 constexpr std::optional<std::int64_t> parse_uint(std::string_view s, std::int64_t max) noexcept {
-  if (s.empty() || s.size() > 18) return std::nullopt;
+  if (s.empty()) return std::nullopt;
   std::int64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
+    const int d = c - '0';
+    if (v > (max - d) / 10) return std::nullopt;  // v * 10 + d > max, tested without overflowing
+    v = v * 10 + d;
   }
-  if (v > max) return std::nullopt;
   return v;
 }
 }  // namespace detail

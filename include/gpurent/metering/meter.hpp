@@ -48,7 +48,8 @@ class meter {
   [[nodiscard]] static expected<meter> for_month(const tariff& t, std::string_view yyyy_mm) {
     auto ym = parse_year_month(yyyy_mm);
     if (!ym) return unexpected(ym.error());
-    return meter(t, t.month(*ym), std::string(yyyy_mm));
+    GPURENT_TRY(month, writable_month_period(t.zone(), *ym));
+    return meter(t, *month, std::string(yyyy_mm));
   }
   [[nodiscard]] const tariff& tariff_value() const noexcept { return lines_.tariff_value(); }
   [[nodiscard]] const interval& period() const noexcept { return lines_.period(); }

@@ -137,7 +137,7 @@ namespace detail {
   auto zone = find_zone(w.timezone);
   if (!zone) return unexpected<error>(zone.error().in_field("timezone"));
   if (!detail::plain_name(w.account)) return make_error(error_code::invalid_argument, "account", "must be 1-64 of [A-Za-z0-9._-]");
-  const interval period = month_period(*zone, *ym);
+  GPURENT_TRY(period, writable_month_period(*zone, *ym));
   if (w.budget && w.budget->sign() < 0) return make_error(error_code::invalid_argument, "budget", "must not be negative");
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     job& j = w.jobs[i];
@@ -160,7 +160,7 @@ namespace detail {
       if (g.empty()) return bad("constraints.gpus[" + std::to_string(k) + "]", "must not be empty");
       if (const gpu_model* m = find_model(g)) g = std::string(m->name);  // aliases match offers' canonical names
     }
-    if (j.start.count() < 0 || j.start >= period.length()) return bad("start", "must lie inside the period " + w.period);
+    if (j.start.count() < 0 || j.start >= period->length()) return bad("start", "must lie inside the period " + w.period);
     if (j.memory_gib < 0) return bad("memory_gib", "must not be negative");
     if (j.deadline && j.deadline->count() <= 0) return bad("deadline", "must be positive");
     if (j.start_slack.count() < 0) return bad("start_slack", "must not be negative");

@@ -110,10 +110,12 @@ int run_pack(const pack_args& a) {
   if (!a.placements.empty()) {
     if (auto w = tool::write_file(a.placements, io::pack_placements_csv(cluster, jobs, p.result), "--placements"); !w) return tool::fail(w.error());
   }
+  const io::pack_report rep{a.policy, a.ignore_topology, p.check.violations, p.elapsed};
+  const int printed =
+      tool::print_result(a.format == output_format::json ? io::pack_json(rep, p.result).dump(2) + "\n" : io::pack_table(rep, p.result));
+  if (printed != tool::exit_ok) return printed;
   if (*audit)
     if (auto c = (*audit)->commit(); !c) return tool::fail(c.error());
-  const io::pack_report rep{a.policy, a.ignore_topology, p.check.violations, p.elapsed};
-  fmt::print("{}", a.format == output_format::json ? io::pack_json(rep, p.result).dump(2) + "\n" : io::pack_table(rep, p.result));
   return tool::exit_ok;
 }
 

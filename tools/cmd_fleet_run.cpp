@@ -236,8 +236,6 @@ int run_command(const run_args& a) {
     for (const std::string& msg : check->messages) fmt::print(stderr, "gpurent: rule violated: {}\n", msg);
   }
   if (auto w = write_outputs(a, *s, *l, *r); !w) return fail(w.error());
-  if (*audit)
-    if (auto c = (*audit)->commit(); !c) return fail(c.error());
   const io::run_report rep{a.policy,
                            a.victims,
                            a.pods.empty() ? std::nullopt : std::optional(a.compress),
@@ -245,11 +243,10 @@ int run_command(const run_args& a) {
                            !a.node_events.empty(),
                            check ? std::optional(check->violations) : std::nullopt,
                            elapsed};
-  if (a.format == output_format::json) {
-    fmt::print("{}\n", io::run_json(rep, l->jobs, *r, m).dump(2));
-  } else {
-    fmt::print("{}", io::run_table(rep, *r, m));
-  }
+  const int printed = print_result(a.format == output_format::json ? io::run_json(rep, l->jobs, *r, m).dump(2) + "\n" : io::run_table(rep, *r, m));
+  if (printed != exit_ok) return printed;
+  if (*audit)
+    if (auto c = (*audit)->commit(); !c) return fail(c.error());
   return exit_ok;
 }
 

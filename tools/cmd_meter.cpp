@@ -91,16 +91,24 @@ int run_meter(const meter_options& o) {
   if (!shards) return tool::fail(shards.error());
   auto inv = meter::finish_shards(*shards, previous->carry, previous->prepaid);
   if (!inv) return tool::fail(inv.error());
+  std::optional<tool::staged_file> partial;  // kept only once the invoice is out
   if (!o.partial_out.empty()) {
     auto bytes = io::write_partial(*shards);
     if (!bytes) return tool::fail(bytes.error());
-    if (auto w = tool::write_file(o.partial_out, *bytes, "--partial-out"); !w) return tool::fail(w.error());
+    auto s = tool::stage_file(o.partial_out, *bytes, "--partial-out");
+    if (!s) return tool::fail(s.error());
+    partial = std::move(*s);
   }
   const std::string out = tool::format_invoice(*inv, o.format, o.detail, &*t);
-  if (*audit) {
-    if (auto r = audit_meter_run(o, **audit, out); !r) return tool::fail(r.error());
+  if (const int printed = tool::print_result(out); printed != tool::exit_ok) {
+    if (partial) tool::discard_file(*partial);
+    return printed;
   }
-  return tool::print_bytes(out);
+  if (partial)
+    if (auto c = tool::commit_file(*partial); !c) return tool::fail(c.error());
+  if (*audit)
+    if (auto r = audit_meter_run(o, **audit, out); !r) return tool::fail(r.error());
+  return tool::exit_ok;
 }
 
 int run_merge(const meter_options& o) {

@@ -98,10 +98,9 @@ int run_plan(const plan_options_cli& o) {
     if (auto r = emit(o, *p); !r) return tool::fail(r.error());
   }
   const std::string out = o.format == tool::output_format::json ? plan_to_json(*p).dump(2) + "\n" : format_plan_table(*p);
-  if (*audit) {
+  if (const int printed = tool::print_result(out); printed != tool::exit_ok) return printed;
+  if (*audit)
     if (auto r = audit_plan(o, **audit, *w, *cat, *p, out); !r) return tool::fail(r.error());
-  }
-  fmt::print("{}", out);
   return tool::exit_ok;
 }
 

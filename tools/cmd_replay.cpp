@@ -146,16 +146,15 @@ int run_replay(const replay_args& a) {
     if (auto wr = tool::write_file(a.placements, gpurent::io::replay_placements_csv(*w, runs.results.front()), "--placements"); !wr)
       return tool::fail(wr.error());
   }
-  if (*audit) {
-    if (auto r = (*audit)->commit(); !r) return tool::fail(r.error());
-  }
   const bool json = a.format == output_format::json;
-  if (runs.results.size() == 1) {
-    const double t = runs.elapsed.front();
-    fmt::print("{}", json ? io::replay_run_json(runs.results.front(), t).dump(2) + "\n" : io::replay_run_table(runs.results.front(), t));
-  } else {
-    fmt::print("{}", json ? io::replay_summary_json(a.tune, *seeds, runs).dump(2) + "\n" : io::replay_summary_table(a.tune, seeds->size(), runs));
-  }
+  const double t = runs.elapsed.front();
+  const std::string out = runs.results.size() == 1
+                              ? (json ? io::replay_run_json(runs.results.front(), t).dump(2) + "\n" : io::replay_run_table(runs.results.front(), t))
+                          : json ? io::replay_summary_json(a.tune, *seeds, runs).dump(2) + "\n"
+                                 : io::replay_summary_table(a.tune, seeds->size(), runs);
+  if (const int printed = tool::print_result(out); printed != tool::exit_ok) return printed;
+  if (*audit)
+    if (auto r = (*audit)->commit(); !r) return tool::fail(r.error());
   return tool::exit_ok;
 }
 

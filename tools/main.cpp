@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpurent: GPU compute rental, matched and billed exactly.
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -12,6 +13,9 @@
 
 int main(int argc, char** argv) {
   using namespace gpurent::tool;
+  // A reader that closes the pipe early (`gpurent meter ... | head`) must not kill the tool
+  // before it can say so: the write fails with EPIPE instead, which is exit 4 with a message.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"gpurent: match work to GPUs and bill for it, exactly"};
   app.name("gpurent");
   app.set_version_flag("--version", "gpurent " + std::string(gpurent::version), "print the version and exit");

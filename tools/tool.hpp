@@ -167,6 +167,11 @@ inline expected<staged_file> stage_file(const std::string& path, const std::stri
   return staged_file{path, std::move(tmp), option};
 }
 
+// Removes a staged file's temporary file (nothing when it was written in place).
+inline void discard_file(const staged_file& s) {
+  if (!s.tmp.empty()) std::remove(s.tmp.c_str());
+}
+
 // Renames a staged file onto its path (the temporary file is removed if that fails).
 inline expected<void> commit_file(const staged_file& s) {
   if (s.tmp.empty() || std::rename(s.tmp.c_str(), s.path.c_str()) == 0) return {};
@@ -209,7 +214,7 @@ inline expected<void> write_files(std::span<const output_text> outs) {
   if (done) done = stage(true);
   for (const staged_file& s : staged) {
     if (!done) {
-      if (!s.tmp.empty()) std::remove(s.tmp.c_str());
+      discard_file(s);
     } else if (auto c = commit_file(s); !c) {
       done = c;
     }
@@ -235,11 +240,13 @@ inline void add_file_options(std::vector<file_option>& out, std::string_view opt
 inline expected<void> distinct_outputs(std::span<const file_option> inputs, std::span<const file_option> outputs) {
   namespace fs = std::filesystem;
   const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code e1, e2;
-    const fs::path x = fs::weakly_canonical(a, e1), y = fs::weakly_canonical(b, e2);
-    if (!e1 && !e2 && x == y) return true;
-    std::error_code e3;
-    return fs::equivalent(a, b, e3) && !e3;
+    // Absolute first: weakly_canonical leaves a relative path whose first part does not exist
+    // ("a.csv" not yet written) as it is, so it would differ from "./a.csv".
+    std::error_code e1, e2, e3, e4;
+    const fs::path x = fs::weakly_canonical(fs::absolute(a, e3), e1), y = fs::weakly_canonical(fs::absolute(b, e4), e2);
+    if (!e1 && !e2 && !e3 && !e4 && x == y) return true;
+    std::error_code e5;
+    return fs::equivalent(a, b, e5) && !e5;
   };
   const auto special = [](const std::string& p) {
     std::error_code e;
@@ -281,6 +288,14 @@ inline int finish_stdout(int status) {
   std::clearerr(stdout);  // reported once, here
   fmt::print(stderr, "gpurent: cannot write the output to stdout: {}\n", err != 0 ? std::strerror(err) : "a write failed");
   return exit_not_written;
+}
+
+// Prints a command's result on stdout now and says whether all of it got there (exit_ok, or
+// exit 4 with the message): what a command keeps besides, such as an --audit line recording
+// what it printed, comes only after.
+[[nodiscard]] inline int print_result(std::string_view out) {
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return finish_stdout(exit_ok);
 }
 
 // An integer or number option's text that CLI11 would take wrongly: it reads integers with

@@ -4,11 +4,14 @@
 // device or past the file size limit (exit 4, no partial file left, and a command that writes
 // several files writes all or none), integer options past 64 bits or in another base,
 // numbers that are not finite, and a plan whose numbers overflow (exit 2 naming the file,
-// line and field); and no output file may name an input or another output.
+// line and field); no output file may name an input or another output; a closed pipe is
+// exit 4, and an --audit line is written only once the result is out.
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -44,6 +47,26 @@ shell_result run_to(const std::string& args, const std::string& out, const std::
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, gpurent::test::slurp(err)};
 }
 
+// `gpurent ARGS` with stdout a pipe nobody reads (its read end closed before the tool starts)
+// and SIGPIPE at its default, as under a shell: the exit status, -1 when a signal ended it.
+int to_closed_pipe(const std::string& args) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  ::close(fds[0]);
+  const std::string cmd = "exec '" + gpurent::test::tool_path() + "' " + args + " 2>/dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGPIPE, SIG_DFL);
+    ::dup2(fds[1], 1);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
 const std::string tariff =
     R"({"currency": "USD", "timezone": "UTC", "rates": [{"resource": "gpu/x", "mode": "on_demand", "unit_price": "1", "per": "1h"}]})";
 
@@ -75,8 +98,20 @@ TEST_CASE("stdout that cannot be written is exit 4 with a message, for every com
     const shell_result r = run_to(args, "/dev/full");
     CHECK(r.status == 4);
     CHECK(r.err.find("stdout") != std::string::npos);
+    CHECK(to_closed_pipe(args) == 4);  // `| head` that has stopped reading: said, not killed by SIGPIPE
+    if (!args.starts_with("mig") && !args.starts_with("catalog") && !args.starts_with("calendar")) {
+      const fs::path log = dir() / "audit.log";  // an audit line records what was printed: none when nothing was
+      fs::remove(log);
+      CHECK(run_to(args + " --audit " + log.string(), "/dev/full").status == 4);
+      CHECK_FALSE(fs::exists(log));
+    }
     CHECK(run_to(args, "/dev/null").status == 0);  // the same command, written: success
   }
+  // meter --partial-out is kept only with the invoice it goes with.
+  const fs::path partial = dir() / "kept.partial";
+  fs::remove(partial);
+  CHECK(run_to("meter --tariff " + t + " --usage " + u + " --period 2026-11 --partial-out " + partial.string(), "/dev/full").status == 4);
+  CHECK_FALSE(fs::exists(partial));
 }
 
 TEST_CASE("an output file that cannot be written in full is exit 4 naming it, and leaves no partial file") {
@@ -172,6 +207,17 @@ TEST_CASE("every command that writes a file refuses an output that names an inpu
     CHECK(res.err.find(r.clash) != std::string::npos);
     if (!r.input.empty()) CHECK(gpurent::test::slurp(r.input) == before);
     CHECK_FALSE(fs::exists(fresh));
+  }
+  // One new file by two spellings, relative to the working folder (a probe: until 2026-12-07
+  // "twice.csv" and "./twice.csv" passed as two files when neither existed yet).
+  for (const std::string other : {"./twice.csv", "no-such-dir/../twice.csv"}) {
+    CAPTURE(other);
+    fs::remove(dir() / "twice.csv");
+    const auto r = run_tool("fleet pack --nodes " + nodes + " --jobs " + jobs + " --placements twice.csv --audit " + other, {}, dir());
+    CHECK(r.status == 2);
+    CHECK(r.err.find("'--audit'") != std::string::npos);
+    CHECK(r.err.find("same file as --placements") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir() / "twice.csv"));
   }
 }
 

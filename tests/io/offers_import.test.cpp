@@ -150,6 +150,7 @@ TEST_CASE("a price the tariff cannot hold exactly, and malformed rows, name the 
   const bad_case cases[] = {
       {"p5.48xlarge,us-east-1,0.30000000000000004,192,2048,8,H100,80,False\n", "aws.csv:3", "price", "more than 9 fractional digits"},
       {"p5.48xlarge,us-east-1,-1.5,192,2048,8,H100,80,False\n", "aws.csv:3", "price", "cannot be negative"},
+      {"p5.48xlarge,us-east-1,99999999999.999999999,192,2048,8,H100,80,False\n", "aws.csv:3", "price", "too large (at most 9223372036.854775807)"},
       {"p5.48xlarge,us-east-1,1e-05,192,2048,8,H100,80,False\n", "aws.csv:3", "price", "not a decimal number"},
       {"p5.48xlarge,us-east-1,98.32,192,2048,8,H100,80,maybe\n", "aws.csv:3", "spot", "True or False"},
       {"p5.48xlarge,us-east-1,98.32,192,2048,eight,H100,80,False\n", "aws.csv:3", "gpu_count", "not a decimal number"},
@@ -198,6 +199,29 @@ TEST_CASE("SkyPilot vms.csv: Price and SpotPrice, zones, GpuInfo's memory, and r
   CHECK(s.no_gpu == 1);
   CHECK(s.fractional == 1);
   CHECK(s.no_price == 1);
+}
+
+TEST_CASE("SkyPilot vms.csv: a GpuInfo whose SizeInMiB is no whole number of MiB names the file, the line and the column") {
+  // A probe found these read as "memory not stated" (or, past 12 digits, as a wrong size).
+  const std::string head = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+  const auto row = [](std::string_view size) {
+    return "p4d.24xlarge,A100,8.0,96.0,1152.0,\"{'Gpus': [{'Name': 'A100', 'MemoryInfo': {'SizeInMiB': " + std::string(size) +
+           "}}]}\",32.7726,,us-east-1,use1-az2\n";
+  };
+  for (const std::string_view size : {"99999999999999999999999", "abc", "0", "81920.5", "2e4", "1073741825", "''"}) {
+    CAPTURE(size);
+    const error e = import_error(catalog_format::skypilot, "vms.csv", head + row("40960") + row(size));
+    CHECK(e.where == "vms.csv:3");
+    CHECK(e.field == "GpuInfo");
+    CHECK(e.message.find("SizeInMiB is not a whole number of MiB") != std::string::npos);
+  }
+  for (const std::string_view size : {"81920", "'81920'", "1073741824"}) {
+    CAPTURE(size);
+    const std::string text = head + row(size);
+    const catalog_file f{"vms.csv", text, "aws", seen_at};
+    const auto r = import_offers(std::span(&f, 1), catalog_format::skypilot, terms_table::builtin());
+    CHECK_MESSAGE(r, (r ? "" : r.error().describe()));
+  }
 }
 
 TEST_CASE("SkyPilot vms.csv in Lambda's column order, without AvailabilityZone; --provider names it") {

@@ -114,6 +114,19 @@ TEST_CASE("an offer's price obeys the tariff's rules, with the tariff's messages
   CHECK(field_of(offers(
             R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "2"}, {"from": "2026-11-02T00:00:00Z", "price": "3"}])")) ==
         "offers[0].price_changes");
+  // Past what a price can hold (a probe: plan then failed with Boost's "Overflow in conversion
+  // to narrower type", naming nothing): refused where it is written, with the tariff's limit.
+  const auto message_of = [](const auto& r) { return r ? std::string("(ok)") : r.error().field + ": " + r.error().message; };
+  CHECK(message_of(offers(R"("price": "9223372036.854775807")")) == "(ok)");
+  CHECK(message_of(offers(R"("price": "9223372036.854775808")")) ==
+        "offers[0].price: \"9223372036.854775808\" is too large (at most 9223372036.854775807)");
+  CHECK(field_of(offers(R"("price": "1", "price_changes": [{"from": "2026-11-02T00:00:00Z", "price": "99999999999"}])")) ==
+        "offers[0].price_changes[0].price");
+  CHECK(field_of(offers(R"("tiers": {"mode": "volume", "steps": [{"up_to": "99999999999", "price": "1"}, {"price": "1"}]})")) ==
+        "offers[0].tiers.steps[0].up_to");
+  CHECK(field_of(offers(R"("price": "1", "tflops": "99999999999999999")")) == "offers[0].tflops");
+  CHECK(field_of(offers(R"("price": "1", "mode": "spot", "spot": {"notice": "30s", "interruptions_per_hour": "99999999999999"})")) ==
+        "offers[0].spot.interruptions_per_hour");
 }
 
 TEST_CASE("cheapest offer for whole GPUs") {

@@ -34,8 +34,10 @@
 
 namespace gpurent {
 
-// The largest load of one hour: the sweep walks every level up to the peak.
-inline constexpr std::int64_t max_hourly_load = std::int64_t{1} << 30;
+// The largest load of one hour: the sweep walks, prices and shows every level up to the peak
+// (2^20 levels: about 25 MB of sweep and a curve of about 90 MB as JSON; 2^30, the limit
+// until 2026-12-07, ran out of memory instead).
+inline constexpr std::int64_t max_hourly_load = std::int64_t{1} << 20;
 
 // One level against the profile: the unit-hours it serves and those above it.
 struct level_hours {

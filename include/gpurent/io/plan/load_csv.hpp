@@ -9,7 +9,7 @@
 //
 // `hour` is a whole number, each row one more than the last; `start` an RFC 3339 instant,
 // each row one hour after the last. The count is a whole number of GPUs (or units) in use,
-// 0..2^30. Every error names the file, the line and the field.
+// 0..2^20. Every error names the file, the line and the field.
 
 #include <chrono>
 #include <cstdint>

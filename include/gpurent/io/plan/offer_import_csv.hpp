@@ -14,6 +14,7 @@
 // scale), or the row is an error naming file, line and column. Rows that cannot be an offer of
 // whole GPUs (no GPU, no price, no instance, a fraction of a GPU) are counted, not read.
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/io/text/csv_split.hpp>
 #include <gpurent/sharing/rental.hpp>
+#include <gpurent/tariff/amount.hpp>
 
 namespace gpurent::io {
 
@@ -67,6 +69,7 @@ namespace detail::import_csv {
   if (!d) return unexpected(d.error().in_field(column));
   if (d->sign() < 0)
     return make_error(error_code::invalid_argument, std::string(column), "a price cannot be negative, got \"" + std::string(text) + "\"");
+  if (auto held = parse_nano(text); !held) return unexpected(held.error().in_field(column));  // what an offer's price can hold
   return std::string(text);
 }
 
@@ -116,17 +119,20 @@ namespace detail::import_csv {
 }
 
 // The memory per GPU in SkyPilot's GpuInfo (a Python dict written as text:
-// "{'Gpus': [{... 'MemoryInfo': {'SizeInMiB': 81920}}], ...}"): the first SizeInMiB, if any.
-[[nodiscard]] inline std::optional<std::int64_t> gpuinfo_mib(std::string_view info) {
+// "{'Gpus': [{... 'MemoryInfo': {'SizeInMiB': 81920}}], ...}"): the first SizeInMiB, none when
+// the dict has no such key; a value that is not a whole number of MiB in 1..2^30 is an error.
+[[nodiscard]] inline expected<std::optional<std::int64_t>> gpuinfo_mib(std::string_view info, std::string_view column) {
   const std::size_t at = info.find("SizeInMiB");
-  if (at == std::string_view::npos) return std::nullopt;
+  if (at == std::string_view::npos) return std::optional<std::int64_t>{};
   std::size_t i = at + 9;
   while (i < info.size() && (info[i] == '\'' || info[i] == '"' || info[i] == ':' || info[i] == ' ')) ++i;
   std::int64_t v = 0;
   std::size_t digits = 0;
-  for (; i < info.size() && info[i] >= '0' && info[i] <= '9' && digits < 12; ++i, ++digits) v = v * 10 + (info[i] - '0');
-  if (digits == 0 || v == 0) return std::nullopt;
-  return v;
+  for (; i < info.size() && info[i] >= '0' && info[i] <= '9' && digits < 11; ++i, ++digits) v = v * 10 + (info[i] - '0');
+  const bool ended = i == info.size() || !(std::isalnum(static_cast<unsigned char>(info[i])) || info[i] == '.');
+  if (digits == 0 || !ended || v < 1 || v > std::int64_t{1} << 30)
+    return make_error(error_code::invalid_argument, std::string(column), "SizeInMiB is not a whole number of MiB between 1 and 2^30");
+  return std::optional<std::int64_t>(v);
 }
 
 // Reads the table, counting its rows; each row goes to `row(values, line, out)`. A row is one
@@ -258,7 +264,8 @@ struct priced {
     r.gpu_count = *count;
     r.region = std::string(v[8]);
     r.zone = std::string(v[9]);
-    r.gpu_mib = gpuinfo_mib(v[5]);
+    GPURENT_TRY(mib, gpuinfo_mib(v[5], "GpuInfo"));
+    r.gpu_mib = *mib;
     r.line = line;
     GPURENT_TRY(vcpus, whole(v[3], "vCPUs", 1 << 20));
     GPURENT_TRY(memory, whole(v[4], "MemoryGiB"));

@@ -17,6 +17,7 @@
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/rounding.hpp>
 #include <gpurent/core/time.hpp>
+#include <gpurent/io/billing/tariff_json.hpp>
 #include <gpurent/io/text/file.hpp>
 #include <gpurent/io/text/json_reader.hpp>
 #include <gpurent/planning/offer.hpp>
@@ -44,11 +45,9 @@ using io::json_object;
     json_object c((**list)[i], io::json_item(r.field("price_changes"), i));
     GPURENT_TRY(c.check());
     price_change pc;
-    decimal<9> price{};
     GPURENT_TRY(c.time_point("from", pc.from, true));
-    GPURENT_TRY(c.dec("price", price, true));
+    GPURENT_TRY(io::detail::tariff_json::nano(c, "price", pc.unit_price, true));
     GPURENT_TRY(c.finish());
-    pc.unit_price = nano_price(price.raw().convert_to<std::int64_t>());
     changes.push_back(pc);
   }
   auto s = price_schedule::make(base, std::move(changes));
@@ -70,14 +69,12 @@ using io::json_object;
     GPURENT_TRY(s.check());
     tier_step step;
     if (s.has("up_to")) {
-      unit_quantity up{};
-      GPURENT_TRY(s.dec("up_to", up));
-      step.up_to = nano_unit_hours(up.raw().convert_to<std::int64_t>() * 1'000'000);  // unit-hours, 10^-3 -> 10^-9
+      nano_unit_hours up{};
+      GPURENT_TRY(io::detail::tariff_json::nano(s, "up_to", up, true));
+      step.up_to = up;
     }
-    decimal<9> price{};
-    GPURENT_TRY(s.dec("price", price, true));
+    GPURENT_TRY(io::detail::tariff_json::nano(s, "price", step.unit_price, true));
     GPURENT_TRY(s.finish());
-    step.unit_price = nano_price(price.raw().convert_to<std::int64_t>());
     out.push_back(step);
   }
   GPURENT_TRY(t.finish());
@@ -105,9 +102,9 @@ using io::json_object;
     out.tiers = std::move(*tiers);
     return out;
   }
-  decimal<9> price{};
-  GPURENT_TRY(r.dec("price", price, true));
-  GPURENT_TRY(schedule, read_schedule(r, nano_price(price.raw().convert_to<std::int64_t>())));
+  nano_price price{};
+  GPURENT_TRY(io::detail::tariff_json::nano(r, "price", price, true));
+  GPURENT_TRY(schedule, read_schedule(r, price));
   out.price = std::move(*schedule);
   return out;
 }
@@ -124,6 +121,8 @@ using io::json_object;
   decimal<6> rate{};
   GPURENT_TRY(sr.duration("notice", o.notice));
   GPURENT_TRY(sr.dec("interruptions_per_hour", rate, true));
+  if (rate.raw() < 0 || rate.raw() > std::int64_t{3600} * 1'000'000)
+    return sr.fail("interruptions_per_hour", "must be between 0 and 3600 (one a second)");
   GPURENT_TRY(sr.finish());
   o.interruptions_per_hour = static_cast<double>(rate.raw().convert_to<std::int64_t>()) / 1e6;
   return {};
@@ -187,6 +186,8 @@ using io::json_object;
   GPURENT_TRY(r.integer("max_units", o.max_units, 1, 1 << 24));
   GPURENT_TRY(read_residency(r, o));
   GPURENT_TRY(read_provenance(r, o));
+  if (tflops.raw() > std::int64_t{1} << 40)  // a negative one is refused with the other figures (planning/offer.hpp)
+    return r.fail("tflops", "must be at most " + std::to_string((std::int64_t{1} << 40) / 1000) + " TFLOPS");
   o.vram_mib = vram_gib * 1024;
   o.gflops = tflops.raw().convert_to<std::int64_t>();
   return {};

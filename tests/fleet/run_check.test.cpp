@@ -236,47 +236,11 @@ TEST_CASE("fleet run --node-events: an exclusive victim keeps its block through 
   CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
 }
 
-TEST_CASE("fleet run --check --node-events: generated gangs, exclusive ones among them, through failures and preemptions check clean") {
-  std::mt19937_64 rng(20261207);
-  std::size_t preemptions = 0, failures = 0;
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-    CAPTURE(seed);
-    generate_options g;
-    g.blocks = 4;
-    g.seed = seed;
-    g.load_pct = 150;
-    g.exclusive = 1.0;
-    g.spot = 0.5;
-    g.horizon = seconds(2 * 86400);
-    g.checkpoint_every = seconds(1200);
-    const auto f = generate_fleet(g);
-    REQUIRE(f);
-    std::vector<node_event> events;
-    for (int e = 0; e < 600; ++e)
-      events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, 2 * 86400)(rng)),
-                                  std::uniform_int_distribution<node_index>(0, static_cast<node_index>(f->cluster.inv.size() - 1))(rng),
-                                  static_cast<node_condition>(std::uniform_int_distribution<int>(0, 2)(rng))});
-    std::stable_sort(events.begin(), events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });
-    run_options o;
-    o.node_events = events;
-    o.checkpoints.notice = seconds(900);  // long notices: preemptors and victims often meet a failure inside them
-    fleet_cluster run_c = f->cluster;
-    gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(f->jobs, run_c));
-    const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, o);
-    preemptions += r.preemptions;
-    failures += r.failures;
-    const gang_check_result checked = check_run(f->cluster, f->jobs, r, node_history{events, o.checkpoints.notice});
-    CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
-  }
-  CHECK(preemptions > 20);
-  CHECK(failures > 100);
-}
-
-// Nodes failing, draining and coming back at random over the first 12,000 s.
-std::vector<node_event> random_events(std::mt19937_64& rng, std::size_t nodes) {
+// `count` events of nodes failing, draining and coming back at random over [0, horizon] s.
+std::vector<node_event> random_events(std::mt19937_64& rng, std::size_t nodes, int count = 16, std::int64_t horizon = 12000) {
   std::vector<node_event> events;
-  for (int e = 0; e < 16; ++e)
-    events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, 12000)(rng)),
+  for (int e = 0; e < count; ++e)
+    events.push_back(node_event{fleet_time::at_second(std::uniform_int_distribution<std::int64_t>(0, horizon)(rng)),
                                 std::uniform_int_distribution<node_index>(0, static_cast<node_index>(nodes - 1))(rng),
                                 static_cast<node_condition>(std::uniform_int_distribution<int>(0, 2)(rng))});
   std::stable_sort(events.begin(), events.end(), [](const node_event& a, const node_event& b) { return a.time < b.time; });
@@ -303,6 +267,37 @@ TEST_CASE("fleet run --check --node-events: runs through failures and drains che
     for (node_event& e : early) e.time = fleet_time::at_second(std::max<std::int64_t>(0, e.time.count() - 1));
     CHECK(same_count(c, jobs, r, node_history{early, o.checkpoints.notice}) > 0);
   }
+}
+
+TEST_CASE("fleet run --check --node-events: generated gangs, exclusive ones among them, through failures and preemptions check clean") {
+  std::mt19937_64 rng(20261207);
+  std::size_t preemptions = 0, failures = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    generate_options g;
+    g.blocks = 4;
+    g.seed = seed;
+    g.load_pct = 150;
+    g.exclusive = 1.0;
+    g.spot = 0.5;
+    g.horizon = seconds(2 * 86400);
+    g.checkpoint_every = seconds(1200);
+    const auto f = generate_fleet(g);
+    REQUIRE(f);
+    const std::vector<node_event> events = random_events(rng, f->cluster.inv.size(), 600, 2 * 86400);
+    run_options o;
+    o.node_events = events;
+    o.checkpoints.notice = seconds(900);  // long notices: preemptors and victims often meet a failure inside them
+    fleet_cluster run_c = f->cluster;
+    gang_placer<gang_policy_gpurent> b(run_c.inv, run_c.topology, context_of(f->jobs, run_c));
+    const run_result r = run_fleet<victim_policy_gpurent, true>(b, f->jobs, o);
+    preemptions += r.preemptions;
+    failures += r.failures;
+    const gang_check_result checked = check_run(f->cluster, f->jobs, r, node_history{events, o.checkpoints.notice});
+    CHECK_MESSAGE(checked.violations == 0, (checked.messages.empty() ? std::string() : checked.messages.front()));
+  }
+  CHECK(preemptions > 20);
+  CHECK(failures > 100);
 }
 
 TEST_CASE("fleet run --check --node-events: placed on a node up then, ended by its going down; a preemptor placed at its decision") {

@@ -53,7 +53,9 @@ TEST_CASE("load profile: every bad row names file, line and field") {
   CHECK(where(load_error("hour,gpus\n0,2.5\n")) == "load.csv:2 gpus");
   CHECK(where(load_error("hour,gpus\n0,\n")) == "load.csv:2 gpus");
   CHECK(where(load_error("hour,gpus\n0\n")) == "load.csv:2 gpus");
-  CHECK(where(load_error("hour,gpus\n0,1,2\n")) == "load.csv:2 ");
+  // A row with more fields than the header names the last column, after which they begin.
+  CHECK(where(load_error("hour,gpus\n0,1,2\n")) == "load.csv:2 gpus");
+  CHECK(load_error("hour,gpus\n0,1,2\n").message == "expected 2 fields, found 3 (1 after the last column; quote a field that holds a comma)");
   CHECK(where(load_error("hour,gpus\n0,1073741825\n")) == "load.csv:2 gpus");
   CHECK(where(load_error("hour,gpu\n0,1\n")) == "load.csv:1 gpu");
   CHECK(where(load_error("hour,gpus,gpus\n0,1,1\n")) == "load.csv:1 gpus");

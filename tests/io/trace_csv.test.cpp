@@ -56,6 +56,11 @@ TEST_CASE("pods: errors name the line and the field") {
   auto fields = pods(pod_header + "p0,1000,2048,1\n");
   REQUIRE_FALSE(fields);
   CHECK(fields.error().where == "pods.csv:2");
+  CHECK(fields.error().describe() == "pods.csv:2: field 'gpu_milli': expected 7 fields, found 4");
+  auto extra = pods(pod_header + "p0,1000,2048,1,470,,LS,x,y\n");
+  REQUIRE_FALSE(extra);
+  CHECK(extra.error().describe() ==
+        "pods.csv:2: field 'qos': expected 7 fields, found 9 (2 after the last column; quote a field that holds a comma)");
   auto share2 = pods(pod_header + "p0,1000,2048,2,500,,LS\n");
   REQUIRE_FALSE(share2);
   CHECK(share2.error().field == "gpu_milli");

@@ -167,11 +167,7 @@ struct label_scratch {
 [[nodiscard, gnu::always_inline]] inline expected<void> read_usage_fields(const usage_header& h, std::span<const std::string_view> fields,
                                                                           std::string_view file, std::size_t line, usage_row& row,
                                                                           label_scratch& scratch) {
-  if (fields.size() != h.names.size()) {
-    const std::string_view f = fields.size() < h.names.size() ? std::string_view(h.names[fields.size()]) : std::string_view("");
-    return csv_error(error_code::parse_error, file, line, f,
-                     "expected " + std::to_string(h.names.size()) + " fields, found " + std::to_string(fields.size()));
-  }
+  if (fields.size() != h.names.size()) return unexpected(field_count_error(h.names, fields.size()).at(file, line));
   row.line = line;
   row.id = fields[h.col[0]];
   row.account = fields[h.col[1]];

@@ -21,6 +21,7 @@
 
 #include <gpurent/core/error.hpp>
 #include <gpurent/core/utf8.hpp>
+#include <gpurent/io/text/csv_split.hpp>
 #include <gpurent/io/text/file.hpp>
 #include <gpurent/matching/inventory.hpp>
 #include <gpurent/matching/reference/replay.hpp>
@@ -144,8 +145,7 @@ class trace_csv_reader {
       }
       split_csv_line(raw_, fields_);
       if (fields_.size() != header_.size()) {
-        return unexpected<error>(
-            located(error_code::parse_error, {}, "expected " + std::to_string(header_.size()) + " fields, found " + std::to_string(fields_.size())));
+        return unexpected<error>(io::field_count_error(header_, fields_.size()).at(file_, line_));
       }
       for (std::size_t k = 0; k < fields_.size(); ++k)
         if (!is_utf8(fields_[k])) return unexpected<error>(located(error_code::parse_error, header_[k], utf8_problem(fields_[k])));

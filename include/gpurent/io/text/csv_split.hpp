@@ -214,6 +214,16 @@ struct csv_column {
   return at;
 }
 
+// The error of a row whose field count is not its header's: the field named is the first
+// one missing, or for a row with more, the header's last column (the extra ones follow it;
+// most often an unquoted comma). Every CSV reader words it the same.
+[[nodiscard]] inline error field_count_error(std::span<const std::string> header, std::size_t found) {
+  std::string msg = "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(found);
+  if (found < header.size()) return error{error_code::parse_error, header[found], std::move(msg), {}};
+  msg += " (" + std::to_string(found - header.size()) + " after the last column; quote a field that holds a comma)";
+  return error{error_code::parse_error, header.empty() ? std::string() : header.back(), std::move(msg), {}};
+}
+
 // Reads a CSV text whose header names only `columns` (in any order): for each row that is not
 // blank, on_row(values, names) -> expected<void>, where values[k] is column k's field (empty
 // when an optional column is absent) and names[k] the name the header gave it. Every field
@@ -241,9 +251,7 @@ template <class F>
   while (lines.next(line)) {
     if (line.empty()) continue;  // a blank line is no row
     if (!split_csv_line(line, fields, store, why)) return fail({}, why);
-    if (fields.size() != header.size())
-      return fail(fields.size() < header.size() ? header[fields.size()] : std::string(),
-                  "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(fields.size()));
+    if (fields.size() != header.size()) return located(field_count_error(header, fields.size()));
     for (std::size_t k = 0; k < fields.size(); ++k)
       if (!is_utf8(fields[k])) return fail(header[k], utf8_problem(fields[k]));
     for (std::size_t c = 0; c < columns.size(); ++c) values[c] = (*at)[c] ? fields[*(*at)[c]] : std::string_view();

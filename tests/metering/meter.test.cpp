@@ -3,6 +3,7 @@
 // increments, price changes, tiers, dedup, rounding points, DST and month ends.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -179,6 +180,37 @@ TEST_CASE("dedup: an identical repeat counts once, a conflicting one names both 
   CHECK(bad.error().field == "id");
   CHECK(bad.error().message.find("u.csv:2") != std::string::npos);
   CHECK(bad.error().message.find("quantity") != std::string::npos);
+}
+
+TEST_CASE("a usage row with too few or too many fields names the field, its line and the counts") {
+  const tariff t = make_tariff("USD", "UTC", h100);
+  auto short_row = run(t, "2026-11", "a,x,gpu/H100,on_demand,1,2026-11-03T10:00:00Z\n");
+  REQUIRE_FALSE(short_row);
+  CHECK(short_row.error().describe() == "u.csv:2: field 'end': expected 7 fields, found 6");
+  // An unquoted comma inside a field: the extra field follows the last column.
+  auto long_row = run(t, "2026-11",
+                      "a,x,gpu/H100,on_demand,1,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\n"
+                      "b,x,y,gpu/H100,on_demand,1,2026-11-03T10:00:00Z,2026-11-03T11:00:00Z\n");
+  REQUIRE_FALSE(long_row);
+  CHECK(long_row.error().describe() ==
+        "u.csv:3: field 'end': expected 7 fields, found 8 (1 after the last column; quote a field that holds a comma)");
+}
+
+TEST_CASE("line totals that overflow when added (totals-only partial results) name the account, labels and rate") {
+  const tariff t = make_tariff("USD", "UTC", h100);
+  auto m = meter::for_month(t, "2026-11");
+  REQUIRE(m);
+  line_totals big;
+  big.records = 1;
+  big.billed_seconds = std::numeric_limits<std::int64_t>::max();
+  REQUIRE(m->add_line_totals("acme", "team=ml", 0, big));
+  auto over = m->add_line_totals("acme", "team=ml", 0, big);
+  REQUIRE_FALSE(over);
+  CHECK(over.error().code == error_code::overflow);
+  CHECK(over.error().field == "account");
+  CHECK(over.error().message ==
+        "overflow: the totals of account \"acme\" (labels team=ml) for gpu/H100 on_demand do not fit (64-bit seconds and counts, 128-bit amounts)");
+  REQUIRE(m->add_line_totals("other", "", 0, big));  // another line: no overflow
 }
 
 TEST_CASE("rounding points, forgiveness and carry") {

@@ -35,6 +35,16 @@ namespace gpurent::detail {
   return exact.round_to_digits(t.currency_value().minor_units, t.rounding().mode);
 }
 
+// The overflow of one line's totals (adding shards or partial results), naming the line.
+[[nodiscard]] inline unexpected<error> line_overflow_error(const tariff& t, std::string_view account, std::string_view labels, std::size_t rate) {
+  const auto& r = t.rate_at(rate);
+  std::string what = "account \"" + std::string(account) + "\"";
+  if (!labels.empty()) what += " (labels " + std::string(labels) + ")";
+  return make_error(
+      error_code::overflow, "account",
+      "overflow: the totals of " + what + " for " + r.resource + " " + r.mode + " do not fit (64-bit seconds and counts, 128-bit amounts)");
+}
+
 class line_ledger {
  public:
   line_ledger(const tariff& t, interval period) : t_(&t), n_rates_(t.rates().size()), period_(period) {}
@@ -105,7 +115,7 @@ class line_ledger {
       if (o.lines_[k] == line_totals{}) continue;
       const std::uint32_t own = o.owner_of(k);
       const std::size_t at = key(intern(o.account(own), o.labels(own)), o.rate_of(k));
-      if (!lines_[at].merge(o.lines_[k])) return overflow_error("line totals");
+      if (!lines_[at].merge(o.lines_[k])) return line_overflow_error(*t_, o.account(own), o.labels(own), o.rate_of(k));
     }
     if (!add_to(out_of_period_, o.out_of_period_) || !add_to(duplicates_, o.duplicates_)) return overflow_error("record counts");
     return {};

@@ -138,7 +138,8 @@ class meter {
   [[nodiscard]] expected<void> add_line_totals(std::string_view account, std::string_view labels, std::size_t rate_pos, const line_totals& t) {
     if (finish_needs_records() || rate_pos >= tariff_value().rates().size())
       return make_error(error_code::invalid_argument, "partial", "line totals without records cannot be added here");
-    if (!lines_.add_line(account, labels, static_cast<std::uint32_t>(rate_pos), t)) return detail::overflow_error("line totals");
+    if (!lines_.add_line(account, labels, static_cast<std::uint32_t>(rate_pos), t))
+      return detail::line_overflow_error(tariff_value(), account, labels, rate_pos);
     return {};
   }
   // Counts records out of period that another meter rated (a totals-only partial's).

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,12 +95,12 @@ using partial_line_key = std::tuple<std::string_view, std::string_view, std::siz
 using partial_lines = std::map<partial_line_key, line_totals>;
 [[nodiscard]] inline expected<partial_lines> merged_lines(std::span<const meter> shards) {
   partial_lines lines;
-  bool ok = true;
+  std::optional<partial_line_key> over;
   for (const meter& m : shards)
     m.for_each_line([&](std::string_view account, std::string_view labels, std::size_t rate, const line_totals& t) {
-      ok = ok && lines[{account, labels, rate}].merge(t);
+      if (!over && !lines[{account, labels, rate}].merge(t)) over = partial_line_key{account, labels, rate};
     });
-  if (!ok) return ::gpurent::detail::overflow_error("line totals");
+  if (over) return ::gpurent::detail::line_overflow_error(shards.front().tariff_value(), std::get<0>(*over), std::get<1>(*over), std::get<2>(*over));
   return lines;
 }
 

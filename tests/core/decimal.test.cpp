@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctest/doctest.h>
 
+#include <compare>
+#include <random>
 #include <string>
 
 #include <gpurent/core/decimal.hpp>
@@ -109,4 +111,31 @@ TEST_CASE("a ratio whose rounded value fits is rounded even when num x 10^S does
   // A result beyond 128 bits is still an overflow, named.
   const ratio<> huge(detail::pow10<int128>(37), 1);
   CHECK_THROWS_WITH_AS(static_cast<void>(huge.round<9, round_half_even>()), "overflow: ratio round", exception);
+}
+
+TEST_CASE("ratios compare exactly when their cross products need more than 128 bits (advise build-vs-rent: 'overflow in multiplication')") {
+  // a = (10^37 + 1) / (10^36 + 7), b = (10^37 + 3) / (10^36 + 9): each cross product is about
+  // 10^73. a - b = (10^37 + 1)(10^36 + 9) - (10^37 + 3)(10^36 + 7) over a positive
+  // denominator = 10^37 x 2 - 2 x 10^36 - 12 > 0 (worked by hand), so a > b.
+  const int128 p37 = detail::pow10<int128>(37), p36 = detail::pow10<int128>(36);
+  const ratio<> a(p37 + 1, p36 + 7), b(p37 + 3, p36 + 9);
+  CHECK(b < a);
+  CHECK_FALSE(a < b);
+  CHECK(a != b);
+  CHECK((a <=> a) == std::strong_ordering::equal);
+  CHECK(ratio<>(-p37 - 1, p36 + 7) < ratio<>(-p37 - 3, p36 + 9));  // signs flip the order
+  // The slow twin: every comparison of random 128-bit ratios against the same in 256 bits.
+  std::mt19937_64 rng(11);
+  const auto draw = [&] {
+    const int128 shift = detail::pow10<int128>(18);  // about 2^60
+    const int128 n = int128(static_cast<std::int64_t>(rng())) * shift + int128(rng() >> 4);
+    const int128 d = int128(rng() >> 1) * shift + int128(rng() >> 4) + 1;
+    return ratio<>(n, d);
+  };
+  for (int i = 0; i < 2000; ++i) {
+    const ratio<> x = draw(), y = draw();
+    const int256 l = int256(x.num()) * int256(y.den()), r = int256(y.num()) * int256(x.den());
+    CHECK((x < y) == (l < r));
+    CHECK((x == y) == (l == r));
+  }
 }

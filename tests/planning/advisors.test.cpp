@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include <gpurent/planning/build_vs_rent.hpp>
@@ -130,6 +131,30 @@ TEST_CASE("build versus rent: break-even utilization by hand") {
   CHECK(compare_build_rent(own, d9("2.49"), ratio<>(9, 10))->own_is_cheaper);
   // Renting at 1.00/h: owning never pays (u* > 1).
   CHECK_FALSE(compare_build_rent(own, d9("1.00"), ratio<>(1, 1))->break_even);
+}
+
+TEST_CASE("build versus rent: inputs with nine decimals are compared exactly (they threw 'overflow in multiplication')") {
+  // Realistic amounts with every decimal used: before ratio comparisons went to 256 bits when
+  // their cross products needed it, about half of these threw. The answers must also agree:
+  // owning is cheaper exactly when the utilization is above the break-even.
+  std::mt19937_64 rng(5);
+  const auto draw = [&](std::uint64_t whole) { return decimal<9>::from_raw(int128(static_cast<std::int64_t>(rng() % (whole * 1'000'000'000ULL)))); };
+  for (int i = 0; i < 500; ++i) {
+    const ownership_costs own{draw(50'000), static_cast<std::int64_t>(rng() % 100'000 + 1), draw(2), draw(2), draw(2), draw(2)};
+    const decimal<9> rent = draw(10);
+    const ratio<> u(static_cast<std::int64_t>(rng() % 1'000'000'000ULL + 1), 1'000'000'000);
+    const auto r = compare_build_rent(own, rent, u);
+    REQUIRE(r);
+    if (r->break_even)
+      CHECK(r->own_is_cheaper == (*r->break_even < u));
+    else
+      CHECK_FALSE(r->own_is_cheaper);
+    std::vector<std::int64_t> load(24);
+    for (auto& l : load) l = static_cast<std::int64_t>(rng() % 16);
+    const auto a = size_owned_pool(own, rent, load);
+    REQUIRE(a);
+    CHECK_FALSE(a->all_rented.cost < a->best.cost);
+  }
 }
 
 TEST_CASE("scaling: out on backlog, in only after a checkpoint") {

@@ -207,9 +207,22 @@ class ratio {
   }
 
   friend bool operator==(const ratio& a, const ratio& b) { return a.num_ == b.num_ && a.den_ == b.den_; }
+  // Exact for any two ratios: the cross products of two 128-bit ratios may need 254 bits,
+  // and are then formed in 256 (a comparison never overflows).
   friend std::strong_ordering operator<=>(const ratio& a, const ratio& b) {
-    const Rep l = a.num_ * b.den_, r = b.num_ * a.den_;
-    return l < r ? std::strong_ordering::less : (l == r ? std::strong_ordering::equal : std::strong_ordering::greater);
+    const auto order = [](const auto& l, const auto& r) {
+      return l < r ? std::strong_ordering::less : (l == r ? std::strong_ordering::equal : std::strong_ordering::greater);
+    };
+    if constexpr (std::same_as<Rep, int128>) {
+      try {
+        return order(Rep(a.num_ * b.den_), Rep(b.num_ * a.den_));
+      } catch (const std::overflow_error&) {
+      } catch (const std::range_error&) {
+      }
+      return order(int256(a.num_) * int256(b.den_), int256(b.num_) * int256(a.den_));
+    } else {
+      return order(Rep(a.num_ * b.den_), Rep(b.num_ * a.den_));
+    }
   }
 
  private:

@@ -155,6 +155,31 @@ TEST_CASE("timestamps outside the years 0000-9999 are errors naming file, line a
   CHECK(read_error(one_series_json("[-1e12,\"5\"]")).starts_with("m.txt:3: field 'data.result[0].values[0][0]': timestamp "));
 }
 
+TEST_CASE("samples in the last minutes of 9999: the idle window and periods end by its last second, never in 10000") {
+  // 253402300740 s is 9999-12-31T23:59:00Z: idle samples every 30 s to the year's last second.
+  std::string text;
+  for (std::int64_t t = 253402300740; t <= 253402300799; t += 30) text += "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 1 " + std::to_string(t) + "\n";
+  const read_result r = samples_of(text + "# EOF\n");
+  REQUIRE_MESSAGE(r.error.empty(), r.error);
+  const auto window = io::samples_window(r.gpus, seconds{300});
+  REQUIRE(window);
+  CHECK(window->end() == latest_instant);
+  idle_rules rules;
+  rules.min_idle = seconds{10};
+  const auto reports = io::analyze_gpus(r.gpus, rules);
+  REQUIRE(reports);
+  const utilization_report& x = reports->at("GPU-x");
+  REQUIRE(x.idle.size() == 1);
+  CHECK(x.idle[0].begin() == latest_instant - seconds{59});
+  CHECK(x.idle[0].end() == latest_instant);
+  // Only the last second sampled: an empty window (it ended in 10000), no idle period.
+  const read_result only_last = samples_of("DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 1 253402300799\n# EOF\n");
+  const auto empty = io::samples_window(only_last.gpus, seconds{300});
+  REQUIRE(empty);
+  CHECK(empty->empty());
+  CHECK(io::analyze_gpus(only_last.gpus, rules)->at("GPU-x").idle.empty());
+}
+
 const std::string busy_line = "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} 5 1793664000000\n";
 std::string minute_one(const std::string& v) { return "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-x\"} " + v + " 1793664060000\n"; }
 

@@ -61,7 +61,10 @@ namespace gpurent::io {
     hi = hi ? std::max(*hi, g.samples.back().at) : g.samples.back().at;
   }
   if (!lo) return std::nullopt;
-  return *interval::make(*lo, *hi + std::min(max_gap, seconds{86'400 * 366}));
+  // It ends by the last second of 9999 at the latest: an end in 10000 cannot be written (a
+  // sample in that last second then holds for none).
+  const seconds hold = std::min(max_gap, seconds{86'400 * 366});
+  return *interval::make(*lo, *hi >= latest_instant - hold ? latest_instant : *hi + hold);
 }
 
 // Every GPU's report under `rules`, within `window` (default: samples_window).

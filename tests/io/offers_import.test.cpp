@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -296,6 +299,67 @@ TEST_CASE("GPU names onto the catalog: by family, memory and the form the instan
   }
 }
 
+TEST_CASE("GPU names with several catalog models: without the memory, never guessed") {
+  // A probe found an H100 with no memory stated mapped to H100-NVL-94GB, silently: the form
+  // left unstated ruled out the SXM and PCIe models instead of leaving them possible.
+  const gpu_mapping h100 = map_gpu("H100", std::nullopt, "x");
+  CHECK(h100.model.empty());
+  CHECK(h100.why == "its memory is not stated: it could be H100-SXM5-80GB, H100-PCIE-80GB or H100-NVL-94GB");
+  CHECK(map_gpu("H100", std::nullopt, "x_pcie").why == "its memory is not stated: it could be H100-PCIE-80GB or H100-NVL-94GB");
+  CHECK(map_gpu("H100", std::nullopt, "p5.48xlarge").why == "its memory is not stated: it could be H100-SXM5-80GB or H100-NVL-94GB");
+  CHECK(map_gpu("H100", std::nullopt, "gpu_1x_h100_nvl").model == "H100-NVL-94GB");  // the name says NVL: one model
+  CHECK(map_gpu("V100", std::nullopt, "x").why == "its memory is not stated: it could be V100-SXM2-16GB or V100-SXM2-32GB");
+  // Every name the table gives more than one model: with no memory, on an instance whose name
+  // states no form, it maps to none and says which it could be.
+  std::map<std::string_view, std::set<std::string_view>> models;
+  for (const auto& rule : gpurent::io::detail::gpu_import::rules) models[rule.family].insert(rule.model);
+  for (const auto& entry : models) {
+    if (entry.second.size() < 2) continue;
+    const std::string family(entry.first);
+    CAPTURE(family);
+    const gpu_mapping m = map_gpu(family, std::nullopt, "instance");
+    CHECK(m.model.empty());
+    for (std::string_view model : entry.second) CHECK(m.why.find(model) != std::string::npos);
+  }
+  // Both readers: set aside and reported, never written as a model.
+  const import_result g = import_gpuhunt({{"aws.csv",
+                                           "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+                                           "x,r,1.0,1,1,1,H100,,False\n"}});
+  REQUIRE(g.offers.size() == 1);
+  CHECK(g.offers[0].gpu == "gpuhunt:H100");
+  REQUIRE(g.report.unmapped.size() == 1);
+  CHECK(g.report.unmapped[0].why.find("could be H100-SXM5-80GB") != std::string::npos);
+  const std::string sky =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,Region\n"
+      "x,H100,1,1,1,,1.0,r\n";
+  const catalog_file f{"vms.csv", sky, "unknowncloud", seen_at};
+  const auto s = import_offers(std::span(&f, 1), catalog_format::skypilot, terms_table::builtin());
+  REQUIRE(s);
+  REQUIRE(s->offers.size() == 1);
+  CHECK(s->offers[0].gpu == "skypilot:H100");
+  CHECK(s->report.unmapped.size() == 1);
+}
+
+TEST_CASE("SkyPilot vms.csv: a GpuInfo without SizeInMiB states no memory (SkyPilot's schema: human-readable text)") {
+  // SkyPilot's catalog schema calls GpuInfo "the human readable information of the GPU (not used
+  // in code)"; its GCP catalog writes the accelerator's name there ("tpu-v6e-1"), so any text
+  // without SizeInMiB reads as the memory not stated, never as an error or a guess.
+  const std::string head = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+  for (const std::string_view info : {"not json at all", "A100", "{'Gpus': []}"}) {
+    CAPTURE(info);
+    const std::string text = head + "p4d.24xlarge,A100,8.0,96,1152," + std::string(info) + ",32.7,,us-east-1,\n" + "g6.xlarge,L4,1.0,4,16," +
+                             std::string(info) + ",0.8,,us-east-1,\n";
+    const catalog_file f{"vms.csv", text, "aws", seen_at};
+    const auto r = import_offers(std::span(&f, 1), catalog_format::skypilot, terms_table::builtin());
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().describe()));
+    const imported_offer& a100 = find(*r, "aws/us-east-1/p4d.24xlarge", offer_mode::on_demand);
+    CHECK_FALSE(a100.row.gpu_mib);
+    CHECK(a100.gpu == "skypilot:A100");  // 40 or 80 GB: set aside and reported
+    CHECK(a100.unmapped.find("memory is not stated") != std::string::npos);
+    CHECK(find(*r, "aws/us-east-1/g6.xlarge", offer_mode::on_demand).gpu == "L4");  // one model of that name
+  }
+}
+
 TEST_CASE("billing terms: built-in per provider, a terms file over them, assumptions stated") {
   const terms_table builtin = terms_table::builtin();
   const offer_terms oci_vm = builtin.resolve("oci", "VM.GPU.A10.1");
@@ -380,6 +444,42 @@ TEST_CASE("ids: exact repeats merge into the first, offers sharing an id become 
   };
   CHECK(without_sources(offers_import_json(import_gpuhunt({{"runpod.csv", backward}}).offers)) == without_sources(once));
   CHECK(read_offers_json(once));
+}
+
+TEST_CASE("ids: '/', '#' and '%' in a name are escaped, so two rows never share an id by accident and id#k is never a row's id") {
+  // A probe found instance "p#2" given the id the second "p" offer was renamed to, and location
+  // "x/y" + instance "z" sharing an id with location "x" + instance "y/z" (one renamed #2).
+  const import_result r = import_gpuhunt({{"aws.csv",
+                                           "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+                                           "p,r,1.0,1,1,1,L4,24,False\n"
+                                           "p,r,2.0,1,1,1,L4,24,False\n"
+                                           "p#2,r,3.0,1,1,1,L4,24,False\n"
+                                           "z,x/y,1.0,1,1,1,L4,24,False\n"
+                                           "y/z,x,1.0,1,1,1,L4,24,False\n"
+                                           "100%,r,1.0,1,1,1,L4,24,False\n"
+                                           "100%25,r,1.0,1,1,1,L4,24,False\n"}});
+  std::vector<std::string> ids;
+  for (const imported_offer& o : r.offers) ids.push_back(o.id);
+  std::ranges::sort(ids);
+  CHECK(ids == std::vector<std::string>{"aws/r/100%25", "aws/r/100%2525", "aws/r/p", "aws/r/p#2", "aws/r/p%232", "aws/x%2Fy/z", "aws/x/y%2Fz"});
+  CHECK(r.report.renamed == 1);  // only the dearer "p"
+  CHECK(find(r, "aws/r/p%232", offer_mode::on_demand).row.instance == "p#2");
+  CHECK(find(r, "aws/r/p#2", offer_mode::on_demand).row.price == "2.0");
+  CHECK(find(r, "aws/x%2Fy/z", offer_mode::on_demand).row.region == "x/y");
+  auto cat = read_offers_json(offers_import_json(r.offers));
+  CHECK_MESSAGE(cat, (cat ? "" : cat.error().describe()));
+  // A zone is a part of its own: region "a/b" without a zone is not region "a", zone "b".
+  const std::string sky =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,AvailabilityZone\n"
+      "i,L4,1,1,1,1.0,a/b,\n"
+      "i,L4,1,1,1,1.0,a,b\n";
+  const catalog_file f{"vms.csv", sky, "aws", seen_at};
+  const auto s = import_offers(std::span(&f, 1), catalog_format::skypilot, terms_table::builtin());
+  REQUIRE(s);
+  REQUIRE(s->offers.size() == 2);
+  CHECK(s->offers[0].id == "aws/a%2Fb/i");
+  CHECK(s->offers[1].id == "aws/a/b/i");
+  CHECK(s->report.renamed == 0);
 }
 
 TEST_CASE("the shipped example catalog imports to examples/plan/sourced-offers.json") {

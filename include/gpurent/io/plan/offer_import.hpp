@@ -7,10 +7,12 @@
 //
 // Each offer is a whole instance (`unit` server) priced per hour at the catalog's price text;
 // its id is `provider/region/instance` (`provider/region/zone/instance` when the catalog names
-// a zone). The output is the same on every run: offers sorted by id and mode; a row that
-// repeats another offer in everything but its place in the files is merged into the first;
-// offers that differ but share an id and a mode are ordered by GPU count, price, vCPUs, memory
-// and disk, the first keeps the id and the k-th becomes `id#k`.
+// a zone), each part with '%', '/' and '#' escaped (`%25`, `%2F`, `%23`), so different names
+// never give one id and '#' only ever starts the suffix below. The output is the same on every
+// run: offers sorted by id and mode; a row that repeats another offer in everything but its
+// place in the files is merged into the first; offers that differ but share an id and a mode
+// are ordered by GPU count, price, vCPUs, memory and disk, the first keeps the id and the k-th
+// becomes `id#k`.
 
 #include <algorithm>
 #include <compare>
@@ -27,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpurent/core/assert.hpp>
 #include <gpurent/core/decimal.hpp>
 #include <gpurent/core/enum.hpp>
 #include <gpurent/core/error.hpp>
@@ -103,11 +106,25 @@ struct import_result {
 
 namespace detail::offer_import {
 
+// One part of an id: '%', '/' and '#' escaped as in a URL, so that the parts can be told apart
+// ("x/y" + "z" is not "x" + "y/z") and no name reads as another offer's `id#k`.
+[[nodiscard]] inline std::string id_part(std::string_view name) {
+  std::string out;
+  for (char c : name) out += c == '%' ? "%25" : c == '/' ? "%2F" : c == '#' ? "%23" : std::string(1, c);
+  return out;
+}
+
+[[nodiscard]] inline std::string offer_id(std::string_view provider, const catalog_row& row) {
+  std::string id = id_part(provider) + "/" + id_part(row.region);
+  if (!row.zone.empty()) id += "/" + id_part(row.zone);
+  return id + "/" + id_part(row.instance);
+}
+
 [[nodiscard]] inline imported_offer make_offer(const catalog_file& f, std::size_t file, catalog_row row, catalog_format format,
                                                const terms_table& terms) {
   imported_offer o;
   o.provider = f.provider;
-  o.id = f.provider + "/" + row.region + (row.zone.empty() ? "" : "/" + row.zone) + "/" + row.instance;
+  o.id = offer_id(f.provider, row);
   gpu_mapping m = map_gpu(row.gpu_name, row.gpu_mib, row.instance);
   // An unmapped name is written so that no catalog name or alias reads as it ("H100" alone
   // would be read as the SXM model): the format, a colon, the name.
@@ -156,6 +173,9 @@ inline void merge_and_name(std::vector<imported_offer>& offers, import_report& r
     ++report.renamed;
   }
   std::ranges::sort(kept, [](const imported_offer& a, const imported_offer& b) { return std::tie(a.id, a.row.mode) < std::tie(b.id, b.row.mode); });
+  // Unique by construction: no id part holds '#' (id_part), so no `id#k` is another offer's id.
+  for (std::size_t i = 1; i < kept.size(); ++i)
+    GPURENT_ASSERT(std::tie(kept[i - 1].id, kept[i - 1].row.mode) != std::tie(kept[i].id, kept[i].row.mode));
   offers = std::move(kept);
 }
 

@@ -9,13 +9,18 @@
 // has HBM3 among the H100s without "nvl"), "pcie", "nvl", or an instance family whose provider
 // publishes it as an HGX (SXM) board (AWS p4d/p5, GCP a2/a3, Azure ND96, OCI BM.GPU4/A100/H100/H200).
 // A name the table below does not place on exactly one model is never guessed: the offer keeps
-// the catalog's name as an opaque model and the import reports it.
+// the catalog's name as an opaque model and the import reports it. A form the instance name does
+// not state rules no model out, so an H100 with no memory on such an instance could be any of
+// the three H100s, and is not mapped.
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gpurent/spec/catalog.hpp>
 
@@ -138,34 +143,58 @@ struct gpu_mapping {
   std::string why;
 };
 
-// Maps `name` (the catalog's GPU name) with its memory per GPU in MiB (when stated) on an
-// instance named `instance`.
-[[nodiscard]] inline gpu_mapping map_gpu(std::string_view name, std::optional<std::int64_t> mib, std::string_view instance) {
-  using namespace detail::gpu_import;
+namespace detail::gpu_import {
+
+// The rules of one name that the memory and the form leave: `models` (distinct, in table
+// order) fit both or wait only on a form the instance name does not state.
+struct candidates {
+  std::vector<std::string_view> models;
+  bool named = false;      // the table has a rule of that name
+  bool undecided = false;  // a model needs a form the instance name does not state
+  bool form_only = false;  // a model's memory fits but a stated form rules it out
+};
+
+[[nodiscard]] inline candidates find_candidates(std::string_view name, std::optional<std::int64_t> mib, gpu_form form) {
   const std::string key = family_key(name);
-  const gpu_form form = instance_form(instance);
-  bool named = false, memory_only = false;  // a rule of that name; one whose memory fits but not its form
-  std::string_view model;
-  std::string list;
+  candidates c;
   for (const gpu_rule& r : rules) {
     if (r.family != key) continue;
-    named = true;
+    c.named = true;
     if (!memory_fits(r.gib, mib)) continue;
-    if (!form_fits(r.need, form)) {
-      memory_only = true;
+    // An unstated form rules no model out: it leaves the mapping undecided.
+    const bool waits = !form_fits(r.need, form) && form == gpu_form::unstated;
+    if (!form_fits(r.need, form) && !waits) {
+      c.form_only = true;
       continue;
     }
-    if (r.model == model) continue;
-    list += (list.empty() ? "" : " or ") + std::string(r.model);
-    model = model.empty() ? r.model : std::string_view("?");
+    c.undecided = c.undecided || waits;
+    if (std::ranges::find(c.models, r.model) == c.models.end()) c.models.push_back(r.model);
   }
-  if (!model.empty() && model != "?" && find_model(model) != nullptr) return {std::string(model), {}};
-  if (!named) return {{}, "no catalog model of that name"};
-  if (model == "?") return {{}, "its memory is not stated: it could be " + list};
-  if (memory_only && form == gpu_form::unstated)
-    return {{}, "the catalog's models of that name differ by form factor (SXM, PCIe) and the instance name does not say which"};
-  if (memory_only) return {{}, "the catalog has no " + std::string(form_name(form)) + " model of that name"};
-  return {{}, "its memory (" + std::to_string(*mib / 1024) + " GiB) matches no catalog model of that name"};
+  return c;
+}
+
+// "A", "A or B", "A, B or C".
+[[nodiscard]] inline std::string one_of(const std::vector<std::string_view>& models) {
+  std::string out;
+  for (std::size_t i = 0; i < models.size(); ++i) out += (i == 0 ? "" : i + 1 == models.size() ? " or " : ", ") + std::string(models[i]);
+  return out;
+}
+}  // namespace detail::gpu_import
+
+// Maps `name` (the catalog's GPU name) with its memory per GPU in MiB (when stated) on an
+// instance named `instance`: a model only when exactly one fits and none waits on a form the
+// name does not state; without the memory, every model of the name the form leaves counts.
+[[nodiscard]] inline gpu_mapping map_gpu(std::string_view name, std::optional<std::int64_t> mib, std::string_view instance) {
+  using namespace detail::gpu_import;
+  const gpu_form form = instance_form(instance);
+  const candidates c = find_candidates(name, mib, form);
+  if (c.models.size() == 1 && !c.undecided && find_model(c.models.front()) != nullptr) return {std::string(c.models.front()), {}};
+  if (!c.named) return {{}, "no catalog model of that name"};
+  if (c.models.size() > 1 && !mib) return {{}, "its memory is not stated: it could be " + one_of(c.models)};
+  if (c.undecided) return {{}, "the catalog's models of that name differ by form factor (SXM, PCIe) and the instance name does not say which"};
+  if (c.models.size() > 1) return {{}, "it could be " + one_of(c.models)};
+  if (c.form_only) return {{}, "the catalog has no " + std::string(form_name(form)) + " model of that name"};
+  return {{}, "its memory (" + std::to_string(mib.value_or(0) / 1024) + " GiB) matches no catalog model of that name"};
 }
 
 }  // namespace gpurent::io

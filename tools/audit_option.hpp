@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <gpurent/core/time.hpp>
+#include <gpurent/core/utf8.hpp>
 #include <gpurent/io/audit/audit_log.hpp>
 
 namespace gpurent::tool {
@@ -31,13 +32,16 @@ inline void add_audit_options(CLI::App& cmd, audit_cli& a) {
 // The log to append to, none without --audit. The tool, not the library, reads the clock.
 [[nodiscard]] inline expected<std::optional<io::audit_file>> open_audit(const audit_cli& a) {
   if (a.path.empty()) return std::optional<io::audit_file>{};
-  std::string time = a.time;
-  if (time.empty()) {
-    // date::format, not format_instant: GCC's -O2 format-truncation check trips on the latter's
-    // snprintf when it is inlined here.
+  if (!is_utf8(a.actor)) return make_error(error_code::invalid_argument, "--audit-actor", utf8_problem(a.actor));
+  // date::format, not format_instant: GCC's -O2 format-truncation check trips on the latter's
+  // snprintf when it is inlined here. A given time is written in UTC, as the clock's is.
+  std::string time;
+  if (a.time.empty()) {
     time = date::format("%FT%TZ", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-  } else if (auto t = parse_instant(time); !t) {
+  } else if (auto t = parse_instant(a.time); !t) {
     return unexpected(t.error().in_field("--audit-time"));
+  } else {
+    time = date::format("%FT%TZ", *t);
   }
   GPURENT_TRY(f, io::audit_file::open(a.path, {time, a.actor}));
   return std::optional<io::audit_file>(std::move(*f));

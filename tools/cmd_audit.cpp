@@ -26,7 +26,7 @@ tool::runner setup_audit(CLI::App& app) {
   verify->add_option("LOG", o->path, "audit log (JSON lines)")->required();
   tool::add_format_option(*verify, o->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
   return [o] {
-    auto text = io::read_file(o->path);
+    auto text = io::read_audit_log(o->path);
     if (!text) return tool::fail(text.error());
     auto head = io::verify_audit_log(*text, o->path);
     if (!head) return tool::fail(head.error());

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <gpurent/io/audit/audit_log.hpp>
 
 #include "support/tool.hpp"
@@ -157,6 +159,32 @@ TEST_CASE("audit log: audit_file continues the chain of what the file holds, and
   auto broken = io::audit_file::open(path, {"2026-12-03T17:00:00Z", ""});
   REQUIRE_FALSE(broken);
   CHECK(broken.error().where == path + ":5");
+}
+
+TEST_CASE("audit log: a pipe or a device is refused by name, before anything runs (it hung or read forever)") {
+  const auto dir = gpurent::test::scratch_dir("audit");
+  const auto fifo = (dir / "fifo").string();
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero"), std::string("/dev/full")}) {
+    CAPTURE(path);
+    auto f = io::audit_file::open(path, {"2026-12-03T17:00:00Z", ""});
+    REQUIRE_FALSE(f);
+    CHECK(f.error().describe() == path + ": the audit log \"" + path + "\" is not a regular file (a pipe or a device cannot hold its chain)");
+    CHECK_FALSE(io::read_audit_log(path));
+  }
+  std::filesystem::remove(fifo);
+  // A link to a regular log is followed; a log not there yet is a new one.
+  const auto log = dir / "linked.log";
+  gpurent::test::write_file(log, join(sample_lines(2)));
+  const auto link = dir / "link.log";
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(log, link);
+  auto linked = io::audit_file::open(link.string(), {"2026-12-03T17:00:00Z", ""});
+  REQUIRE(linked);
+  CHECK(linked->head().lines == 2);
+  std::filesystem::remove(dir / "new.log");
+  CHECK(io::audit_file::open((dir / "new.log").string(), {"2026-12-03T17:00:00Z", ""}));
 }
 
 TEST_CASE("gpurent audit verify: exit 0 with a summary, 2 naming the first bad line") {

@@ -153,6 +153,17 @@ namespace detail {
   return head;
 }
 
+// The text of the audit log at `path`, which must be a regular file (or a link to one): a
+// log is read whole and then appended to, so a pipe (it would wait for the tool's own
+// output) or a device (/dev/zero never ends, /dev/full holds nothing) is refused by name.
+[[nodiscard]] inline expected<std::string> read_audit_log(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    return unexpected(
+        error{error_code::io_error, {}, "the audit log \"" + path + "\" is not a regular file (a pipe or a device cannot hold its chain)", path});
+  return read_file(path);
+}
+
 // An audit log file that decisions are appended to: it continues the chain of what the file
 // holds already (which must verify), and writes on commit(), so a run that fails adds
 // nothing.
@@ -160,8 +171,9 @@ class audit_file {
  public:
   [[nodiscard]] static expected<audit_file> open(std::string path, audit_context ctx) {
     audit_head head;
-    if (std::ifstream probe(path); probe) {
-      GPURENT_TRY(text, read_file(path));
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      GPURENT_TRY(text, read_audit_log(path));
       GPURENT_TRY(h, verify_audit_log(*text, path));
       head = std::move(*h);
     }

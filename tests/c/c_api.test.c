@@ -186,6 +186,10 @@ static void test_matcher(void) {
   gpurent_free(error);
   CHECK(gpurent_matcher_place(m, "{\"name\": ", &json, &error) == GPURENT_EINVAL && error != NULL && strstr(error, "not valid JSON") != NULL);
   gpurent_free(error);
+  /* A name with a NUL: placed, no C string could release it (an outside probe's finding). */
+  CHECK(gpurent_matcher_place(m, "{\"name\": \"n\\u0000ul\", \"num_gpu\": 1}", &json, &error) == GPURENT_EINVAL && json == NULL);
+  CHECK(error != NULL && strstr(error, "field 'name': a NUL character") != NULL);
+  gpurent_free(error);
   gpurent_matcher_destroy(m);
 
   /* A bad nodes file and an unknown policy. */

@@ -31,6 +31,8 @@ namespace detail {
   if (v == nullptr) return {};
   if (v->is_string()) {
     out = v->get<std::string>();
+    // "\u0000" reads, but no C string could name the job again (gpurent_matcher_release).
+    if (out.find('\0') != std::string::npos) return o.fail(key, "a NUL character (\\u0000) in a string");
   } else if (v->is_number_integer()) {
     out = v->dump();
   } else if (v->is_boolean()) {

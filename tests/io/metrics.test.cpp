@@ -155,6 +155,26 @@ TEST_CASE("timestamps outside the years 0000-9999 are errors naming file, line a
   CHECK(read_error(one_series_json("[-1e12,\"5\"]")).starts_with("m.txt:3: field 'data.result[0].values[0][0]': timestamp "));
 }
 
+TEST_CASE("DCGM text without # EOF: second timestamps read as milliseconds fall in 1970, an error with the hint") {
+  // 1793664000 ms is 1970-01-21T18:14:24Z: seconds of 2026 written without OpenMetrics' # EOF.
+  const std::string secs = "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"G\"} 0 1793664000\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"G\"} 0 1793664120\n";
+  CHECK(read_error(secs) ==
+        "m.txt:1: field 'timestamp': \"1793664000\" read as milliseconds (Prometheus text) is 1970-01-21T18:14:24Z, before 2000: if the "
+        "file's timestamps are seconds, it is OpenMetrics and must end with a \"# EOF\" line");
+  CHECK(read_error(secs + "# EOF\n").empty());
+  // The bound: 2000-01-01T00:00:00Z in milliseconds reads, one millisecond-second earlier does not.
+  CHECK(read_error("DCGM_FI_DEV_GPU_UTIL{UUID=\"G\"} 0 946684800000\n").empty());
+  CHECK(read_error("DCGM_FI_DEV_GPU_UTIL{UUID=\"G\"} 0 946684799000\n").starts_with("m.txt:1: field 'timestamp': \"946684799000\" read as"));
+  CHECK(read_error("DCGM_FI_DEV_GPU_UTIL{UUID=\"G\"} 0 0\n").starts_with("m.txt:1: field 'timestamp': \"0\" read as milliseconds"));
+  // Other metrics' timestamps are not read.
+  CHECK(read_error("DCGM_FI_DEV_FB_USED{UUID=\"G\"} 0 60\n" + secs.substr(secs.find('\n') + 1)).starts_with("m.txt:2: field 'timestamp'"));
+}
+
+TEST_CASE("DCGM text: a label given twice is an error at its line") {
+  CHECK(read_error("DCGM_FI_DEV_GPU_UTIL{UUID=\"G\",UUID=\"H\"} 0 1793664000000\n") == "m.txt:1: label UUID given twice");
+  CHECK(read_error("DCGM_FI_DEV_FB_USED{gpu=\"0\",gpu=\"0\"} 0 1793664000000\n") == "m.txt:1: label gpu given twice");
+}
+
 TEST_CASE("samples in the last minutes of 9999: the idle window and periods end by its last second, never in 10000") {
   // 253402300740 s is 9999-12-31T23:59:00Z: idle samples every 30 s to the year's last second.
   std::string text;

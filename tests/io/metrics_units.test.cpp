@@ -48,6 +48,11 @@ TEST_CASE("a ratio is read into the same thousandths of a percent, so one thresh
   CHECK(io::parse_utilization("87", utilization_scale::percent) == percent(87));
   CHECK(io::parse_percent("4.999", true) == milli_percent(4999));
   CHECK(io::parse_percent("4.9999", true).error().message == "not a percentage: \"4.9999\" (at most 3 decimals)");
+  // Above 100 by less than a thousandth is above 100, not rounded down to it; 100.000 is 100.
+  CHECK(io::parse_percent("100.0001").error().message == "not a percentage: \"100.0001\" (above 100)");
+  CHECK(io::parse_utilization("1.000001", utilization_scale::ratio).error().message == "not a ratio: \"1.000001\" (above 1)");
+  CHECK(io::parse_percent("100.000") == fully_busy);
+  CHECK(io::parse_percent("99.9999") == milli_percent(99'999));
 }
 
 TEST_CASE("DCGM's blanks: each type's base and the 15 codes above it, written as integers; nothing else") {

@@ -169,13 +169,18 @@ TEST_CASE("the cost of idle time, through the meter, by hand") {
   CHECK(all->amount.to_string() == "9.60");  // 1.5 h + 2 x 1 h + 0.5 h at 2.40
   CHECK(idle->records == 2);
   CHECK(idle->used_seconds == 5400);
-  CHECK(idle->amount.to_string() == "4.80");
-  CHECK(format_exact(idle->exact) == "4.8");
+  // Without its idle time r1 is 0.5 h (1.20), r2 2 x 0.5 h (2.40), r3 as it was: 4.80 of 9.60.
+  const idle_cost cost = idle_cost_of(*bill, "acme", *all);
+  CHECK(cost.amount.to_string() == "4.80");
+  CHECK(format_exact(cost.exact) == "4.8");
+  CHECK(cost.billed_seconds == 5400);
   const invoice_line* spot_idle = find_line(bill->idle, "beta", "gpu/H100", "spot");
   REQUIRE(spot_idle != nullptr);
   CHECK(spot_idle->used_seconds == 600);
-  CHECK(spot_idle->amount.to_string() == "0.20");
-  CHECK(find_line(bill->billed, "beta", "gpu/H100", "spot")->amount.to_string() == "1.60");  // 70 min + the 10-min minimum
+  const invoice_line* spot = find_line(bill->billed, "beta", "gpu/H100", "spot");
+  CHECK(spot->amount.to_string() == "1.60");  // 70 min + the 10-min minimum
+  // Without its idle 10 minutes r4 is 60 min (1.20): 1.40 - 1.20; r5 has no idle time.
+  CHECK(idle_cost_of(*bill, "beta", *spot).amount.to_string() == "0.20");
   REQUIRE(bill->unobserved.size() == 1);
   CHECK(bill->unobserved[0] == unobserved_line{"beta", "gpu/H100", "spot", 3900});
   // A record whose resource has no rate is the meter's error, naming the line.
@@ -184,6 +189,93 @@ TEST_CASE("the cost of idle time, through the meter, by hand") {
   const auto err = bill_idle(*t, "2026-11", bad, lines, "u.csv", reports);
   REQUIRE_FALSE(err);
   CHECK(err.error().where == "u.csv:3");
+}
+
+namespace {
+// GPU-x busy but for the given [from, to) minutes, over a day; rules 5%, 30 min, 5 min.
+gpu_reports idle_between(const std::vector<std::pair<int, int>>& idle) {
+  std::vector<int> busy(24 * 60, 90);
+  for (const auto& [from, to] : idle)
+    for (int m = from; m < to; ++m) busy[static_cast<std::size_t>(m)] = 0;
+  gpu_reports reports;
+  reports["GPU-x"] = *analyze_utilization(per_minute(busy), rules(5, 30, 5), whole_day);
+  return reports;
+}
+usage_record on_x(const char* id, int from, int to) {
+  return usage_record{id, "acme", "gpu/H100", "on_demand", nano_quantity(detail::nano_one), at_min(from), at_min(to), {{"gpu", "GPU-x"}}};
+}
+}  // namespace
+
+TEST_CASE("idle cost under a minimum: what the record would not have cost, never above its amount") {
+  // 1.00 an hour in whole hours, at least 2 h. r1 00:00-03:00 holds two 40-minute idle periods.
+  const auto t = io::parse_tariff_json(R"({"currency": "USD", "timezone": "UTC", "rates": [
+      {"resource": "gpu/H100", "mode": "on_demand", "unit_price": "1.00", "per": "1h", "minimum": "2h", "increment": "1h"}]})",
+                                       "t.json");
+  REQUIRE(t);
+  const gpu_reports reports = idle_between({{10, 50}, {100, 140}});
+  REQUIRE(reports.at("GPU-x").idle == std::vector<interval>{span(10, 50), span(100, 140)});
+  const std::vector<usage_record> one{on_x("r1", 0, 180)};
+  const auto bill = bill_idle(*t, "2026-11", one, std::vector<std::size_t>{2}, "u.csv", reports);
+  REQUIRE(bill);
+  const invoice_line& all = *find_line(bill->billed, "acme", "gpu/H100", "on_demand");
+  CHECK(all.amount.to_string() == "3.00");
+  CHECK(find_line(bill->idle, "acme", "gpu/H100", "on_demand")->used_seconds == 4800);
+  // Without its 80 idle minutes r1 is 100 min, billed 2 h (the increment, the minimum): 2.00.
+  // Rated on its own each idle piece would be 2 h, 4.00 in all: more than r1 cost.
+  const idle_cost cost = idle_cost_of(*bill, "acme", all);
+  CHECK(cost.amount.to_string() == "1.00");
+  CHECK(format_exact(cost.exact) == "1");
+  CHECK(cost.billed_seconds == 3600);
+  // A record idle all through costs nothing without it: its whole amount (2 h, 2.00) is idle.
+  const std::vector<usage_record> all_idle{on_x("r2", 10, 50)};
+  const auto whole = bill_idle(*t, "2026-11", all_idle, std::vector<std::size_t>{2}, "u.csv", reports);
+  REQUIRE(whole);
+  const invoice_line& line = *find_line(whole->billed, "acme", "gpu/H100", "on_demand");
+  CHECK(line.amount.to_string() == "2.00");
+  CHECK(idle_cost_of(*whole, "acme", line).amount.to_string() == "2.00");
+  CHECK(idle_cost_of(*whole, "acme", line).billed_seconds == 7200);
+}
+
+TEST_CASE("idle cost is floored at 0 when the record without its idle time would cost more") {
+  // 10.00 an hour until 01:40, then 1.00; at least 2 h. r1 00:00-03:00 is idle 01:40-03:00.
+  // As billed: 100 min at 10.00 + 80 min at 1.00 = 16.666... + 1.333... = 18.00. Without its
+  // idle time: 100 min padded to 2 h at the price of its last second (10.00) = 20.00.
+  const auto t = io::parse_tariff_json(R"({"currency": "USD", "timezone": "UTC", "rates": [
+      {"resource": "gpu/H100", "mode": "on_demand", "unit_price": "10.00", "per": "1h", "minimum": "2h",
+       "price_changes": [{"from": "2026-11-03T01:40:00Z", "unit_price": "1.00"}]}]})",
+                                       "t.json");
+  REQUIRE(t);
+  const std::vector<usage_record> one{on_x("r1", 0, 180)};
+  const auto bill = bill_idle(*t, "2026-11", one, std::vector<std::size_t>{2}, "u.csv", idle_between({{100, 180}}));
+  REQUIRE(bill);
+  const invoice_line& all = *find_line(bill->billed, "acme", "gpu/H100", "on_demand");
+  CHECK(all.amount.to_string() == "18.00");
+  CHECK(find_line(bill->active, "acme", "gpu/H100", "on_demand")->amount.to_string() == "20.00");
+  const idle_cost cost = idle_cost_of(*bill, "acme", all);
+  CHECK(cost.amount.to_string() == "0.00");
+  CHECK(format_exact(cost.exact) == "0");
+  CHECK(cost.billed_seconds == 3600);  // 3 h billed, 2 h without the idle time
+}
+
+TEST_CASE("a record given twice counts once in billed, idle and unobserved time") {
+  // r1 00:00-00:40 on GPU-x, idle 00:00-00:35 (observed until 00:35: samples stop there).
+  std::vector<int> busy(35, 0);
+  gpu_reports reports;
+  reports["GPU-x"] = *analyze_utilization(per_minute(busy), rules(5, 30, 5), whole_day);
+  REQUIRE(reports["GPU-x"].observed == std::vector<interval>{span(0, 35)});
+  const auto t = io::parse_tariff_json(R"({"currency": "USD", "timezone": "UTC", "rates": [
+      {"resource": "gpu/H100", "mode": "on_demand", "unit_price": "3.60", "per": "1h"}]})",
+                                       "t.json");
+  REQUIRE(t);
+  const std::vector<usage_record> twice{on_x("r1", 0, 40), on_x("r1", 0, 40)};
+  const auto bill = bill_idle(*t, "2026-11", twice, std::vector<std::size_t>{2, 3}, "u.csv", reports);
+  REQUIRE(bill);
+  const invoice_line& all = *find_line(bill->billed, "acme", "gpu/H100", "on_demand");
+  CHECK(all.billed_seconds == 2400);
+  CHECK(find_line(bill->idle, "acme", "gpu/H100", "on_demand")->used_seconds == 2100);
+  CHECK(idle_cost_of(*bill, "acme", all).amount.to_string() == "2.10");
+  REQUIRE(bill->unobserved.size() == 1);
+  CHECK(bill->unobserved[0].seconds == 300);  // 00:35-00:40, once
 }
 
 }  // namespace test_metering_idle

@@ -3,11 +3,13 @@
 // Waste: what increments and minimums cost the customer (billed versus used seconds per
 // line), and idle time from utilization samples (a GPU billed while below X% busy for more
 // than Y minutes): when each GPU was observed, when it was idle, and what the idle parts of
-// the usage billed on it cost under the tariff (rated by the meter, as `gpurent meter` rates).
+// the usage billed on it cost under the tariff (rated by the meter, as `gpurent meter` rates:
+// the usage as billed less the usage with its idle time taken out).
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <span>
@@ -275,15 +277,38 @@ struct unobserved_line {
   friend bool operator==(const unobserved_line&, const unobserved_line&) = default;
 };
 
-// Usage under a tariff against its GPUs' idle periods: the whole usage billed (`billed`, the
-// invoice `gpurent meter` prints) and its idle parts billed as records of their own (`idle`:
-// the same meter, so increments, minimums, tiers and rounding are the tariff's).
+// Usage under a tariff against its GPUs' idle periods, each rated by the meter (so increments,
+// minimums, tiers and rounding are the tariff's): the whole usage (`billed`, the invoice
+// `gpurent meter` prints); its idle parts as records of their own (`idle`: how many and their
+// seconds); and the usage with each record's idle time taken out (`active`, without_idle), so
+// that what idle time cost is billed - active per line (idle_cost_of).
 struct idle_billing {
   invoice billed;
   invoice idle;
+  invoice active;
   std::vector<unobserved_line> unobserved;  // by account, resource, mode; only lines with some
 };
 
+// The record `r` had its GPU been released for `idle` of its seconds in `period`: the same
+// start (so the same minimum rule and price protection), its end in the period moved `idle`
+// earlier, billed as one record; none when all of its time in the period was idle. A record
+// outside the period, or without idle time, is itself.
+[[nodiscard]] inline std::optional<usage_record> without_idle(const usage_record& r, const interval& period, seconds idle) {
+  const auto in_period = r.span().intersect(period);
+  if (!in_period || idle <= seconds{0}) return r;
+  if (idle >= in_period->length()) return std::nullopt;
+  usage_record out = r;
+  out.end = in_period->end() - idle;
+  return out;
+}
+
+// What a line's idle time cost: the money and billed seconds it would not have cost without
+// it, billed minus active, each floored at 0, so never more than the line's own amount.
+struct idle_cost {
+  std::int64_t billed_seconds = 0;
+  ratio<> exact{};
+  money_value amount;
+};
 namespace detail {
 inline void add_unobserved(std::map<std::tuple<std::string, std::string, std::string>, std::int64_t>& acc, const usage_record& r,
                            const interval& period, std::span<const interval> observed) {
@@ -299,24 +324,33 @@ inline void add_unobserved(std::map<std::tuple<std::string, std::string, std::st
 // Rates `records` (each with the line it came from in `source`) for the month `period` of
 // tariff `t`, and the parts of them that fell in idle periods of their GPUs (record_gpus).
 // A record naming no GPU, or a GPU without samples, has no idle part; its time is unobserved.
+// A record the meter counts as a repeat of an earlier one (dedup.hpp) counts once everywhere.
 [[nodiscard]] inline expected<idle_billing> bill_idle(const tariff& t, std::string_view period, std::span<const usage_record> records,
                                                       std::span<const std::size_t> lines, std::string_view source, const gpu_reports& reports) {
   GPURENT_TRY(all, meter::for_month(t, period));
   GPURENT_TRY(idle, meter::for_month(t, period));
-  all->set_source(std::string(source));
-  idle->set_source(std::string(source));
+  GPURENT_TRY(active, meter::for_month(t, period));
+  for (meter* m : {&*all, &*idle, &*active}) m->set_source(std::string(source));
   std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> unobserved;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const std::size_t line = i < lines.size() ? lines[i] : 0;
+    const std::int64_t repeats = all->duplicates_ignored();
     GPURENT_TRY(all->add(records[i], line));
+    if (all->duplicates_ignored() != repeats) continue;
     const auto gpus = record_gpus(records[i]);
     const auto [observed, idle_times] = joint_activity(gpus, reports);
-    for (const usage_record& part : usage_within(records[i], idle_times)) GPURENT_TRY(idle->add(part, line));
+    seconds idle_s{0};
+    for (const usage_record& part : usage_within(records[i], idle_times)) {
+      GPURENT_TRY(idle->add(part, line));
+      if (const auto x = part.span().intersect(all->period())) idle_s += x->length();
+    }
+    if (const auto kept = without_idle(records[i], all->period(), idle_s)) GPURENT_TRY(active->add(*kept, line));
     detail::add_unobserved(unobserved, records[i], all->period(), observed);
   }
   GPURENT_TRY(billed_inv, all->finish());
   GPURENT_TRY(idle_inv, idle->finish());
-  idle_billing out{std::move(*billed_inv), std::move(*idle_inv), {}};
+  GPURENT_TRY(active_inv, active->finish());
+  idle_billing out{std::move(*billed_inv), std::move(*idle_inv), std::move(*active_inv), {}};
   for (const auto& [key, secs] : unobserved) out.unobserved.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), secs});
   return out;
 }
@@ -329,6 +363,18 @@ inline void add_unobserved(std::map<std::tuple<std::string, std::string, std::st
       if (l.resource == resource && l.mode == mode) return &l;
   }
   return nullptr;
+}
+
+// The idle cost of `billed`, a line of `account` in b.billed: its amount, exact amount and
+// billed seconds less those of its line in b.active (none: every record of it was all idle).
+[[nodiscard]] inline idle_cost idle_cost_of(const idle_billing& b, std::string_view account, const invoice_line& billed) {
+  const invoice_line* kept = find_line(b.active, account, billed.resource, billed.mode);
+  idle_cost out{billed.billed_seconds, billed.exact, billed.amount};
+  if (kept == nullptr) return out;
+  out.billed_seconds = std::max<std::int64_t>(0, billed.billed_seconds - kept->billed_seconds);
+  out.exact = std::max(ratio<>{}, billed.exact - kept->exact);
+  out.amount = money_value(billed.amount.currency_value(), std::max(int128(0), int128(billed.amount.minor_units() - kept->amount.minor_units())));
+  return out;
 }
 
 // idle / observed in ten-thousandths, rounded half up (2934 for 29.34%); 0 when nothing was observed.

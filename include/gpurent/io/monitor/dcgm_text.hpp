@@ -6,9 +6,10 @@
 //
 //   metric_name{label="value",...} value [timestamp]
 //
-// with label values escaped (\\, \", \n), a float value, and a timestamp in milliseconds
-// since the epoch. A file ending with "# EOF" is OpenMetrics (https://openmetrics.io),
-// whose timestamps are seconds (promtool tsdb create-blocks-from openmetrics reads it).
+// with label values escaped (\\, \", \n), each label once, a float value, and a timestamp in
+// milliseconds since the epoch (one before 2000 is refused: check_millisecond_epoch). A file
+// ending with "# EOF" is OpenMetrics (https://openmetrics.io), whose timestamps are seconds
+// (promtool tsdb create-blocks-from openmetrics reads it).
 // The exporter's labels (NVIDIA/dcgm-exporter README, etc/default-counters.csv): gpu, UUID,
 // device, modelName, Hostname; GPU_I_ID and GPU_I_PROFILE for a MIG instance.
 //
@@ -17,6 +18,7 @@
 // see docs/monitoring.md for saving scrapes with their time) and a value in the metric's unit
 // (utilization_unit). A DCGM "blank" (is_dcgm_blank: the field has no value) is no sample.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -89,6 +91,7 @@ inline void skip_blanks(std::string_view s, std::size_t& i) noexcept {
     std::string value;
     if (!take_label_value(s, i, value, why)) return false;
     if (!is_utf8(value)) return why = "label " + std::string(key) + ": " + utf8_problem(value), false;  // the format's values are UTF-8
+    if (std::ranges::any_of(out, [&](const auto& l) { return l.first == key; })) return why = "label " + std::string(key) + " given twice", false;
     out.emplace_back(std::string(key), std::move(value));
     skip_blanks(s, i);
     if (i < s.size() && s[i] == ',')
@@ -134,11 +137,26 @@ inline void skip_blanks(std::string_view s, std::size_t& i) noexcept {
 
 namespace detail {
 
-// Whether the text is OpenMetrics: its last non-blank line is "# EOF".
+// Whether the text is OpenMetrics: a line of it is "# EOF" (the last non-blank one, or the
+// reader reports the text after it, rather than misreading the timestamps before it).
 [[nodiscard]] inline bool is_openmetrics(std::string_view text) noexcept {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
-  const auto nl = text.rfind('\n');
-  return text.substr(nl == std::string_view::npos ? 0 : nl + 1) == "# EOF";
+  for (std::size_t at = text.find("# EOF"); at != std::string_view::npos; at = text.find("# EOF", at + 1)) {
+    const std::size_t begin = text.find_last_not_of(" \t", at == 0 ? std::string_view::npos : at - 1);
+    const std::size_t end = text.find_first_not_of(" \t\r", at + 5);
+    if ((at == 0 || begin == std::string_view::npos || text[begin] == '\n') && (end == std::string_view::npos || text[end] == '\n')) return true;
+  }
+  return false;
+}
+
+// Prometheus text timestamps are milliseconds; seconds (OpenMetrics without its "# EOF", or a
+// hand-made file) read so fall in 1970 and would collapse a day of samples into minutes. No
+// GPU was sampled from 1970 to 1999: a millisecond timestamp there is an error saying so.
+[[nodiscard]] inline expected<void> check_millisecond_epoch(instant at, std::string_view written) {
+  constexpr instant plausible{seconds{946'684'800}};  // 2000-01-01T00:00:00Z
+  if (at < instant{} || at >= plausible) return {};
+  return make_error(error_code::parse_error, "timestamp",
+                    "\"" + std::string(written) + "\" read as milliseconds (Prometheus text) is " + format_instant(at) +
+                        ", before 2000: if the file's timestamps are seconds, it is OpenMetrics and must end with a \"# EOF\" line");
 }
 
 // One sample of the metric asked for, read in `unit`, to `out`; false for a DCGM blank.
@@ -151,6 +169,7 @@ namespace detail {
                       "missing: a saved scrape needs its time on each sample (milliseconds since the epoch)");
   auto at = parse_epoch(s.timestamp, seconds_timestamps ? 1 : 1000);
   if (!at) return unexpected<error>(at.error().in_field("timestamp"));
+  if (!seconds_timestamps) GPURENT_TRY(check_millisecond_epoch(*at, s.timestamp));
   auto busy = read_utilization_value(s.value, s.name, unit);
   if (!busy) return unexpected<error>(busy.error().in_field("value"));
   if (!*busy) return false;

@@ -185,18 +185,19 @@ struct metric_unit {
 
 namespace detail {
 // The decimal `d` times 10^scale as an integer, rounded down, into `out`; the reason when it
-// is negative, above `max` (written `top` in the reason), or has nonzero digits cut while
-// `exact`; empty when it fits.
+// is negative, above `max` (written `top` in the reason; also when only digits cut bring it
+// down to `max`), or has nonzero digits cut while `exact`; empty when it fits.
 [[nodiscard]] inline std::string scaled_integer(decimal_text d, std::int64_t scale, std::int64_t max, std::string_view top, bool exact,
                                                 std::int64_t& out) {
   out = 0;
   if (d.digits.empty()) return {};
   if (d.negative) return "below 0";
   std::int64_t shift = d.exp10 + scale;
+  bool cut = false;  // nonzero digits rounded down
   if (shift < 0) {
     const auto drop = static_cast<std::size_t>(std::min<std::int64_t>(-shift, static_cast<std::int64_t>(d.digits.size())));
-    if (exact && d.digits.find_first_not_of('0', d.digits.size() - drop) != std::string::npos)
-      return "at most " + std::to_string(scale) + " decimals";
+    cut = d.digits.find_first_not_of('0', d.digits.size() - drop) != std::string::npos;
+    if (exact && cut) return "at most " + std::to_string(scale) + " decimals";
     d.digits.resize(d.digits.size() - drop);
     shift = 0;
   }
@@ -204,7 +205,7 @@ namespace detail {
   if (static_cast<std::int64_t>(d.digits.size()) + shift > static_cast<std::int64_t>(std::to_string(max).size())) return above;
   for (char c : d.digits) out = out * 10 + (c - '0');
   for (std::int64_t k = 0; k < shift; ++k) out *= 10;
-  return out > max ? above : std::string();
+  return out > max || (out == max && cut) ? above : std::string();  // 100.0001 is above 100, not 100
 }
 }  // namespace detail
 

@@ -2,8 +2,8 @@
 #pragma once
 // The idle report `gpurent idle` prints (docs/monitoring.md), as JSON, CSV or a table: each
 // GPU's observed and idle seconds and idle periods, the totals and the idle share; with usage,
-// per account, resource and mode the billed seconds that fell in idle periods and their cost
-// under the tariff (metering/waste.hpp, bill_idle). And the check that every GPU the usage
+// per account, resource and mode the billed seconds that fell in idle periods and what they
+// cost under the tariff (metering/waste.hpp, bill_idle and idle_cost_of). And the check that every GPU the usage
 // names is a series of the metrics (unmatched_gpus).
 
 #include <cstddef>
@@ -108,11 +108,13 @@ struct unmatched_gpu {
 
 // ---- the report -----------------------------------------------------------------------------------
 
-// One line of the billed idle time: the whole line as billed, its idle part, its unobserved seconds.
+// One line of the billed idle time: the whole line as billed, its idle parts, what its idle
+// time cost (idle_cost_of), its unobserved seconds.
 struct billed_idle_row {
   std::string_view account, resource, mode;
   const invoice_line* billed = nullptr;
   const invoice_line* idle = nullptr;  // null: nothing of the line was idle
+  idle_cost cost;
   std::int64_t unobserved_seconds = 0;
 };
 
@@ -121,7 +123,7 @@ struct billed_idle_row {
   std::vector<billed_idle_row> out;
   for (const invoice_account& a : b.billed.accounts) {
     for (const invoice_line& l : a.lines) {
-      billed_idle_row r{a.account, l.resource, l.mode, &l, find_line(b.idle, a.account, l.resource, l.mode), 0};
+      billed_idle_row r{a.account, l.resource, l.mode, &l, find_line(b.idle, a.account, l.resource, l.mode), idle_cost_of(b, a.account, l), 0};
       for (const unobserved_line& u : b.unobserved)
         if (u.account == a.account && u.resource == l.resource && u.mode == l.mode) r.unobserved_seconds = u.seconds;
       out.push_back(r);
@@ -160,8 +162,7 @@ namespace detail {
           {"periods", std::move(periods)}};
 }
 
-[[nodiscard]] inline nlohmann::ordered_json billed_idle_line_json(const billed_idle_row& r, const currency& ccy) {
-  const money_value zero(ccy, int128(0));
+[[nodiscard]] inline nlohmann::ordered_json billed_idle_line_json(const billed_idle_row& r) {
   return {{"account", r.account},
           {"resource", r.resource},
           {"mode", r.mode},
@@ -170,9 +171,9 @@ namespace detail {
           {"amount", r.billed->amount.to_string()},
           {"idle_records", r.idle != nullptr ? r.idle->records : 0},
           {"idle_seconds", r.idle != nullptr ? r.idle->used_seconds : 0},
-          {"idle_billed_seconds", r.idle != nullptr ? r.idle->billed_seconds : 0},
-          {"idle_exact", r.idle != nullptr ? format_exact(r.idle->exact) : std::string("0")},
-          {"idle_amount", (r.idle != nullptr ? r.idle->amount : zero).to_string()},
+          {"idle_billed_seconds", r.cost.billed_seconds},
+          {"idle_exact", format_exact(r.cost.exact)},
+          {"idle_amount", r.cost.amount.to_string()},
           {"unobserved_seconds", r.unobserved_seconds}};
 }
 
@@ -180,14 +181,16 @@ namespace detail {
   using oj = nlohmann::ordered_json;
   oj lines = oj::array();
   std::int64_t billed_s = 0, idle_s = 0, unobserved_s = 0;
+  money_value idle_amount(b.billed.ccy, int128(0));
   for (const billed_idle_row& r : billed_idle_rows(b)) {
-    lines.push_back(billed_idle_line_json(r, b.billed.ccy));
+    lines.push_back(billed_idle_line_json(r));
     billed_s += r.billed->billed_seconds;
     idle_s += r.idle != nullptr ? r.idle->used_seconds : 0;
     unobserved_s += r.unobserved_seconds;
+    GPURENT_TRY(sum, idle_amount.plus(r.cost.amount));
+    idle_amount = *sum;
   }
   GPURENT_TRY(amount, invoice_total(b.billed));
-  GPURENT_TRY(idle_amount, invoice_total(b.idle));
   return oj{{"currency", std::string(b.billed.ccy.code)},
             {"period", b.billed.period},
             {"timezone", b.billed.timezone},
@@ -196,7 +199,7 @@ namespace detail {
             {"idle_seconds", idle_s},
             {"unobserved_seconds", unobserved_s},
             {"amount", amount->to_string()},
-            {"idle_amount", idle_amount->to_string()}};
+            {"idle_amount", idle_amount.to_string()}};
 }
 
 }  // namespace detail
@@ -250,9 +253,8 @@ namespace detail {
   const std::string ccy(r.billing->billed.ccy.code);
   for (const billed_idle_row& b : billed_idle_rows(*r.billing)) {
     const std::string idle_s = n(b.idle != nullptr ? b.idle->used_seconds : 0);
-    const std::string idle_amount = b.idle != nullptr ? b.idle->amount.to_string() : money_value(r.billing->billed.ccy, int128(0)).to_string();
     csv_row(out, {"billed_idle", "", "", "", "", "", "", b.account, b.resource, b.mode, n(b.billed->billed_seconds), b.billed->amount.to_string(),
-                  idle_s, idle_amount, n(b.unobserved_seconds), ccy});
+                  idle_s, b.cost.amount.to_string(), n(b.unobserved_seconds), ccy});
   }
   return out;
 }
@@ -276,10 +278,9 @@ namespace detail {
   out += fmt::format("\nbilled idle ({}, {} in {}):\n{:<16} {:<24} {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", inv.ccy.code, inv.period,
                      inv.timezone, "account", "resource", "mode", "billed", "amount", "idle", "idle amount", "unobserved");
   for (const billed_idle_row& b : billed_idle_rows(*r.billing)) {
-    const std::string idle_amount = b.idle != nullptr ? b.idle->amount.to_string() : money_value(inv.ccy, int128(0)).to_string();
     out += fmt::format("{:<16} {:<24} {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", b.account, b.resource, b.mode,
                        format_duration(seconds(b.billed->billed_seconds)), b.billed->amount.to_string(),
-                       format_duration(seconds(b.idle != nullptr ? b.idle->used_seconds : 0)), idle_amount,
+                       format_duration(seconds(b.idle != nullptr ? b.idle->used_seconds : 0)), b.cost.amount.to_string(),
                        format_duration(seconds(b.unobserved_seconds)));
   }
   return out;

@@ -175,6 +175,103 @@ TEST_CASE("FOCUS: hand-made usage reconciles to the due, rows carry the rate's f
   CHECK(by_sku.at("")[f.col("ChargeCategory")] == "Credit");
 }
 
+namespace {
+// The rows of a FOCUS text by key: SkuPriceId, then ChargeCategory and CommitmentDiscountStatus.
+std::map<std::string, std::vector<std::string>> rows_by_key(const focus_file& f, const std::string& account) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& r : f.rows) {
+    if (r[f.col("BillingAccountId")] != account) continue;
+    out[r[f.col("SkuPriceId")] + "/" + r[f.col("ChargeCategory")] + "/" + r[f.col("CommitmentDiscountStatus")]] = r;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("FOCUS: ConsumedQuantity is the quantity-seconds used, PricingQuantity the quantity-seconds billed, in the units") {
+  auto t = io::parse_tariff_json(R"({ "currency": "USD", "timezone": "UTC", "rates": [
+      { "resource": "gpu/H100-80GB", "mode": "on_demand", "unit_price": "2.00", "per": "1h", "minimum": "1h" },
+      { "resource": "gpu/H100-80GB", "mode": "spot", "unit_price": "1.00", "per": "1h",
+        "price_changes": [ { "from": "2026-11-10T00:00:00Z", "unit_price": "0.50" } ] },
+      { "resource": "gpu/H100-80GB", "mode": "tiered", "tiers": { "mode": "volume", "steps": [ { "up_to": null, "unit_price": "1.00" } ] } } ] })",
+                                 "t.json");
+  REQUIRE(t);
+  const std::string usage =
+      "id,account,resource,mode,quantity,start,end\n"
+      "a1,acme,gpu/H100-80GB,spot,8,2026-11-02T00:00:00Z,2026-11-02T01:00:00Z\n"
+      "b1,acme,gpu/H100-80GB,tiered,8,2026-11-02T00:00:00Z,2026-11-02T01:00:00Z\n"
+      "c1,acme,gpu/H100-80GB,on_demand,8,2026-11-02T00:00:00Z,2026-11-02T00:06:00Z\n"
+      "c2,acme,gpu/H100-80GB,on_demand,1,2026-11-03T00:00:00Z,2026-11-03T10:00:00Z\n";
+  const invoice inv = meter_text(usage, 1, *t);
+  check_reconciles(inv, *t);
+  const focus_file f = parse(io::write_invoice_focus(inv, &*t));
+  const auto rows = rows_by_key(f, "acme");
+  const std::size_t consumed = f.col("ConsumedQuantity"), priced = f.col("PricingQuantity"), list = f.col("ListCost");
+  // Spot and tiered: 8 GPUs x 1 h = 8 GPU-hours used and billed, at 1.00 = 8.00.
+  for (const char* sku : {"gpu/H100-80GB:spot/Usage/", "gpu/H100-80GB:tiered/Usage/"}) {
+    CHECK(rows.at(sku)[consumed] == "8.0");
+    CHECK(rows.at(sku)[priced] == "8.0");
+    CHECK(rows.at(sku)[f.col("PricingUnit")] == "GPU-Hours");
+    CHECK(rows.at(sku)[list] == "8.00");
+  }
+  // On demand: used 8 x 0.1 h + 1 x 10 h = 10.8; billed 8 x 1 h (the minimum) + 10 h = 18,
+  // at 2.00 = 36.00 (PricingQuantity x ListUnitPrice = ListCost).
+  const auto& od = rows.at("gpu/H100-80GB:on_demand/Usage/");
+  CHECK(od[consumed] == "10.8");
+  CHECK(od[priced] == "18.0");
+  CHECK(od[f.col("ListUnitPrice")] == "2.0");
+  CHECK(od[list] == "36.00");
+}
+
+TEST_CASE("FOCUS: a commitment's Used and Unused rows, each only when not zero, cost only EffectiveCost") {
+  auto t = io::parse_tariff_json(R"({ "currency": "USD", "timezone": "UTC",
+    "rates": [ { "resource": "gpu/A100-80GB", "mode": "on_demand", "unit_price": "0.79", "per": "1h", "increment": "60s", "minimum": "60s" } ],
+    "commitments": [
+      { "account": "acme", "resource": "gpu/A100-80GB", "mode": "on_demand", "units": "1", "price": "568.80" },
+      { "account": "beta", "resource": "gpu/A100-80GB", "mode": "on_demand", "units": "2", "price": "500.00",
+        "start": "2026-11-16T00:00:00Z", "end": "2026-12-16T00:00:00Z" } ] })",
+                                 "t.json");
+  REQUIRE(t);
+  const std::string usage =
+      "id,account,resource,mode,quantity,start,end\n"
+      "a1,acme,gpu/A100-80GB,on_demand,1,2026-11-01T00:00:00Z,2026-11-15T12:00:00Z\n"
+      "a2,acme,gpu/A100-80GB,on_demand,1,2026-11-15T12:00:00Z,2026-12-01T00:00:00Z\n"
+      "b1,beta,gpu/A100-80GB,on_demand,1,2026-11-15T23:00:00Z,2026-11-16T01:00:00Z\n";
+  const invoice inv = meter_text(usage, 1, *t);
+  check_reconciles(inv, *t);
+  const focus_file f = parse(io::write_invoice_focus(inv, &*t));
+  const std::size_t consumed = f.col("ConsumedQuantity"), effective = f.col("EffectiveCost");
+  const std::size_t list = f.col("ListCost"), contracted = f.col("ContractedCost"), billed = f.col("BilledCost");
+  const std::string sku = "gpu/A100-80GB:on_demand";
+  // acme: 1 GPU all month (720 h), all covered: the usage row bills and consumes nothing, the
+  // Used row consumes 720 GPU-hours and carries the whole charge; no Unused row.
+  const auto acme = rows_by_key(f, "acme");
+  CHECK(acme.size() == 3);
+  CHECK(acme.at(sku + "/Usage/")[consumed] == "0.0");
+  CHECK(acme.at(sku + "/Usage/")[billed] == "0.00");
+  CHECK(acme.at(sku + "/Purchase/")[contracted] == "568.80");
+  const auto& used = acme.at(sku + "/Usage/Used");
+  CHECK(used[consumed] == "720.0");
+  CHECK(used[effective] == "568.80");
+  CHECK(used[billed] == "0.00");
+  CHECK(used[list] == "0.00");
+  CHECK(used[contracted] == "0.00");
+  CHECK(acme.count(sku + "/Usage/Unused") == 0);
+  // beta: 2 units from the 16th (360 h: 720 unit-hours offered); 1 GPU for 2 h, 1 h of it in
+  // the window: used 1 h, 500.00 x 1 / 720 = 0.694.. -> 0.69, unused 719 h -> 499.31.
+  const auto beta = rows_by_key(f, "beta");
+  CHECK(beta.at(sku + "/Usage/")[consumed] == "1.0");
+  CHECK(beta.at(sku + "/Usage/")[billed] == "0.79");
+  CHECK(beta.at(sku + "/Usage/Used")[consumed] == "1.0");
+  CHECK(beta.at(sku + "/Usage/Used")[effective] == "0.69");
+  CHECK(beta.at(sku + "/Usage/Used")[contracted] == "0.00");
+  const auto& unused = beta.at(sku + "/Usage/Unused");
+  CHECK(unused[consumed].empty());
+  CHECK(unused[f.col("PricingQuantity")] == "719.0");
+  CHECK(unused[effective] == "499.31");
+  CHECK(unused[list] == "0.00");
+  CHECK(unused[contracted] == "0.00");
+}
+
 TEST_CASE("FOCUS: random usage, labels and commitments reconcile to the due on 1, 2 and 8 threads and merged shards (fixed seed)") {
   std::string with_commitments = tariff_text;
   with_commitments.insert(with_commitments.rfind('}'), R"(, "commitments": [

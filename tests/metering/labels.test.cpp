@@ -219,6 +219,38 @@ TEST_CASE("a line's amount per label set: largest remainder, ties to the set fir
   CHECK(io::write_invoice_json(*plain).find("labels") == std::string::npos);
 }
 
+TEST_CASE("a tiered line's label shares that need more than 128 bits: the invoice is written, shares to 18 places (an outside probe's finding)") {
+  // Graduated 300 then 111.111111111 per unit-hour, a quantity of 0.333333333: each set's
+  // exact share of the line needs about 135 bits. The invoice was refused with "overflow:
+  // ratio *" while the same records without labels metered.
+  const tariff t = make_tariff(
+      R"({"resource":"other","mode":"grad","tiers":{"mode":"graduated","steps":[{"up_to":"10","unit_price":"300"},{"up_to":null,"unit_price":"111.111111111"}]}})");
+  const std::string rows =
+      "r209,acme,other,grad,2,2026-11-18T02:46:34Z,2026-11-19T00:42:05Z,team=a\n"
+      "r212,acme,other,grad,2,2026-11-11T16:57:17Z,2026-11-13T03:24:53Z,team=b\n"
+      "r244,acme,other,grad,0.333333333,2026-11-03T14:12:23Z,2026-11-05T12:54:52Z,team=c\n";
+  auto with = run(t, "id,account,resource,mode,quantity,start,end,labels\n" + rows);
+  REQUIRE_MESSAGE(with, (with ? std::string() : with.error().describe()));
+  std::string plain_rows = rows;
+  for (const char* set : {",team=a", ",team=b", ",team=c"}) plain_rows.erase(plain_rows.find(set), std::string_view(set).size());
+  auto without = run(t, "id,account,resource,mode,quantity,start,end\n" + plain_rows);
+  REQUIRE(without);
+  CHECK(without_shares(*with) == *without);
+  const auto& l = with->accounts.at(0).lines.at(0);
+  REQUIRE(l.labels.size() == 3);
+  int128 minor = 0, exact18 = 0;
+  for (const auto& share : l.labels) {
+    minor += share.amount.minor_units();
+    exact18 += share.exact.round_to_digits(18, rounding_mode::half_even);
+  }
+  CHECK(minor == l.amount.minor_units());
+  // Each share is its exact value rounded to 18 places (or exact): the three add up to the
+  // line's exact amount within 3 x 10^-18.
+  const int128 line18 = l.exact.round_to_digits(18, rounding_mode::half_even);
+  CHECK(exact18 - line18 <= 3);
+  CHECK(line18 - exact18 <= 3);
+}
+
 TEST_CASE("a repeated id with other labels is a conflict naming labels; with the same labels it counts once") {
   const tariff t = make_tariff(unit_rate);
   const std::string head = "id,account,resource,mode,quantity,start,end,labels\n";

@@ -22,8 +22,10 @@ struct invoice_label_share {
   std::int64_t records = 0;
   std::int64_t billed_seconds = 0;
   std::int64_t used_seconds = 0;
-  ratio<> exact{};     // the set's exact amount (docs/formats/billing.md, "Labels")
-  money_value amount;  // its part of the line's amount (largest remainder)
+  nano_usage usage{};       // quantity x billed seconds (nano unit-seconds), as the line's
+  nano_usage used_usage{};  // quantity x seconds used (nano unit-seconds), as the line's
+  ratio<> exact{};          // the set's exact amount (docs/formats/billing.md, "Labels")
+  money_value amount;       // its part of the line's amount (largest remainder)
   friend bool operator==(const invoice_label_share&, const invoice_label_share&) = default;
 };
 
@@ -33,6 +35,8 @@ struct invoice_line {
   std::int64_t records = 0;
   std::int64_t billed_seconds = 0;          // sum of the records' b (quantity not applied)
   std::int64_t used_seconds = 0;            // sum of the records' actual seconds in the period
+  nano_usage usage{};                       // sum of quantity x billed seconds (nano unit-seconds)
+  nano_usage used_usage{};                  // sum of quantity x seconds used (nano unit-seconds)
   ratio<> exact{};                          // unrounded amount, major units
   ratio<> carry_in{};                       // remainder carried from the previous invoice (carry rule)
   money_value amount;                       // what is charged

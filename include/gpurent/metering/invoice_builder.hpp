@@ -235,6 +235,8 @@ class invoice_builder {
                    .records = tot.records,
                    .billed_seconds = tot.billed_seconds,
                    .used_seconds = tot.used_seconds,
+                   .usage = tot.usage,
+                   .used_usage = tot.used_usage,
                    .exact = *exact,
                    .amount = money_value(t_->currency_value(), 0),
                    .waste = *waste,

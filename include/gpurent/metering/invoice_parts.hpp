@@ -33,6 +33,28 @@ struct label_set_totals {
   std::optional<cost_numerator> committed;
 };
 
+// exact x weight / sum, exactly when the reduced fraction fits 128 bits; else (a tiered or
+// package line whose sets have many-digit quantities: the fraction can need 256 bits) rounded
+// half to even to label_share_digits decimal places, at least 14 past any currency's minor
+// unit. The product and its scaling are formed in 512 bits: nothing in between overflows.
+inline constexpr int label_share_digits = 18;
+[[nodiscard]] inline ratio<> label_share_of(const ratio<>& exact, const int128& weight, const int128& sum) {
+  try {
+    return exact * ratio<>(weight, sum);
+  } catch (const exception&) {  // the ratio's overflow, named
+  }
+  using int512 = boost::multiprecision::number<
+      boost::multiprecision::cpp_int_backend<512, 512, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>,
+      boost::multiprecision::et_off>;
+  const int512 num = int512(exact.num()) * int512(weight) * pow10<int256>(label_share_digits).convert_to<int512>();
+  const int512 den = int512(exact.den()) * int512(sum);  // > 0: a ratio's denominator and a sum of weights
+  const int512 n = num < 0 ? int512(-num) : num;
+  int512 q = n / den;
+  const int512 twice_r = (n % den) * 2;
+  if (twice_r > den || (twice_r == den && q % 2 != 0)) q += 1;
+  return ratio<>((num < 0 ? int512(-q) : q).convert_to<int128>(), pow10<int128>(label_share_digits));
+}
+
 // A line's amount per label set (docs/formats/billing.md, "Labels on the invoice"): each
 // set's exact amount (unit prices: what its records pay; tiers and packages: the line's
 // amount in proportion to its billed unit-hours) and its part of the line's charged amount by
@@ -58,11 +80,13 @@ struct label_set_totals {
     const line_totals& t = *sets[i].totals;
     const ratio<> exact = r.kind == price_kind::unit ? exact_amount(sets[i].committed.value_or(t.amount), r.denominator())
                           : sum == 0                 ? ratio<>{}
-                                                     : l.exact * ratio<>(weights[i], sum);
+                                                     : label_share_of(l.exact, weights[i], sum);
     out.push_back({.labels = std::string(sets[i].labels),
                    .records = t.records,
                    .billed_seconds = t.billed_seconds,
                    .used_seconds = t.used_seconds,
+                   .usage = t.usage,
+                   .used_usage = t.used_usage,
                    .exact = exact,
                    .amount = money_value(l.amount.currency_value(), parts[i])});
   }

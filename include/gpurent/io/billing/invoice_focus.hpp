@@ -87,12 +87,26 @@ struct row_context {
   return v;
 }
 
+// Nano unit-seconds as unit-hours (GPU-hours, slice-hours, ...), exact.
+[[nodiscard]] inline ratio<> unit_hours(const nano_usage& q) {
+  return ratio<>(gpurent::detail::to_int128(q.raw()), int128(gpurent::detail::nano_one) * 3600);
+}
+
 // A label set as FOCUS's Tags: a JSON object of its pairs ("" for none).
 [[nodiscard]] inline std::string tags_text(std::string_view labels) {
   if (labels.empty()) return {};
   nlohmann::ordered_json tags = nlohmann::ordered_json::object();
   for (const auto& [k, v] : label_set_pairs(labels)) tags[k] = v;
   return tags.dump();
+}
+
+// What a line used and a commitment of its account did not cover (the commitment's Used row
+// carries the rest), so that ConsumedQuantity adds up over the file to what was used.
+[[nodiscard]] inline nano_usage uncovered_use(const invoice_account& a, const invoice_line& l) {
+  for (const invoice_commitment& k : a.commitments) {
+    if (k.resource == l.resource && k.mode == l.mode) return l.used_usage - k.used;
+  }
+  return l.used_usage;
 }
 
 inline void usage_row(std::string& out, const row_context& c, const invoice_line& l, const rate* r, std::string_view labels = {}) {
@@ -105,12 +119,8 @@ inline void usage_row(std::string& out, const row_context& c, const invoice_line
   v[7] = v[43] = "Usage";
   v[9] = l.resource + " (" + l.mode + "): " + std::to_string(l.records) + " records, " + std::to_string(l.billed_seconds) + " billed seconds";
   v[10] = "Usage-Based";
-  const ratio<> hours(int128(l.used_seconds), int128(3600));
-  // The average quantity of the line's records (pricing quantity over billed blocks) times the hours used.
-  // (A compute-unit line's pricing quantity is in TFLOPS-hours: GPU-hours are 1000 / GFLOPS of it.)
-  const bool scaled = l.billed_seconds > 0 && !p.unit_price.empty();
-  const ratio<> per_gpu = r != nullptr && !r->per_tflops.empty() ? ratio<>(int128(1000), int128(r->tflops_gflops)) : ratio<>(int128(1), int128(1));
-  v[18] = quantity_text(scaled ? p.quantity_exact * per_gpu * ratio<>(int128(l.used_seconds) * p.per, int128(l.billed_seconds) * 3600) : hours);
+  // What was used (quantity x seconds used, without increments and minimums), in unit-hours.
+  v[18] = quantity_text(unit_hours(l.used_usage));
   v[19] = f.unit + "-Hours";
   v[20] = v[24] = list;
   v[21] = v[25] = p.unit_price;
@@ -141,10 +151,13 @@ inline void credit_row(std::string& out, const row_context& c) {
   focus_row(out, v);
 }
 
-// A commitment's rows: its Purchase (BilledCost the charge, EffectiveCost 0, as FOCUS
-// amortizes a commitment into the usage it covers), then its Used and Unused parts (BilledCost
-// 0, EffectiveCost the charge split by used and unused unit-seconds, half even, the Unused
-// row taking the rest, so the two add up to the charge).
+// A commitment's rows: its Purchase (BilledCost, ListCost and ContractedCost the charge,
+// EffectiveCost 0, as FOCUS amortizes a commitment into the usage it covers), then its Used
+// and Unused parts, each only when its unit-seconds are not zero (a zero Unused row would
+// say nothing FOCUS needs): EffectiveCost the charge split by used and unused unit-seconds,
+// half even, the Unused row taking the rest, so the two add up to the charge; BilledCost,
+// ListCost and ContractedCost 0, so that each cost column adds up over the file to what was
+// charged (the charge is on the Purchase row once).
 inline void commitment_rows(std::string& out, const row_context& c, const invoice_commitment& k, const rate* r) {
   const gpu_facts f = facts_of(k.resource);
   const std::string zero = money_value(c.inv.ccy, 0).to_string();
@@ -185,11 +198,11 @@ inline void commitment_rows(std::string& out, const row_context& c, const invoic
     row[9] = std::string("commitment ") + (status == "Used" ? "used" : "unused") + ": " + k.resource + " (" + k.mode + ")";
     row[10] = "Usage-Based";
     row[16] = std::string(status);
-    row[20] = row[22] = money_value(c.inv.ccy, effective).to_string();
-    row[24] = zero;
+    row[22] = money_value(c.inv.ccy, effective).to_string();
+    row[20] = row[24] = zero;
     const ratio<> unit_seconds(gpurent::detail::to_int128(q.raw()), int128(gpurent::detail::nano_one));
     if (status == "Used") {
-      row[18] = quantity_text(unit_seconds * ratio<>(int128(1), int128(3600)));
+      row[18] = quantity_text(unit_hours(q));
       row[19] = f.unit + "-Hours";
     }
     row[27] = quantity_text(unit_seconds * ratio<>(int128(1), int128(per)));
@@ -226,7 +239,7 @@ inline void prepaid_rows(std::string& out, const row_context& c, const invoice_p
   v[7] = v[43] = "Usage";
   v[9] = "prepaid package " + k.id + " drawn";
   v[10] = "Usage-Based";
-  v[18] = quantity_text(ratio<>(gpurent::detail::to_int128(k.used.raw()), int128(gpurent::detail::nano_one) * 3600));
+  v[18] = quantity_text(unit_hours(k.used));
   v[19] = "GPU-Hours";
   v[27] = quantity_text(tflops_hours_of(k.drawn));
   focus_row(out, v);
@@ -245,7 +258,11 @@ inline void prepaid_rows(std::string& out, const row_context& c, const invoice_p
     for (const auto& l : a.lines) {
       const auto at = t != nullptr ? t->find(l.resource, l.mode) : std::nullopt;
       const rate* r = at ? &t->rate_at(*at) : nullptr;
-      if (l.labels.empty()) focus_detail::usage_row(out, c, l, r);
+      if (l.labels.empty()) {
+        invoice_line uncovered = l;
+        uncovered.used_usage = focus_detail::uncovered_use(a, l);
+        focus_detail::usage_row(out, c, uncovered, r);
+      }
       for (const invoice_label_share& s : l.labels) {  // one row per label set, adding up to the line
         focus_detail::usage_row(out, c, billing_detail::label_part(l, s), r, s.labels);
       }

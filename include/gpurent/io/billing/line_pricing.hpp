@@ -69,7 +69,8 @@ struct pricing {
   const std::int64_t per = r != nullptr && r->kind == price_kind::unit ? r->per.count() : 3600;
   p.per = per;
   p.unit = noun + "-" + time_unit(per);
-  p.quantity_exact = ratio<>(int128(l.billed_seconds), int128(per));
+  // Quantity x billed seconds (increments and minimums included) in the rate's time unit.
+  p.quantity_exact = ratio<>(gpurent::detail::to_int128(l.usage.raw()), int128(gpurent::detail::nano_one) * per);
   p.category = "Standard";
   if (r == nullptr) return p;
   if (r->mode == "spot" || (r->kind == price_kind::unit && !r->price.is_constant())) p.category = "Dynamic";
@@ -93,6 +94,8 @@ struct pricing {
   part.records = s.records;
   part.billed_seconds = s.billed_seconds;
   part.used_seconds = s.used_seconds;
+  part.usage = s.usage;
+  part.used_usage = s.used_usage;
   part.exact = s.exact;
   part.amount = s.amount;
   return part;

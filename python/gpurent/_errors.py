@@ -31,3 +31,8 @@ class Error(ValueError):
         self.field: Optional[str] = field or None
         self.message: str = message or text
         self.code: str = code
+
+
+class ArgumentTypeError(Error, TypeError):
+    """An argument of the wrong type: a gpurent.Error (naming the argument in ``field``) that
+    is also a TypeError."""

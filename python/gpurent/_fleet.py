@@ -4,23 +4,43 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from datetime import timedelta
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
-from . import _core
+from . import _args, _core
+from ._errors import Error
 
 PathLike = Union[str, "os.PathLike[str]"]
 Duration = Union[str, int, timedelta]
+
+
+def _cell(v: Any) -> Any:
+    """A cell as the CSV readers take it: a bool as true or false, a whole float (pandas reads
+    an integer column with an empty cell as floats) as its integer; the rest as it is (16000.5
+    stays, and is refused by the reader that wants an integer)."""
+    if isinstance(v, bool) or type(v).__name__ in ("bool", "bool_"):
+        return "true" if v else "false"
+    if isinstance(v, float) and math.isfinite(v) and v == int(v):
+        return str(int(v))  # text: map() would make a column of ints and NaN float again
+    return v
+
+
+def csv_of(frame: Any) -> str:
+    """A DataFrame as the CSV text the library reads (_cell's values; a missing cell empty)."""
+    cells = frame.astype(object)
+    cells = (cells.map if hasattr(cells, "map") else cells.applymap)(_cell) if frame.size else frame  # map: pandas 2.1 and later
+    return cells.to_csv(index=False, lineterminator="\n")
 
 
 def _input(value: Any, what: str, csv: bool = True) -> Tuple[Optional[str], str]:
     """(text, name) of an input: a file's path (no text), a DataFrame (its CSV) or, for
     JSON inputs, a dict (its JSON); the name is what errors say."""
     if isinstance(value, (str, os.PathLike)):
-        return None, os.fspath(value)
+        return None, _args.path(value, what)
     if csv and type(value).__name__ == "DataFrame":
-        return value.to_csv(index=False), f"<{what}>"
+        return csv_of(value), f"<{what}>"
     if not csv and isinstance(value, Mapping):
         return json.dumps(value), f"<{what}>"
     kinds = "a path or a pandas DataFrame" if csv else "a path or a dict"
@@ -163,10 +183,16 @@ def fleet_run(
     return FleetRun(core, inputs)
 
 
-def _request(job: Union[str, Mapping[str, Any]]) -> str:
+def _request(job: Union[str, Mapping[str, Any]], source: str = "request") -> str:
+    """A job as the JSON the matchers read; a NaN or infinite number (no JSON) is an error
+    naming its field, at `source`'s line 1 as the library's errors about a request are."""
     if isinstance(job, str):
         return job
     if isinstance(job, Mapping):
+        for k, v in job.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                where, message = f"{source}:1", f"not a finite number: {v}"
+                raise Error(f"{where}: field '{k}': {message}", where=where, field=str(k), message=message)
         return json.dumps(job)
     raise TypeError(f"job: expected a dict or JSON text, got {type(job).__name__}")
 
@@ -211,4 +237,4 @@ class Matcher(_Placing):
 
     def __init__(self, nodes: Any, policy: str = "gpurent", workload: Optional[Iterable[Union[str, Mapping[str, Any]]]] = None) -> None:
         nodes_text, nodes_name = _input(nodes, "nodes")
-        self._core = _core.Matcher(nodes_text, nodes_name, policy, [_request(j) for j in ([] if workload is None else workload)])
+        self._core = _core.Matcher(nodes_text, nodes_name, policy, [_request(j, f"workload[{i}]") for i, j in enumerate([] if workload is None else workload)])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import _core
+from . import _args, _core
 from ._errors import Error
 from ._fleet import Duration, _duration
 
@@ -21,6 +22,21 @@ def samples_frame(columns: Dict[str, Any]) -> Any:
 
     return pd.DataFrame({"gpu": pd.Categorical.from_codes(columns["gpu"], categories=columns["gpus"]),
                          "t": columns["t"], "value": columns["value"]})
+
+
+def unix(text: str) -> float:
+    """An RFC 3339 instant of the report as UNIX seconds."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def idle_periods(idle: Dict[str, Any]) -> Any:
+    """One row per idle period of the report: `gpu`, `start`, `end` (UNIX seconds), `seconds`
+    (pandas only: gpurent.report's charts use it, and IdleReport.periods without matplotlib)."""
+    import pandas as pd
+
+    rows = [(g["gpu"], unix(p["start"]), unix(p["end"]), int(p["seconds"]))
+            for g in idle["gpus"] for p in g["periods"]]
+    return pd.DataFrame(rows, columns=["gpu", "start", "end", "seconds"])
 
 
 class IdleReport:
@@ -67,8 +83,6 @@ class IdleReport:
     @property
     def periods(self) -> Any:
         """One row per idle period: `gpu`, `start`, `end` (UNIX seconds), `seconds` (DataFrame)."""
-        from .report.idle_charts import idle_periods
-
         return idle_periods(self.data)
 
     @property
@@ -111,7 +125,7 @@ def idle(
     """`gpurent idle`: idle GPUs from utilization files (Prometheus query_range JSON or DCGM
     exporter text) and, with `usage`, `tariff` and `period` (all three), what their billed idle
     time cost. The options are the tool's; `threshold` is a percentage."""
-    paths = [os.fspath(metrics)] if isinstance(metrics, (str, os.PathLike)) else [os.fspath(m) for m in metrics]
+    paths = [_args.path(m, "metrics") for m in ([metrics] if isinstance(metrics, (str, os.PathLike)) else metrics)]
     if not paths:
         raise Error("field 'metrics': no utilization file", field="metrics", message="no utilization file")
     billing = {"usage": usage, "tariff": tariff, "period": period}
@@ -122,12 +136,12 @@ def idle(
         raise Error(f"field '{missing}': {text}", field=missing, message=text)
     if isinstance(threshold, bool) or not isinstance(threshold, (str, int, float)):
         raise TypeError(f"threshold: expected a percentage, got {type(threshold).__name__}")
-    settings = {"metric": metric, "threshold": str(threshold), "min_idle": _duration(min_idle, "min_idle"),
+    settings = {"metric": _args.text(metric, "metric"), "threshold": str(threshold), "min_idle": _duration(min_idle, "min_idle"),
                 "max_gap": _duration(max_gap, "max_gap")}
-    files = {k: (os.fspath(v) if k != "period" and v is not None else v) for k, v in billing.items()}
+    files = {k: (v if v is None else _args.text(v, k) if k == "period" else _args.path(v, k)) for k, v in billing.items()}
     core = _core.idle(paths, settings["metric"], settings["threshold"], settings["min_idle"], settings["max_gap"],
                       files["usage"], files["tariff"], files["period"], allow_unmatched)
     return IdleReport(core, {"metrics": paths, **settings, **files, "allow_unmatched": allow_unmatched or None})
 
 
-__all__ = ["IdleReport", "idle", "samples_frame"]
+__all__ = ["IdleReport", "idle", "idle_periods", "samples_frame", "unix"]

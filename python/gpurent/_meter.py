@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from . import _core
+from . import _args, _core
 
 PathLike = Union[str, "os.PathLike[str]"]
 TariffLike = Union[PathLike, Mapping[str, Any], _core.Tariff]
@@ -34,15 +35,23 @@ def _decimals(value: Any, key: str = "") -> Any:
     return value
 
 
+def json_value(value: Any) -> str:
+    """json.dumps' `default`: a Decimal as its exact text in fixed point ("0.0000001", never
+    "1E-7", which the library's readers refuse); any other object is not JSON."""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    raise TypeError(f"a {type(value).__name__} is not JSON: give text, numbers or decimal.Decimal")
+
+
 def load_tariff(tariff: TariffLike) -> _core.Tariff:
     """A tariff from a JSON file's path, a dict shaped like that JSON, or a Tariff."""
     if isinstance(tariff, _core.Tariff):
         return tariff
     if isinstance(tariff, Mapping):
         # Decimal prices go in as their exact text, the way the tariff JSON writes them.
-        return _core.Tariff.parse(json.dumps(tariff, default=str), "<tariff>")
+        return _core.Tariff.parse(json.dumps(tariff, default=json_value), "<tariff>")
     if isinstance(tariff, (str, os.PathLike)):
-        return _core.Tariff.load(os.fspath(tariff))
+        return _core.Tariff.load(_args.path(tariff, "tariff"))
     raise TypeError(f"tariff: expected a path, a dict or a gpurent.Tariff, got {type(tariff).__name__}")
 
 
@@ -122,22 +131,40 @@ def _is_dataframe(x: Any) -> bool:
     return type(x).__module__.startswith("pandas") and type(x).__name__ == "DataFrame"
 
 
+# What a usage instant without a time zone, or with a fraction of a second, is told (records
+# and DataFrames alike; the usage CSV's instants are RFC 3339 with an offset, in seconds).
+NAIVE = "a datetime without a time zone (give an aware one, e.g. tz_localize(\"UTC\"))"
+FRACTION = "not a whole second (usage instants are in seconds)"
+
+
+def _first(mask: Any) -> int:
+    """The position of the first True of a boolean Series or array."""
+    import numpy as np
+
+    return int(np.flatnonzero(np.asarray(mask))[0])
+
+
 def _frame_column(name: str, s: Any) -> "tuple[str, Any]":
     """A DataFrame column as the module takes it: integers and instants as int64 arrays, the
     rest as objects (str, Decimal, int: their text; a float or a missing value is an error)."""
     import numpy as np
 
     kind = s.dtype.kind
+    if kind in "iuM" and s.isna().any():
+        raise _core_error(name, _first(s.isna()), "missing value")
+    if kind == "u" and len(s) and s.max() > np.iinfo(np.int64).max:  # past int64: the ints' text
+        return ("text", np.array(s.tolist(), dtype=object))
     if kind in "iu":
         return ("int", np.ascontiguousarray(s.to_numpy(dtype=np.int64)))
     if kind == "M" or str(s.dtype).startswith("datetime64"):
-        if getattr(s.dt, "tz", None) is not None:
+        if getattr(s.dt, "tz", None) is None:
+            if len(s):
+                raise _core_error(name, 0, NAIVE)
+        else:
             s = s.dt.tz_convert("UTC").dt.tz_localize(None)
         ns = s.to_numpy(dtype="datetime64[ns]").astype(np.int64)
-        if s.isna().any():
-            raise _core_error(name, int(np.flatnonzero(s.isna().to_numpy())[0]), "missing value")
         if (ns % 1_000_000_000).any():
-            raise _core_error(name, int(np.flatnonzero(ns % 1_000_000_000)[0]), "not a whole second (usage instants are in seconds)")
+            raise _core_error(name, _first(ns % 1_000_000_000), FRACTION)
         return ("seconds", np.ascontiguousarray(ns // 1_000_000_000))
     if kind == "f":
         raise _core_error(name, 0, "a float column is not exact: give text, integers or decimal.Decimal (read CSVs with dtype=str)")
@@ -151,26 +178,28 @@ def _core_error(field: str, row: int, message: str) -> Exception:
     return Error(f"{where}: field '{field}': {message}", where=where, field=field, message=message, code="invalid_argument")
 
 
-def _record_text(v: Any) -> Any:
-    if v is None:
-        return ""
-    if hasattr(v, "isoformat") and hasattr(v, "tzinfo"):  # a datetime: RFC 3339 in UTC
-        from datetime import timezone
-
-        if v.tzinfo is not None:
-            v = v.astimezone(timezone.utc).replace(tzinfo=None)
-        return v.isoformat(timespec="seconds") + "Z"
-    return v
+def _record_cell(v: Any, row: int, field: str) -> Any:
+    """A record's value as the module takes it: a datetime as RFC 3339 text in UTC (an aware
+    one, in whole seconds), anything else as it is (the module reads or refuses it)."""
+    if not isinstance(v, datetime) or type(v).__name__ == "NaTType":
+        return v
+    if v.utcoffset() is None:
+        raise _core_error(field, row, NAIVE)
+    if v.microsecond or getattr(v, "nanosecond", 0):
+        raise _core_error(field, row, FRACTION)
+    return v.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def _records_columns(records: Sequence[Mapping[str, Any]]) -> "tuple[List[str], List[Any]]":
+    """The records' keys (in order of appearance) and their columns; a key a record lacks is
+    an empty cell there, as in a CSV line (a None is a missing value, an error)."""
     names: List[str] = []
     for r in records:
         for k in r:
             if k not in names:
                 names.append(k)
-    columns = [("text", [_record_text(r.get(n)) for r in records]) for n in names]
-    return names, columns
+    columns = [("text", [_record_cell(r.get(n, ""), i, n) for i, r in enumerate(records)]) for n in names]
+    return [_args.text(str(n), "usage") for n in names], columns
 
 
 def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice:
@@ -182,15 +211,13 @@ def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice
     `jobs` (docs/performance.md has the speed).
     """
     t = load_tariff(tariff)
-    if not isinstance(period, str):
-        raise TypeError(f"period: expected text such as \"2026-11\", got {type(period).__name__}")
-    if jobs < 1:
-        raise ValueError("jobs: at least 1")
+    period = _args.text(period, "period")
+    jobs = _args.jobs(jobs)
     if isinstance(usage, (str, os.PathLike)):
         usage = [usage]
     if _is_dataframe(usage):
-        names = [str(c) for c in usage.columns]
-        columns = [_frame_column(n, usage[c]) for n, c in zip(names, usage.columns)]
+        names = [_args.text(str(c), "usage") for c in usage.columns]
+        columns = [_frame_column(n, usage.iloc[:, i]) for i, n in enumerate(names)]  # by position: a name twice is the header's error
         return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE, jobs))
     if not isinstance(usage, Iterable):
         raise TypeError(f"usage: expected paths, a list of dicts or a pandas DataFrame, got {type(usage).__name__}")
@@ -199,5 +226,5 @@ def meter(tariff: TariffLike, usage: Any, period: str, jobs: int = 1) -> Invoice
         names, columns = _records_columns(usage)
         return Invoice(_core.meter_columns(t, period, names, columns, RECORDS_SOURCE, jobs))
     if all(isinstance(u, (str, os.PathLike)) for u in usage):
-        return Invoice(_core.meter_files(t, period, [os.fspath(u) for u in usage], jobs))
+        return Invoice(_core.meter_files(t, period, [_args.path(u, "usage") for u in usage], jobs))
     raise TypeError("usage: expected paths, a list of dicts or a pandas DataFrame, not a mix")

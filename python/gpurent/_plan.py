@@ -6,8 +6,9 @@ import json
 import os
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from . import _core
+from . import _args, _core
 from ._errors import Error
+from ._meter import json_value
 
 
 class OverBudget(Error):
@@ -21,9 +22,9 @@ class OverBudget(Error):
 
 def _input(value: Any, what: str) -> Tuple[Optional[str], str]:
     if isinstance(value, (str, os.PathLike)):
-        return None, os.fspath(value)
+        return None, _args.path(value, what)
     if isinstance(value, Mapping):
-        return json.dumps(value, default=str), f"<{what}>"
+        return json.dumps(value, default=json_value), f"<{what}>"
     raise TypeError(f"{what}: expected a path or a dict, got {type(value).__name__}")
 
 

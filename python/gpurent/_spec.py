@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, List, Union
 
-from . import _core
+from . import _args, _core
 
 
 def catalog() -> Dict[str, Any]:
@@ -27,4 +27,7 @@ def mig_fit(gpu: str, want: Union[str, List[str]], have: Union[str, List[str]] =
             drop: bool = False) -> Dict[str, Any]:
     """Where the MIG instances `want` ("3g.40gb" or a list) fit beside `have` ("1g.10gb@0" or
     a list): `gpurent mig fit`'s JSON; with repartition (or drop) a plan when they do not fit."""
-    return json.loads(_core.mig_fit_json(gpu, _joined(want), _joined(have), repartition, drop))
+    wanted = _joined(want)
+    if not wanted:
+        raise _args.fail("want", "no profile was asked for (give one or more, e.g. \"3g.40gb\")")
+    return json.loads(_core.mig_fit_json(gpu, wanted, _joined(have), repartition, drop))

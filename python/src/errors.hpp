@@ -17,6 +17,8 @@ class library_error : public std::exception {
   explicit library_error(error e) : e_(std::move(e)), text_(e_.describe()) {}
   [[nodiscard]] const char* what() const noexcept override { return text_.c_str(); }
   [[nodiscard]] const error& err() const noexcept { return e_; }
+  // The whole text, a NUL in it included (what() ends at the first).
+  [[nodiscard]] const std::string& text() const noexcept { return text_; }
 
  private:
   error e_;

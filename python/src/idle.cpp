@@ -66,6 +66,17 @@ nb::dict columns_of(sample_columns c) {
   return out;
 }
 
+// The value of r, or its error raised as the Python call names it: the argument `metric`,
+// where the library's readers name the tool's option --metric.
+template <class T>
+T python_named(expected<T>&& r) {
+  if (r) return std::move(*r);
+  error e = std::move(r.error());
+  if (e.field == "--metric") e.field = "metric";
+  for (auto at = e.message.find("--metric"); at != std::string::npos; at = e.message.find("--metric", at)) e.message.replace(at, 8, "the metric argument");
+  throw library_error(std::move(e));
+}
+
 // A finished analysis: the report and the samples it was made of.
 struct py_idle {
   io::idle_report report;
@@ -76,9 +87,9 @@ std::unique_ptr<py_idle> idle(const std::vector<std::string>& metrics, const std
                               const std::optional<io::idle_billing_inputs>& billing) {
   auto out = std::make_unique<py_idle>();
   nb::gil_scoped_release unlocked;
-  auto gpus = value_or_throw(io::read_utilization_files(metrics, metric));
+  auto gpus = python_named(io::read_utilization_files(metrics, metric));
   out->samples.emplace(gpus);
-  out->report = value_or_throw(io::build_idle_report(std::move(gpus), metric, rules, billing));
+  out->report = python_named(io::build_idle_report(std::move(gpus), metric, rules, billing));
   return out;
 }
 
@@ -115,7 +126,7 @@ void bind_idle(nb::module_& m) {
         std::vector<io::gpu_utilization> gpus;
         {
           nb::gil_scoped_release unlocked;
-          gpus = value_or_throw(io::read_utilization_files(paths, metric));
+          gpus = python_named(io::read_utilization_files(paths, metric));
         }
         return columns_of(sample_columns(gpus));
       },

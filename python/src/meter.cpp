@@ -66,7 +66,12 @@ py_invoice meter_columns(const std::shared_ptr<tariff>& t, const std::string& pe
 void bind_tariff(nb::module_& m) {
   nb::class_<tariff>(m, "Tariff", "A tariff (docs/formats/billing.md), read by the library's tariff reader")
       .def_static(
-          "load", [](const std::string& path) { return std::make_shared<tariff>(value_or_throw(io::load_tariff_json(path))); }, nb::arg("path"),
+          "load",
+          [](const std::string& path) {
+            if (path.find('\0') != std::string::npos) throw nb::value_error("embedded null byte");  // as open() says
+            return std::make_shared<tariff>(value_or_throw(io::load_tariff_json(path)));
+          },
+          nb::arg("path"),
           "The tariff of a JSON file.")
       .def_static(
           "parse",

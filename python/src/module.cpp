@@ -22,7 +22,7 @@ void register_errors() {
     } catch (const library_error& e) {
       const error& err = e.err();
       nb::object cls = nb::module_::import_("gpurent._errors").attr("Error");
-      nb::object value = cls(e.what(), nb::arg("where") = err.where, nb::arg("field") = err.field, nb::arg("message") = err.message,
+      nb::object value = cls(e.text(), nb::arg("where") = err.where, nb::arg("field") = err.field, nb::arg("message") = err.message,
                              nb::arg("code") = std::string(to_string(err.code)));
       PyErr_SetObject(cls.ptr(), value.ptr());
     }

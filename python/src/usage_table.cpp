@@ -77,22 +77,54 @@ void write_int(std::string& out, std::int64_t v) {
 
 void write_instant(std::string& out, std::int64_t s) { out += format_instant(instant(seconds(s))); }
 
-// The text of a cell: a str's own UTF-8 (no copy), or str() of an int or a decimal.Decimal
-// (exact; kept by the table); a missing value (None, NaN) or a float (inexact) is an error.
-std::string_view cell_text(usage_table& t, PyObject* item, std::size_t row, const std::string& column) {
-  if (!PyUnicode_CheckExact(item)) {
-    if (item == Py_None || (PyFloat_Check(item) && PyFloat_AS_DOUBLE(item) != PyFloat_AS_DOUBLE(item)))
-      cell_error(t.source, row, column, "missing value");
-    if (PyFloat_Check(item))
-      cell_error(t.source, row, column, "a float is not exact: give text, an int or a decimal.Decimal (read CSVs with dtype=str)");
-    nb::object text = nb::steal(PyObject_Str(item));
-    if (!text.is_valid()) throw nb::python_error();
-    item = text.ptr();
-    t.kept.push_back(std::move(text));
+// Whether a cell is a missing value: None, a float NaN, pandas' NA or NaT, a Decimal NaN.
+bool is_missing(PyObject* item, PyObject* decimal) {
+  if (item == Py_None) return true;
+  if (PyFloat_Check(item)) return PyFloat_AS_DOUBLE(item) != PyFloat_AS_DOUBLE(item);
+  const std::string_view type = Py_TYPE(item)->tp_name;
+  if (type.ends_with("NAType") || type.ends_with("NaTType")) return true;
+  if (PyObject_IsInstance(item, decimal) != 1) return false;
+  nb::object nan = nb::steal(PyObject_CallMethod(item, "is_nan", nullptr));
+  if (!nan.is_valid()) throw nb::python_error();
+  return PyObject_IsTrue(nan.ptr()) == 1;
+}
+
+// The text of a cell that is not a str (kept by the table): an int's digits (a bool is no
+// int here), a decimal.Decimal's in fixed point (format "f": never an exponent, "1E-7" is
+// "0.0000001"); a missing value, a float (inexact) or any other object is an error.
+PyObject* cell_str(usage_table& t, PyObject* item, std::size_t row, const std::string& column) {
+  static PyObject* const decimal = nb::object(nb::module_::import_("decimal").attr("Decimal")).release().ptr();
+  if (is_missing(item, decimal)) cell_error(t.source, row, column, "missing value");
+  if (PyFloat_Check(item))
+    cell_error(t.source, row, column, "a float is not exact: give text, an int or a decimal.Decimal (read CSVs with dtype=str)");
+  const std::string_view type = Py_TYPE(item)->tp_name;
+  nb::object text;
+  if (PyObject_IsInstance(item, decimal) == 1) {
+    text = nb::steal(PyObject_Format(item, nb::str("f").ptr()));
+  } else if (!PyBool_Check(item) && type != "numpy.bool" && type != "numpy.bool_" && PyIndex_Check(item)) {
+    nb::object whole = nb::steal(PyNumber_Index(item));
+    if (!whole.is_valid()) throw nb::python_error();
+    text = nb::steal(PyObject_Str(whole.ptr()));
+  } else {
+    cell_error(t.source, row, column, "expected text, an int or a decimal.Decimal, got " + std::string(type));
   }
+  if (!text.is_valid()) throw nb::python_error();
+  t.kept.push_back(text);
+  return text.ptr();
+}
+
+// The text of a cell: a str's own UTF-8 (no copy), or cell_str's; a str that UTF-8 cannot
+// write (a lone surrogate) is an error.
+std::string_view cell_text(usage_table& t, PyObject* item, std::size_t row, const std::string& column) {
+  if (!PyUnicode_Check(item)) item = cell_str(t, item, row, column);
   Py_ssize_t size = 0;
   const char* text = PyUnicode_AsUTF8AndSize(item, &size);
-  if (text == nullptr) throw nb::python_error();
+  if (text == nullptr) {
+    PyErr_Clear();
+    Py_ssize_t at = 0;
+    while (at < PyUnicode_GetLength(item) && (PyUnicode_ReadChar(item, at) & 0xFFFFF800U) != 0xD800U) ++at;
+    cell_error(t.source, row, column, "not UTF-8 text: a lone surrogate at character " + std::to_string(at + 1));
+  }
   return {text, static_cast<std::size_t>(size)};
 }
 

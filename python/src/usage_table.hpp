@@ -21,7 +21,7 @@ namespace gpurent::py {
 // A column: Python objects whose text is read a chunk of rows at a time (with the GIL), or
 // cells written here once.
 struct usage_column {
-  PyObject* const* items = nullptr;  // a column of objects (str, or int and Decimal: their str())
+  PyObject* const* items = nullptr;  // a column of objects (str, or int and Decimal: their text)
   std::vector<std::string_view> made;
 };
 
@@ -37,7 +37,8 @@ struct usage_table {
 // The table of `names` and `columns` (with the GIL held): each column a pair (kind, data) of
 // kind "text" (a list or a NumPy object array), "int" (an int64 array: whole numbers) or
 // "seconds" (an int64 array: instants, seconds since 1970 UTC). A cell that is neither text,
-// an int nor a Decimal is an error in its column's field at its row (`source`:row, from 1).
+// an int nor a Decimal (a bool, bytes, a float...) is an error in its column's field at its row
+// (`source`:row, from 1), a missing value (None, NaN, pandas' NA and NaT) "missing value".
 [[nodiscard]] usage_table table_of(const nanobind::list& names, const nanobind::list& columns, std::string source);
 
 // The table's records into `m`, in order; called without the GIL, it takes it back for a

@@ -12,22 +12,12 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 
+from .._idle import idle_periods
 from .invoice_charts import money
 from .style import IDLE, Figure, new_figure, plain
 
 DAY = 86_400.0
 HOUR = 3_600.0
-
-
-def unix(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def idle_periods(idle: dict) -> pd.DataFrame:
-    """One row per idle period of the report: `gpu`, `start`, `end` (UNIX seconds), `seconds`."""
-    rows = [(g["gpu"], unix(p["start"]), unix(p["end"]), int(p["seconds"]))
-            for g in idle["gpus"] for p in g["periods"]]
-    return pd.DataFrame(rows, columns=["gpu", "start", "end", "seconds"])
 
 
 def utilization_grid(samples: pd.DataFrame, gpus: list, edges: np.ndarray, hold_s: float) -> np.ndarray:

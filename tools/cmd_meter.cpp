@@ -46,7 +46,8 @@ struct meter_options {
 };
 
 // With --audit: one "meter" line with the digests of the tariff, each usage file (read once
-// more, in blocks, only then) and the invoice bytes as printed.
+// more, in blocks, only then), the previous invoice, and the invoice bytes as printed, and
+// the options that change them (--rounding-point, --shard, --detail) when given.
 expected<void> audit_meter_run(const meter_options& o, io::audit_file& log, const std::string& out) {
   GPURENT_TRY(tariff_text, io::read_file(o.tariff_path));
   std::vector<io::ordered_json> usage;
@@ -58,7 +59,16 @@ expected<void> audit_meter_run(const meter_options& o, io::audit_file& log, cons
                         : o.format == tool::output_format::csv   ? "csv"
                         : o.format == tool::output_format::table ? "table"
                                                                  : "json";
-  log.record("meter", io::audit_meter(o.tariff_path, *tariff_text, std::move(usage), o.period, fmt_name, out));
+  io::ordered_json line = io::audit_meter(o.tariff_path, *tariff_text, std::move(usage), o.period, fmt_name, out);
+  // What else changes the amounts or the bytes: the previous invoice, a rounding point, a shard.
+  if (!o.previous.empty()) {
+    GPURENT_TRY(previous, io::file_sha256_hex(o.previous));
+    line["previous"] = io::ordered_json{{"file", o.previous}, {"sha256", *previous}};
+  }
+  if (!o.rounding_point.empty()) line["rounding_point"] = o.rounding_point;
+  if (!o.shard.empty()) line["shard"] = o.shard;
+  if (o.detail) line["detail"] = true;
+  log.record("meter", line);
   return log.commit();
 }
 

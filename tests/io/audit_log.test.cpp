@@ -269,6 +269,20 @@ TEST_CASE("--audit on meter, plan and replay: same output, a chain that verifies
   CHECK(m["kind"] == "meter");
   CHECK(m["invoice_sha256"] == io::sha256_hex(invoice.out));
   CHECK(m["usage"][0]["sha256"] == io::sha256_hex(gpurent::test::slurp(usage)));
+  CHECK_FALSE(m.contains("previous"));
+  // The inputs that change the amounts are in the line too: the previous invoice's digest,
+  // the rounding point (they were left out).
+  const std::string october = (dir / "october.json").string();
+  auto oct = gpurent::test::run_tool("meter --tariff '" + tariff + "' --usage '" + usage + "' --period 2026-10");
+  REQUIRE(oct.status == 0);
+  gpurent::test::write_file(october, oct.out);
+  REQUIRE(gpurent::test::run_tool(meter + " --previous '" + october + "' --rounding-point record" + audit).status == 0);
+  head = io::verify_audit_log(gpurent::test::slurp(log), log);
+  REQUIRE(head);
+  const auto p = line_of(gpurent::test::slurp(log), head->lines);
+  CHECK(p["previous"]["file"] == october);
+  CHECK(p["previous"]["sha256"] == io::sha256_hex(oct.out));
+  CHECK(p["rounding_point"] == "record");
 
   // A bad --audit-time is a usage error naming the option; nothing is written.
   auto bad = gpurent::test::run_tool(plan + " --audit '" + log + "' --audit-time yesterday");

@@ -2,11 +2,13 @@
 // gpurent advise: the planning advisors on files and flags (docs/advisors.md). Commitment
 // sizing, build versus rent (scalar and load-profile forms), checkpointing on spot, and the
 // scaling rules; each is one library call between a reader and a printer.
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -268,6 +270,17 @@ int run_checkpoint(const checkpoint_cli& o) {
   return exit_ok;
 }
 
+// A finite number above 0: CLI::PositiveNumber says "not in range 0.000000 to " and the
+// 309 digits of the largest double.
+const CLI::Validator positive_number(
+    [](std::string& s) -> std::string {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || !(v > 0)) return "must be a number above 0, got \"" + s + "\"";
+      return {};
+    },
+    "POSITIVE");
+
 CLI::App* add_checkpoint(CLI::App& advise, std::shared_ptr<checkpoint_cli> o) {
   auto* cmd =
       advise.add_subcommand("checkpoint", "checkpoint interval (Young/Daly), expected wall time and rework of a job on interruptible capacity");
@@ -278,15 +291,15 @@ CLI::App* add_checkpoint(CLI::App& advise, std::shared_ptr<checkpoint_cli> o) {
                 ->type_name("DURATION");
   auto* gb = cmd->add_option("--size-gb", o->size_gb, "checkpoint size in GB (10^9 bytes)");
   auto* gib = cmd->add_option("--size-gib", o->size_gib, "checkpoint size in GiB (2^30 bytes)");
-  auto* params = cmd->add_option("--params", o->params, "model parameters: the checkpoint is params x --bytes-per-param")->check(CLI::PositiveNumber);
+  auto* params = cmd->add_option("--params", o->params, "model parameters: the checkpoint is params x --bytes-per-param")->check(positive_number);
   cmd->add_option("--bytes-per-param", o->bytes_per_param, "bytes per parameter with optimizer state (16: mixed-precision Adam)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number)
       ->needs(params);
   gb->excludes(gib)->excludes(params)->excludes(w);
   gib->excludes(params)->excludes(w);
   params->excludes(w);
-  cmd->add_option("--write-mb-per-s", o->write_mbps, "storage write bandwidth, MB/s (10^6 bytes a second)")->check(CLI::PositiveNumber);
-  cmd->add_option("--read-mb-per-s", o->read_mbps, "storage read bandwidth, MB/s: adds the restore time to --restart")->check(CLI::PositiveNumber);
+  cmd->add_option("--write-mb-per-s", o->write_mbps, "storage write bandwidth, MB/s (10^6 bytes a second)")->check(positive_number);
+  cmd->add_option("--read-mb-per-s", o->read_mbps, "storage read bandwidth, MB/s: adds the restore time to --restart")->check(positive_number);
   cmd->add_option("--restart", o->restart, "time to get going again after an interruption, besides reading the checkpoint; default 0s")
       ->type_name("DURATION");
   cmd->add_option("--notice", o->notice, "warning before an interruption (spot notice); default 0s")->type_name("DURATION");

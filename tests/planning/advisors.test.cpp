@@ -173,6 +173,12 @@ TEST_CASE("scaling: out on backlog, in only after a checkpoint") {
   CHECK(in.release == std::vector<std::string>{"c", "a"});
   CHECK(in.waiting == std::vector<std::string>{"b"});
   CHECK(decide_scaling(p, 0, std::vector<node_status>{{"a", 0.5, true, t0, t0}}).action == scaling_action::hold);
+  // At the maximum with a backlog: hold, and the reason says why (it said "within thresholds").
+  const scaling_policy capped{1, 0.85, 0.30, 1, 2};
+  const auto full = decide_scaling(capped, 20, std::vector<node_status>(4, node_status{"a", 0.5, true, t0, t0}));
+  CHECK(full.action == scaling_action::hold);
+  CHECK(full.add == 0);
+  CHECK(full.reason == "queue backlog above threshold, but at the maximum node count");
 }
 
 TEST_CASE("idle detection from utilization samples, through the planning header") {

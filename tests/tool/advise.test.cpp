@@ -188,6 +188,11 @@ TEST_CASE("gpurent advise checkpoint: bad input") {
   check_bad("checkpoint --solve 48h --write 5min --interruptions-per-hour -1", {"--interruptions-per-hour"});
   check_bad("checkpoint --solve 48h --write 5min --size-gb 3 --write-mb-per-s 10 --interruptions-per-hour 1", {"--checkpoint-write"});
   check_bad("checkpoint --solve 48h --size-gib 1.5x --write-mb-per-s 10 --interruptions-per-hour 1", {"'--size-gib'"});
+  // A bandwidth of 0: what it must be, not CLI11's range up to a 309-digit number.
+  check_bad("checkpoint --solve 48h --size-gb 1000 --write-mb-per-s 0 --interruptions-per-hour 0.05",
+            {"--write-mb-per-s: must be a number above 0, got \"0\""});
+  check_bad("checkpoint --solve 48h --params 1000000000 --bytes-per-param nan --write-mb-per-s 10 --interruptions-per-hour 1",
+            {"--bytes-per-param: must be a number above 0, got \"nan\""});
 }
 
 TEST_CASE("gpurent advise scaling: release idle and checkpointed nodes, wait for the others") {

@@ -79,12 +79,14 @@ struct scaling_decision {
     return d;
   }
   const std::int64_t backlog_target = std::max<std::int64_t>(1, p.backlog_per_node_out);
-  if (n < p.max_nodes && (queued_jobs > backlog_target * std::max(1, n) || (n > 0 && mean > p.utilization_out))) {
+  const bool backlog = queued_jobs > backlog_target * std::max(1, n), busy = n > 0 && mean > p.utilization_out;
+  const std::string pressure = backlog ? "queue backlog above threshold" : "utilization above threshold";
+  if (n < p.max_nodes && (backlog || busy)) {
     d.action = scaling_action::scale_out;
     // Enough nodes to bring the backlog per node under the threshold, at least one.
     const std::int64_t need = (queued_jobs + backlog_target - 1) / backlog_target;
     d.add = static_cast<std::int32_t>(std::clamp<std::int64_t>(need - n, 1, p.max_nodes - n));
-    d.reason = queued_jobs > backlog_target * std::max(1, n) ? "queue backlog above threshold" : "utilization above threshold";
+    d.reason = pressure;
     return d;
   }
   if (queued_jobs == 0 && n > p.min_nodes && mean < p.utilization_in) {
@@ -107,7 +109,7 @@ struct scaling_decision {
     d.reason = d.release.empty() ? "utilization low, waiting for checkpoints" : "utilization below threshold";
     return d;
   }
-  d.reason = "within thresholds";
+  d.reason = backlog || busy ? pressure + ", but at the maximum node count" : "within thresholds";
   return d;
 }
 

@@ -73,7 +73,8 @@ T python_named(expected<T>&& r) {
   if (r) return std::move(*r);
   error e = std::move(r.error());
   if (e.field == "--metric") e.field = "metric";
-  for (auto at = e.message.find("--metric"); at != std::string::npos; at = e.message.find("--metric", at)) e.message.replace(at, 8, "the metric argument");
+  for (auto at = e.message.find("--metric"); at != std::string::npos; at = e.message.find("--metric", at))
+    e.message.replace(at, 8, "the metric argument");
   throw library_error(std::move(e));
 }
 

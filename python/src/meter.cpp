@@ -71,8 +71,7 @@ void bind_tariff(nb::module_& m) {
             if (path.find('\0') != std::string::npos) throw nb::value_error("embedded null byte");  // as open() says
             return std::make_shared<tariff>(value_or_throw(io::load_tariff_json(path)));
           },
-          nb::arg("path"),
-          "The tariff of a JSON file.")
+          nb::arg("path"), "The tariff of a JSON file.")
       .def_static(
           "parse",
           [](const std::string& text, const std::string& name) {

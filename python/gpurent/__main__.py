@@ -2,11 +2,13 @@
 """`python -m gpurent report fleet|invoice|idle ...`: the HTML reports of docs/reports.md.
 
 Exit statuses as the tool's: 0 the report was written; 2 invalid input or options, the file
-and the reason on stderr; 4 the report could not be written.
+and the reason on stderr (--out naming an input among them: nothing is written); 4 the report
+could not be written.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -61,10 +63,32 @@ def run(args) -> None:
         idle_report(args, r)
 
 
+def same_file(a: str, b: str) -> bool:
+    """One file: the same path once made absolute and resolved, or the same file by a link."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def overwritten_input(args) -> str | None:
+    """The message when --out names one of the inputs (it would be written over), as the
+    tool refuses an output that names an input; None when it names none."""
+    for name, value in vars(args).items():
+        if name not in ("command", "kind", "out", "metric") and value and same_file(args.out, value):
+            return f"--out names the same file as --{name} ({args.out}): the output would overwrite the input"
+    return None
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     from gpurent.report.load import ReportInputError
     inputs = ", ".join(v for k, v in vars(args).items() if k not in ("command", "kind", "out", "metric") and v)
+    if clash := overwritten_input(args):
+        print(f"gpurent report: {clash}", file=sys.stderr)
+        return 2
     try:
         run(args)
     except ReportInputError as e:

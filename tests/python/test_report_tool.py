@@ -105,3 +105,20 @@ def test_idle_report_on_the_golden_case(tmp_path):
     a = report.load_metrics(data / "query_range.json")
     b = report.load_metrics(data / "dcgm_exporter.prom")
     assert a.equals(b) and set(a["gpu"]) == {g["gpu"] for g in report.load_idle(tmp_path / "idle.json")["gpus"]}
+
+
+def test_out_naming_an_input_is_refused_and_the_input_kept(tmp_path):
+    """--out naming the input (by the same path, another spelling or a link) wrote the page over
+    it and exited 0 (an outside probe's finding): exit 2, the input unchanged."""
+    data = ROOT / "tests" / "io" / "data"
+    idle = tmp_path / "idle.json"
+    tool("idle", "--metrics", data / "query_range.json", "--min-idle", "5min", "--max-gap", "5min", stdout=idle)
+    before = idle.read_bytes()
+    link = tmp_path / "link.json"
+    link.symlink_to(idle)
+    (tmp_path / "sub").mkdir()
+    for out in (idle, tmp_path / "sub" / ".." / "idle.json", link):
+        done = gpurent("report", "idle", "--idle", idle, "--out", out)
+        assert done.returncode == 2, done.stderr
+        assert "--out names the same file as --idle" in done.stderr
+        assert idle.read_bytes() == before

@@ -67,7 +67,7 @@ tool::runner setup_mig(CLI::App& app) {
   fit->add_option("--want", fo->want, "profiles to add, PROFILE[,PROFILE...]")->required();
   fit->add_option("--have", fo->have, "instances already there, PROFILE@START[,...]");
   fit->add_flag("--repartition", fo->repartition, "when it does not fit as is, plan a repartition that moves existing instances");
-  fit->add_flag("--drop", fo->drop, "with --repartition: destroy instances in the way instead of moving them");
+  fit->add_flag("--drop", fo->drop, "plan a repartition that destroys instances in the way instead of moving them (implies --repartition)");
   tool::add_format_option(*fit, fo->format, {{"json", tool::output_format::json}, {"table", tool::output_format::table}});
 
   return [=]() -> int {

@@ -57,6 +57,7 @@ static_assert(find_model("H100") == &h100);
 static_assert(find_model("h100-80gb") == &h100);
 static_assert(find_model("h100 sxm5 80gb") == &h100);
 static_assert(find_model("NVIDIA H100 80GB HBM3") == &h100);
+static_assert(find_model("NVIDIA GH200 480GB")->name == "GH200");  // the name NVML gives it
 static_assert(find_model("V100M16")->name == "V100-SXM2-16GB");
 static_assert(find_model("v100m32")->name == "V100-SXM2-32GB");
 static_assert(find_model("a100")->name == "A100-SXM4-40GB");

@@ -88,14 +88,15 @@ TEST_CASE("parse_mig_layout: bad input names the field and the rule") {
       {"3g.40gb@x", error_code::parse_error, "is not a number"},
       {"3g.40gb@-4", error_code::parse_error, "is not a number"},
       {"3g.40gb@4x", error_code::parse_error, "is not a number"},
-      {"3g.40gb@99999999999999999999", error_code::parse_error, "is not a number"},  // past unsigned
+      {"3g.40gb@99999999999999999999", error_code::invalid_argument,
+       "start slice 99999999999999999999 of '3g.40gb@99999999999999999999' is past the last memory slice 7"},  // past unsigned: a number all the same
       {"1g.10gb@8", error_code::invalid_argument, "past the last memory slice 7"},
       {"9g.90gb@0", error_code::unknown_name, "unknown profile '9g.90gb'"},
       {"3g.40gb@2", error_code::invalid_argument, "can start only at memory slice(s) 0,4"},
       {"3g.40gb@0,4g.40gb@0", error_code::invalid_argument, "overlaps"},
       {"1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,1g.10gb@5,1g.10gb@6,1g.10gb@0,1g.10gb@1", error_code::invalid_argument,
        "more than 8 instances"},
-      {"1g.10gb@0,", error_code::parse_error, "expected PROFILE@START, got ''"},
+      {"1g.10gb@0,", error_code::parse_error, "empty instance in '1g.10gb@0,'"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);

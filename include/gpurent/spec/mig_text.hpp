@@ -130,17 +130,19 @@ namespace detail::mig_text {
   if (trim(text).empty()) return l;
   for (const std::string_view item : split_list(text)) {
     const auto at = item.find('@');
+    if (trim(item).empty()) return make_error(error_code::parse_error, std::string(field), "empty instance in " + quoted(text));
     if (at == std::string_view::npos || at == 0)
       return make_error(error_code::parse_error, std::string(field), "expected PROFILE@START, got " + quoted(item));
     const std::string_view digits = trim(item.substr(at + 1));
     unsigned start = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), start);
-    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
+    const bool whole = !digits.empty() && end == digits.data() + digits.size();
+    if (!whole || (ec != std::errc{} && ec != std::errc::result_out_of_range))
       return make_error(error_code::parse_error, std::string(field), "start slice of " + quoted(item) + " is not a number");
-    if (start >= g.memory_slices)
+    if (ec == std::errc::result_out_of_range || start >= g.memory_slices)
       return make_error(
           error_code::invalid_argument, std::string(field),
-          "start slice " + std::to_string(start) + " of " + quoted(item) + " is past the last memory slice " + std::to_string(g.memory_slices - 1));
+          "start slice " + std::string(digits) + " of " + quoted(item) + " is past the last memory slice " + std::to_string(g.memory_slices - 1));
     auto p = parse_mig_profile(g, trim(item.substr(0, at)), field);
     if (!p) return unexpected<error>(p.error());
     if (!l.add({*p, static_cast<std::uint8_t>(start)}))

@@ -134,7 +134,7 @@ inline constexpr std::array nvidia_models{
               .mig_capable = true,
               .notes = "TF32/FP16/FP8: the datasheet's sparsity figures halved; SMs from the 7g.141gb -lgip capture"},
     gpu_model{.name = "GH200",
-              .aliases = {"GH200-96GB", "GH200 480GB", "Grace-Hopper", "GH200-Grace-Hopper"},
+              .aliases = {"GH200-96GB", "GH200 480GB", "NVIDIA GH200 480GB", "Grace-Hopper", "GH200-Grace-Hopper"},
               .vendor = gpu_vendor::nvidia,
               .architecture = "Hopper",
               .form = form_factor::superchip,

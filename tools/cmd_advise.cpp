@@ -2,13 +2,11 @@
 // gpurent advise: the planning advisors on files and flags (docs/advisors.md). Commitment
 // sizing, build versus rent (scalar and load-profile forms), checkpointing on spot, and the
 // scaling rules; each is one library call between a reader and a printer.
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -270,14 +268,12 @@ int run_checkpoint(const checkpoint_cli& o) {
   return exit_ok;
 }
 
-// A finite number above 0: CLI::PositiveNumber says "not in range 0.000000 to " and the
-// 309 digits of the largest double.
+// A finite number above 0 (finite_number's reading): CLI::PositiveNumber says "not in range
+// 0.000000 to " and the 309 digits of the largest double.
 const CLI::Validator positive_number(
     [](std::string& s) -> std::string {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || !(v > 0)) return "must be a number above 0, got \"" + s + "\"";
-      return {};
+      const std::optional<double> v = finite_number(s);
+      return v && *v > 0 ? std::string() : "must be a number above 0, got \"" + s + "\"";
     },
     "POSITIVE");
 

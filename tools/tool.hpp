@@ -298,17 +298,21 @@ inline int finish_stdout(int status) {
   return finish_stdout(exit_ok);
 }
 
+// A number option's text as a finite double: a plain decimal read whole (CLI11 would take
+// "1e400" as infinity); none otherwise.
+inline std::optional<double> finite_number(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 // An integer or number option's text that CLI11 would take wrongly: it reads integers with
 // strtoll's base 0 ("010" as 8, "0x10" as 16), clamps 2^63 to 2^63 - 1, reads "-1" as an
 // unsigned 2^64 - 1, and takes "1e400" as infinity. The message, or empty when `text` is a
 // plain decimal that fits its type (INT, UINT: 64 bits; CLI11 checks narrower types itself).
 inline std::string number_option_problem(const std::string& type, const std::string& text) {
-  if (type == "FLOAT") {
-    double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v)) return "expected a finite decimal number, got \"" + text + "\"";
-    return {};
-  }
+  if (type == "FLOAT") return finite_number(text) ? std::string() : "expected a finite decimal number, got \"" + text + "\"";
   const bool is_signed = type == "INT";
   const std::string_view number = text.starts_with('+') ? std::string_view(text).substr(1) : std::string_view(text);  // CLI11 takes "+5"
   const std::string_view digits = is_signed && number.starts_with('-') ? number.substr(1) : number;

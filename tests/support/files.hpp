@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -31,9 +33,16 @@ inline std::string write_file(const std::filesystem::path& p, std::string_view t
   return p.string();
 }
 
-// A scratch directory of this process for `name`, created on first use.
+// A scratch directory of this process for `name`, made empty on first use: its name holds
+// the process id, and an earlier test run whose process had the same id (ids are reused, and
+// /tmp outlives a run) may have left files there that a test counting what is in the folder
+// would take for its own (CI saw one: a link another test case had left).
 inline std::filesystem::path scratch_dir(std::string_view name) {
+  static std::mutex m;
+  static std::set<std::string, std::less<>> made;
   auto d = std::filesystem::temp_directory_path() / ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
+  const std::lock_guard lock(m);
+  if (made.insert(std::string(name)).second) std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
 }

@@ -150,6 +150,20 @@ TEST_CASE("an output file that cannot be written in full is exit 4 naming it, an
   }
 }
 
+TEST_CASE("a scratch folder starts empty: what an earlier process with the same id left there is gone") {
+  // Process ids are reused and /tmp outlives a test run: the folder of this name and id may
+  // hold an earlier run's files, which the cases below, counting what is in it, would see.
+  const fs::path stale = fs::temp_directory_path() / ("gpurent-test-stale-" + std::to_string(::getpid()));
+  fs::create_directories(stale);
+  gpurent::test::write_file(stale / "left.csv.gpurent-partial", "an earlier run's");
+  const fs::path d = gpurent::test::scratch_dir("stale");
+  CHECK(d == stale);
+  CHECK(fs::is_empty(d));
+  gpurent::test::write_file(d / "mine.csv", "this run's");
+  CHECK(fs::exists(gpurent::test::scratch_dir("stale") / "mine.csv"));  // emptied once, on first use only
+  fs::remove_all(d);
+}
+
 TEST_CASE("a command that writes several files writes all or none: one that fails leaves the others as they were") {
   const std::string nodes = write_file(dir() / "nodes3.csv", pack_nodes), runs = write_file(dir() / "runs3.csv", run_jobs);
   const fs::path kept = dir() / "kept.csv", fresh = dir() / "fresh.csv";
@@ -243,6 +257,7 @@ TEST_CASE("an output path that is a symlink is written through it; a file keeps 
   REQUIRE(run_to(args + kept.string(), "/dev/null").status == 0);
   CHECK(gpurent::test::slurp(precious) == "precious");
   CHECK(fs::is_symlink(kept.string() + ".gpurent-partial"));
+  fs::remove(kept.string() + ".gpurent-partial");  // the other cases count what is in the folder
   // A device is written in place (and stays a device).
   CHECK(run_to(args + "/dev/null", "/dev/null").status == 0);
   CHECK(fs::is_character_file("/dev/null"));

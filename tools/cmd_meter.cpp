@@ -101,6 +101,9 @@ int run_meter(const meter_options& o) {
   if (!shards) return tool::fail(shards.error());
   auto inv = meter::finish_shards(*shards, previous->carry, previous->prepaid);
   if (!inv) return tool::fail(inv.error());
+  // Formatted before --partial-out is staged: nothing between staging and committing (or
+  // discarding) it can leave its temporary file behind.
+  const std::string out = tool::format_invoice(*inv, o.format, o.detail, &*t);
   std::optional<tool::staged_file> partial;  // kept only once the invoice is out
   if (!o.partial_out.empty()) {
     auto bytes = io::write_partial(*shards);
@@ -109,7 +112,6 @@ int run_meter(const meter_options& o) {
     if (!s) return tool::fail(s.error());
     partial = std::move(*s);
   }
-  const std::string out = tool::format_invoice(*inv, o.format, o.detail, &*t);
   if (const int printed = tool::print_result(out); printed != tool::exit_ok) {
     if (partial) tool::discard_file(*partial);
     return printed;

@@ -76,19 +76,40 @@ static_assert(find_model("MI300X")->sm_count->value == 304);
 static_assert(find_model("MI300X")->vendor == gpu_vendor::amd && !find_model("MI300X")->capability);
 static_assert(!find_model("A100")->throughput.fp8);  // no FP8 on Ampere
 
+// The GB200 of an NVL72 rack, the H200 NVL card, the A100 80GB PCIe card and the 144 GB GH200:
+// by PCI id and by the names NVML gives them.
+static_assert(find_model_by_pci(0x10de, 0x2941)->name == "GB200-186GB");
+static_assert(find_model("NVIDIA GB200")->name == "GB200-186GB");
+static_assert(find_model("GB200")->vram->value == 186_GiB);
+static_assert(find_model("GB200")->throughput.fp8->value == gflops(5'000'000));  // 10 PFLOPS with sparsity, halved
+static_assert(find_model("GB200")->nvlink->value == nvlink_spec{5, gb_per_s(1'800)});
+static_assert(find_model_by_pci(0x10de, 0x233b)->name == "H200-NVL-141GB");
+static_assert(find_model("NVIDIA H200 NVL")->tdp_watts->value == 600);
+static_assert(!find_model("H200-NVL")->sm_count);             // no capture of the card found: left empty
+static_assert(find_model("H200")->name == "H200-SXM-141GB");  // the bare name stays the SXM part
+static_assert(find_model_by_pci(0x10de, 0x20b5)->name == "A100-PCIE-80GB");
+static_assert(find_model("NVIDIA A100 80GB PCIe")->memory_bandwidth->value == gb_per_s(1'935));
+static_assert(find_model_by_pci(0x10de, 0x2348)->name == "GH200-144GB");
+static_assert(find_model("NVIDIA GH200 144G HBM3e")->vram->value == 144_GiB);
+static_assert(!find_model("GH200-144GB")->memory_bandwidth && !find_model("GH200-144GB")->throughput.fp16);
+
 // The undisclosed Alibaba types are opaque: a name, no numbers.
 static_assert(find_model("G2") != nullptr && !find_model("G2")->vram && !find_model("G2")->sm_count);
 static_assert(find_model("G3") != nullptr && find_model("G3")->vendor == gpu_vendor::unknown);
 
-constexpr std::array<std::string_view, 23> required_names{"A100-SXM4-40GB",
+constexpr std::array<std::string_view, 27> required_names{"A100-SXM4-40GB",
                                                           "A100-SXM4-80GB",
                                                           "A100-PCIE-40GB",
+                                                          "A100-PCIE-80GB",
                                                           "H100-SXM5-80GB",
                                                           "H100-PCIE-80GB",
                                                           "H100-NVL-94GB",
                                                           "H200-SXM-141GB",
+                                                          "H200-NVL-141GB",
                                                           "GH200",
+                                                          "GH200-144GB",
                                                           "B200-180GB",
+                                                          "GB200-186GB",
                                                           "L40S",
                                                           "L4",
                                                           "T4",

@@ -142,6 +142,23 @@ TEST_CASE("mig: every geometry is sane") {
   }
 }
 
+TEST_CASE("mig: the whole-GPU profile is named after the model's memory (a table reused for the wrong model shows)") {
+  for (const mig_geometry& g : mig_geometries) {
+    CAPTURE(g.model);
+    const gpu_model* m = find_model(g.model);
+    REQUIRE(m != nullptr);
+    REQUIRE(m->vram);
+    const std::string gb = "." + std::to_string(m->vram->value.count() / (std::int64_t{1} << 30)) + "gb";
+    std::size_t whole = 0;
+    for (const mig_profile& p : g.profiles) {
+      if (p.compute_slices != g.compute_slices) continue;
+      ++whole;
+      CHECK(std::string_view(p.name).ends_with(gb));
+    }
+    CHECK(whole == 1);
+  }
+}
+
 TEST_CASE("mig: a catalog model has a MIG geometry exactly when it is MIG-capable") {
   for (const gpu_model& m : builtin_catalog()) {
     CAPTURE(m.name);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // MIG geometry as data: per GPU model, its GPU-instance profiles and the memory-slice start
-// slots where NVIDIA places them. Every row carries its source. The rows for the models in
-// ../shared/data/mig/mig-profiles.csv are copied from it (tests/spec/mig_data.test.cpp checks
-// they stay equal); the others cite the NVIDIA MIG user guide and public captures.
+// slots where NVIDIA places them. Every row carries its source: the NVIDIA MIG user guide,
+// NVIDIA/mig-parted's configurations and public `nvidia-smi mig -lgip` captures. The rows of
+// the six models with captures were collected in a data set of them, which
+// tests/spec/mig_data.test.cpp compares field by field when it is at hand (GPURENT_DATA_DIR).
 
 #include <array>
 #include <cstddef>
@@ -154,6 +155,15 @@ inline constexpr std::string_view mig_src_h100_pcie =
 inline constexpr std::string_view mig_src_gh200 =
     "NVIDIA MIG user guide, supported-mig-profiles (GH200 96GB profile names and instance counts); placements and SMs "
     "as H100-SXM5-80GB (same GH100 die, 132 SMs; 3g.48gb = 60 SMs in public captures), unverified; GiB not captured";
+inline constexpr std::string_view mig_src_h200_nvl =
+    "NVIDIA MIG user guide, supported GPUs (H200 NVL, 7 instances); profile names and counts as H200 SXM (NVIDIA/mig-parted PR 146 "
+    "configures both alike); placements as H200, unverified; GiB and SMs not captured";
+inline constexpr std::string_view mig_src_gb200 =
+    "NVIDIA MIG user guide, supported GPUs (GB200, 186GB, 7 instances); names and counts from NVIDIA/mig-parted PR 228 (production "
+    "boards); GiB and SMs of 1g and 2g from the nvidia-smi mig -lgip capture in NVIDIA/mig-parted issue 227; 3g, 4g, 7g not captured";
+inline constexpr std::string_view mig_src_gh200_144 =
+    "nvidia-smi mig -lgip capture in NVIDIA/mig-parted PR 139 (GH200 144G HBM3e: 1g and 2g rows) and the counts it configures "
+    "(3g.72gb x2, 4g.72gb, 7g.144gb); 3g, 4g, 7g GiB and SMs not captured";
 inline constexpr std::string_view mig_src_a30 =
     "NVIDIA MIG user guide, supported-mig-profiles (A30-24GB); nvidia-smi mig -lgip/-lgipp captures (A30, driver >= R525) "
     "in public GitHub notes";
@@ -237,6 +247,26 @@ inline constexpr std::array<mig_profile, 7> mig_h200_sxm_141gb{{
     {"7g.141gb", 0, 7, 8, 1, 13975, 132, false, mig_s0, mig_src_h200},
 }};
 
+inline constexpr std::array<mig_profile, 7> mig_h200_nvl_141gb{{
+    {"1g.18gb", 19, 1, 1, 7, 0, 0, false, mig_s1, mig_src_h200_nvl},
+    {"1g.18gb+me", 20, 1, 1, 1, 0, 0, true, mig_s1, mig_src_h200_nvl},
+    {"1g.35gb", 15, 1, 2, 4, 0, 0, false, mig_s1d, mig_src_h200_nvl},
+    {"2g.35gb", 14, 2, 2, 3, 0, 0, false, mig_s2, mig_src_h200_nvl},
+    {"3g.71gb", 9, 3, 4, 2, 0, 0, false, mig_s3, mig_src_h200_nvl},
+    {"4g.71gb", 5, 4, 4, 1, 0, 0, false, mig_s0, mig_src_h200_nvl},
+    {"7g.141gb", 0, 7, 8, 1, 0, 0, false, mig_s0, mig_src_h200_nvl},
+}};
+
+inline constexpr std::array<mig_profile, 7> mig_gh200_144gb{{
+    {"1g.18gb", 19, 1, 1, 7, 1750, 16, false, mig_s1, mig_src_gh200_144},
+    {"1g.18gb+me", 20, 1, 1, 1, 1750, 16, true, mig_s1, mig_src_gh200_144},
+    {"1g.36gb", 15, 1, 2, 4, 3525, 26, false, mig_s1d, mig_src_gh200_144},
+    {"2g.36gb", 14, 2, 2, 3, 3525, 32, false, mig_s2, mig_src_gh200_144},
+    {"3g.72gb", 9, 3, 4, 2, 0, 0, false, mig_s3, mig_src_gh200_144},
+    {"4g.72gb", 5, 4, 4, 1, 0, 0, false, mig_s0, mig_src_gh200_144},
+    {"7g.144gb", 0, 7, 8, 1, 0, 0, false, mig_s0, mig_src_gh200_144},
+}};
+
 inline constexpr std::array<mig_profile, 7> mig_b200_180gb{{
     {"1g.23gb", 19, 1, 1, 7, 2200, 18, false, mig_s1, mig_src_b200},
     {"1g.23gb+me", 20, 1, 1, 1, 2200, 18, true, mig_s1, mig_src_b200},
@@ -245,6 +275,16 @@ inline constexpr std::array<mig_profile, 7> mig_b200_180gb{{
     {"3g.90gb", 9, 3, 4, 2, 0, 0, false, mig_s3, mig_src_b200},
     {"4g.90gb", 5, 4, 4, 1, 0, 0, false, mig_s0, mig_src_b200},
     {"7g.180gb", 0, 7, 8, 1, 0, 0, false, mig_s0, mig_src_b200},
+}};
+
+inline constexpr std::array<mig_profile, 7> mig_gb200_186gb{{
+    {"1g.23gb", 19, 1, 1, 7, 2200, 18, false, mig_s1, mig_src_gb200},
+    {"1g.23gb+me", 20, 1, 1, 1, 2200, 18, true, mig_s1, mig_src_gb200},
+    {"1g.47gb", 15, 1, 2, 4, 4550, 32, false, mig_s1d, mig_src_gb200},
+    {"2g.47gb", 14, 2, 2, 3, 4550, 38, false, mig_s2, mig_src_gb200},
+    {"3g.93gb", 9, 3, 4, 2, 0, 0, false, mig_s3, mig_src_gb200},
+    {"4g.93gb", 5, 4, 4, 1, 0, 0, false, mig_s0, mig_src_gb200},
+    {"7g.186gb", 0, 7, 8, 1, 0, 0, false, mig_s0, mig_src_gb200},
 }};
 
 // A30: 4 compute and 4 memory slices. -lgipp: 1g at {0,1,2,3}, 2g at {0,2}, 4g at {0}.
@@ -269,19 +309,24 @@ inline constexpr std::string_view mig_note_assumed = "placement table assumed fr
 }  // namespace detail
 
 // Every built-in MIG geometry, by canonical model name.
-inline constexpr std::array<mig_geometry, 10> mig_geometries{{
+inline constexpr std::array<mig_geometry, 14> mig_geometries{{
     {"A100-SXM4-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
     {"A100-SXM4-80GB", 7, 8, detail::mig_a100_sxm4_80gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
     {"A100-PCIE-40GB", 7, 8, detail::mig_a100_sxm4_40gb, &detail::mig_options_8, &detail::mig_reach_8,
      "same profiles and placements as A100-SXM4-40GB (NVIDIA MIG user guide)"},
+    {"A100-PCIE-80GB", 7, 8, detail::mig_a100_sxm4_80gb, &detail::mig_options_8, &detail::mig_reach_8,
+     "same profiles and placements as A100-SXM4-80GB (NVIDIA MIG user guide; NVIDIA/mig-parted configures 0x20B5 with 0x20B2)"},
     {"H100-SXM5-80GB", 7, 8, detail::mig_h100_sxm5_80gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
     {"H100-PCIE-80GB", 7, 8, detail::mig_h100_pcie_80gb, &detail::mig_options_8, &detail::mig_reach_8,
      "profiles and placements as H100-SXM5-80GB; GiB and SMs not captured"},
     {"H100-NVL-94GB", 7, 8, detail::mig_h100_nvl_94gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_measured},
     {"H200-SXM-141GB", 7, 8, detail::mig_h200_sxm_141gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
+    {"H200-NVL-141GB", 7, 8, detail::mig_h200_nvl_141gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
     {"GH200", 7, 8, detail::mig_gh200_96gb, &detail::mig_options_8, &detail::mig_reach_8,
      "GH200 96GB; placements and SMs as H100-SXM5-80GB, unverified"},
+    {"GH200-144GB", 7, 8, detail::mig_gh200_144gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
     {"B200-180GB", 7, 8, detail::mig_b200_180gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
+    {"GB200-186GB", 7, 8, detail::mig_gb200_186gb, &detail::mig_options_8, &detail::mig_reach_8, detail::mig_note_assumed},
     {"A30", 4, 4, detail::mig_a30_24gb, &detail::mig_options_a30, &detail::mig_reach_a30, detail::mig_note_measured},
 }};
 

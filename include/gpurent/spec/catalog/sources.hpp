@@ -38,6 +38,7 @@ inline constexpr std::string_view h100_wp = "nvidia-h100-whitepaper";
 inline constexpr std::string_view h200_ds = "nvidia-h200-datasheet";
 inline constexpr std::string_view gh200_ds = "nvidia-gh200-datasheet";
 inline constexpr std::string_view dgx_b200_ds = "nvidia-dgx-b200-datasheet";
+inline constexpr std::string_view blackwell_ds = "nvidia-blackwell-datasheet";
 inline constexpr std::string_view hgx_ds = "nvidia-hgx-platform-specs";
 inline constexpr std::string_view l40s_ds = "nvidia-l40s-datasheet";
 inline constexpr std::string_view l4_ds = "nvidia-l4-datasheet";
@@ -53,7 +54,8 @@ inline constexpr std::string_view a30_ds = "nvidia-a30-datasheet";
 inline constexpr std::string_view mi300x_ds = "amd-mi300x-datasheet";
 inline constexpr std::string_view pci_ids = "pci-ids";
 inline constexpr std::string_view cuda_cc = "nvidia-cuda-gpus";
-inline constexpr std::string_view mig_lgip = "mig-lgip-captures";
+inline constexpr std::string_view mig_lgip_h100_nvl = "lgip-capture-h100-nvl";
+inline constexpr std::string_view mig_lgip_h200 = "lgip-capture-h200";
 
 inline constexpr std::array sources{
     source_document{a100_ds, "NVIDIA A100 Tensor Core GPU datasheet (2021)", "https://www.nvidia.com/en-us/data-center/a100/"},
@@ -66,6 +68,8 @@ inline constexpr std::array sources{
                     "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/"},
     source_document{dgx_b200_ds, "NVIDIA DGX B200 datasheet (2024): 8 GPUs, 1440 GB HBM3e, 64 TB/s, 14.4 TB/s NVLink",
                     "https://www.nvidia.com/en-us/data-center/dgx-b200/"},
+    source_document{blackwell_ds, "NVIDIA Blackwell datasheet (2025), individual GPU specifications: the GB200 NVL72 (per GPU) column",
+                    "https://resources.nvidia.com/en-us-blackwell-architecture"},
     source_document{hgx_ds, "NVIDIA HGX platform specifications, HGX B200 8-GPU column (2024)", "https://www.nvidia.com/en-us/data-center/hgx/"},
     source_document{l40s_ds, "NVIDIA L40S GPU datasheet (2023)", "https://www.nvidia.com/en-us/data-center/l40s/"},
     source_document{l4_ds, "NVIDIA L4 Tensor Core GPU datasheet (2023)", "https://www.nvidia.com/en-us/data-center/l4/"},
@@ -89,8 +93,11 @@ inline constexpr std::array sources{
                     "The PCI ID Repository, pci.ids (Debian pci.ids 2023.04.10 for parts before 2023; later entries as pci-ids.ucw.cz lists them)",
                     "https://pci-ids.ucw.cz/read/PC/10de"},
     source_document{cuda_cc, "NVIDIA CUDA GPUs: compute capability table", "https://developer.nvidia.com/cuda-gpus"},
-    source_document{mig_lgip, "nvidia-smi mig -lgip captures collected in shared/data/mig/mig-profiles.csv (the 7g profile spans every SM on Hopper)",
-                    "../shared/data/mig/README.md"},
+    source_document{mig_lgip_h100_nvl,
+                    "nvidia-smi mig -lgip on an H100 NVL (Azure NC40ads_H100_v5), GitHub AlizeeChen11/mig-and-mps: 7g.94gb spans 132 SMs",
+                    "https://github.com/AlizeeChen11/mig-and-mps"},
+    source_document{mig_lgip_h200, "nvidia-smi mig -lgip on an H200 in NVIDIA/mig-parted issue 120: 7g.141gb spans 132 SMs",
+                    "https://github.com/NVIDIA/mig-parted/issues/120"},
 };
 
 // Helpers that keep the vendor tables readable.

@@ -272,9 +272,17 @@ TEST_CASE("GPU names onto the catalog: by family, memory and the form the instan
       {"L4", 24576, "g6.xlarge", "L4"},
       {"T4", 15360, "g4dn.xlarge", "T4"},
       {"A10G", 22888, "g5.xlarge", ""},
-      {"GH200", 147456, "gpu_1x_gh200", ""},
+      {"GH200", 98304, "gpu_1x_gh200", "GH200"},
+      {"GH200", 147456, "gpu_1x_gh200", ""},        // GH200-144GB: no FP16 figure to plan with
+      {"GH200", std::nullopt, "gpu_1x_gh200", ""},  // 96 or 144 GB
       {"H200", 144384, "p5en.48xlarge", "H200-SXM-141GB"},
-      {"H200", 144384, "NVIDIA H200 NVL", ""},
+      {"H200", 144384, "NVIDIA H200 NVL", "H200-NVL-141GB"},
+      {"H200", 143771, "gpu_8x_h200", ""},  // SXM or NVL: the name does not say
+      {"H200NVL", 143771, "gpu_8x_h200", "H200-NVL-141GB"},
+      {"H200", 143771, "Standard_NC80adis_H200_pcie", ""},  // the catalog has no H200 in PCIe form but the NVL
+      {"A100", 81920, "gpu_1x_a100_80gb_pcie", "A100-PCIE-80GB"},
+      {"A100-80GB", 81920, "gpu_1x_a100_80gb_pcie", "A100-PCIE-80GB"},
+      {"GB200", 189471, "p6e-gb200.36xlarge", "GB200-186GB"},
       {"B200", 184320, "gpu_1x_b200_sxm6", "B200-180GB"},
       {"MI300X", 196608, "Standard_ND96isr_MI300X_v5", "MI300X"},
       {"V100", 16384, "gpu_8x_v100", ""},
@@ -287,7 +295,10 @@ TEST_CASE("GPU names onto the catalog: by family, memory and the form the instan
     CHECK(m.model == c.model);
     CHECK(m.why.empty() == !c.model.empty());
   }
-  CHECK(map_gpu("GH200", 147456, "x").why.find("144 GiB") != std::string::npos);
+  CHECK(map_gpu("GH200", 122880, "x").why.find("120 GiB") != std::string::npos);
+  CHECK(map_gpu("GH200", 147456, "x").why == "it is GH200-144GB, for which the catalog has no FP16 figure: give tflops");
+  CHECK(map_gpu("GH200", std::nullopt, "x").why == "its memory is not stated: it could be GH200 or GH200-144GB");
+  CHECK(map_gpu("H200", 143771, "gpu_8x_h200").why.find("form factor") != std::string::npos);
   // Every model of the table is a catalog model of the memory the table gives it.
   for (const auto& rule : gpurent::io::detail::gpu_import::rules) {
     CAPTURE(rule.model);

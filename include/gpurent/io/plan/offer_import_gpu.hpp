@@ -55,7 +55,7 @@ inline constexpr std::array<std::string_view, 13> sxm_families{
 };
 
 // What a rule asks of the stated form.
-enum class form_need : std::uint8_t { any, sxm, pcie, sxm_or_unstated };
+enum class form_need : std::uint8_t { any, sxm, pcie, nvl, sxm_or_unstated };
 
 struct gpu_rule {
   std::string_view family;  // as family_key writes it
@@ -64,7 +64,7 @@ struct gpu_rule {
   std::string_view model;
 };
 
-inline constexpr std::array<gpu_rule, 27> rules{{
+inline constexpr std::array<gpu_rule, 33> rules{{
     {"h100", form_need::sxm, 80, "H100-SXM5-80GB"},
     {"h100", form_need::pcie, 80, "H100-PCIE-80GB"},
     {"h100", form_need::any, 94, "H100-NVL-94GB"},
@@ -73,17 +73,23 @@ inline constexpr std::array<gpu_rule, 27> rules{{
     {"h100pcie", form_need::any, 80, "H100-PCIE-80GB"},
     {"h100nvl", form_need::any, 94, "H100-NVL-94GB"},
     {"h100mega", form_need::sxm, 80, "H100-SXM5-80GB"},
-    {"h200", form_need::sxm_or_unstated, 141, "H200-SXM-141GB"},
+    {"h200", form_need::sxm, 141, "H200-SXM-141GB"},
+    {"h200", form_need::nvl, 141, "H200-NVL-141GB"},
     {"h200sxm", form_need::any, 141, "H200-SXM-141GB"},
+    {"h200nvl", form_need::any, 141, "H200-NVL-141GB"},
     {"a100", form_need::sxm, 40, "A100-SXM4-40GB"},
     {"a100", form_need::sxm, 80, "A100-SXM4-80GB"},
     {"a100", form_need::pcie, 40, "A100-PCIE-40GB"},
+    {"a100", form_need::pcie, 80, "A100-PCIE-80GB"},
     {"a10080gb", form_need::sxm, 80, "A100-SXM4-80GB"},
+    {"a10080gb", form_need::pcie, 80, "A100-PCIE-80GB"},
     {"v100", form_need::sxm, 16, "V100-SXM2-16GB"},
     {"v100", form_need::sxm, 32, "V100-SXM2-32GB"},
     {"v10032gb", form_need::sxm, 32, "V100-SXM2-32GB"},
     {"b200", form_need::sxm_or_unstated, 180, "B200-180GB"},
+    {"gb200", form_need::any, 186, "GB200-186GB"},
     {"gh200", form_need::any, 96, "GH200"},
+    {"gh200", form_need::any, 144, "GH200-144GB"},
     {"l40s", form_need::any, 48, "L40S"},
     {"l4", form_need::any, 24, "L4"},
     {"t4", form_need::any, 16, "T4"},
@@ -99,6 +105,7 @@ inline constexpr std::array<gpu_rule, 27> rules{{
     case form_need::any: return true;
     case form_need::sxm: return form == gpu_form::sxm;
     case form_need::pcie: return form == gpu_form::pcie;
+    case form_need::nvl: return form == gpu_form::nvl;
     case form_need::sxm_or_unstated: return form == gpu_form::unstated || form == gpu_form::sxm;
   }
   return false;
@@ -183,12 +190,18 @@ struct candidates {
 
 // Maps `name` (the catalog's GPU name) with its memory per GPU in MiB (when stated) on an
 // instance named `instance`: a model only when exactly one fits and none waits on a form the
-// name does not state; without the memory, every model of the name the form leaves counts.
+// name does not state, and the catalog gives its memory and FP16 figure (what `plan` weighs);
+// without the memory, every model of the name the form leaves counts.
 [[nodiscard]] inline gpu_mapping map_gpu(std::string_view name, std::optional<std::int64_t> mib, std::string_view instance) {
   using namespace detail::gpu_import;
   const gpu_form form = instance_form(instance);
   const candidates c = find_candidates(name, mib, form);
-  if (c.models.size() == 1 && !c.undecided && find_model(c.models.front()) != nullptr) return {std::string(c.models.front()), {}};
+  if (c.models.size() == 1 && !c.undecided)
+    if (const gpu_model* m = find_model(c.models.front()); m != nullptr) {
+      if (m->vram && m->throughput.fp16) return {std::string(m->name), {}};
+      // A model whose size or speed no source gave (GH200-144GB): `plan` could not weigh it.
+      return {{}, "it is " + std::string(m->name) + ", for which the catalog has no FP16 figure: give tflops"};
+    }
   if (!c.named) return {{}, "no catalog model of that name"};
   if (c.models.size() > 1 && !mib) return {{}, "its memory is not stated: it could be " + one_of(c.models)};
   if (c.undecided) return {{}, "the catalog's models of that name differ by form factor (SXM, PCIe) and the instance name does not say which"};

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -122,6 +123,21 @@ void check_reconciles(const invoice& inv, const tariff& t) {
     if (r[commitment].empty()) CHECK(r[effective] == r[billed]);
     CHECK(r[f.col("BillingCurrency")] == "USD");
     ++rows_of[r[cat] + (r[commitment].empty() ? "" : ":commitment")];
+  }
+  // ConsumedQuantity adds up to what each account used, in unit-hours, whether a commitment
+  // covered it (its Used row) or not, with or without labels (each row is rounded to 9 places).
+  std::map<std::string, long double> consumed;
+  std::map<std::string, std::size_t> consumed_rows;
+  for (const auto& r : f.rows) {
+    if (r[f.col("ConsumedQuantity")].empty()) continue;
+    consumed[r[acct]] += std::stold(r[f.col("ConsumedQuantity")]);
+    ++consumed_rows[r[acct]];
+  }
+  for (const auto& a : inv.accounts) {
+    long double used = 0;
+    for (const auto& l : a.lines) used += static_cast<long double>(l.used_usage.raw()) / 1e9L / 3600.0L;
+    CAPTURE(a.account);
+    CHECK(std::fabs(static_cast<double>(consumed[a.account] - used)) <= 1e-9 * static_cast<double>(consumed_rows[a.account] + 1));
   }
   std::size_t usage_rows = 0, applied = 0, commitments = 0;
   for (const auto& a : inv.accounts) {

@@ -109,6 +109,24 @@ struct row_context {
   return l.used_usage;
 }
 
+// Each label set's part of the use the line's uncovered_use leaves: split in proportion to
+// the sets' own use by largest remainders, so that a labelled line's rows add up to it as an
+// unlabelled line's one row does (the label shares carry the whole use, covered part and all).
+[[nodiscard]] inline std::vector<nano_usage> label_uses(const invoice_account& a, const invoice_line& l) {
+  std::vector<nano_usage> uses;
+  std::vector<int128> weights;
+  for (const invoice_label_share& s : l.labels) {
+    uses.push_back(s.used_usage);
+    weights.push_back(gpurent::detail::to_int128(s.used_usage.raw()));
+  }
+  const nano_usage uncovered = uncovered_use(a, l);
+  if (uncovered == l.used_usage) return uses;
+  auto parts = allocate(gpurent::detail::to_int128(uncovered.raw()), weights);
+  if (!parts) return uses;  // nothing was used: nothing to split
+  for (std::size_t i = 0; i < uses.size(); ++i) uses[i] = nano_usage(*gpurent::detail::to_i128((*parts)[i]));
+  return uses;
+}
+
 inline void usage_row(std::string& out, const row_context& c, const invoice_line& l, const rate* r, std::string_view labels = {}) {
   const gpu_facts f = facts_of(l.resource);
   const pricing p = pricing_of(l, r, f.unit);
@@ -263,8 +281,11 @@ inline void prepaid_rows(std::string& out, const row_context& c, const invoice_p
         uncovered.used_usage = focus_detail::uncovered_use(a, l);
         focus_detail::usage_row(out, c, uncovered, r);
       }
-      for (const invoice_label_share& s : l.labels) {  // one row per label set, adding up to the line
-        focus_detail::usage_row(out, c, billing_detail::label_part(l, s), r, s.labels);
+      const std::vector<nano_usage> uses = focus_detail::label_uses(a, l);
+      for (std::size_t i = 0; i < l.labels.size(); ++i) {  // one row per label set, adding up to the line
+        invoice_line part = billing_detail::label_part(l, l.labels[i]);
+        part.used_usage = uses[i];
+        focus_detail::usage_row(out, c, part, r, l.labels[i].labels);
       }
     }
     for (const invoice_commitment& k : a.commitments) {

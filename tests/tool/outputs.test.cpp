@@ -275,12 +275,14 @@ TEST_CASE("integer and number options: past 64 bits, in another base or not fini
                        bad{"fleet run " + trace + " --compress 18446744073709551616", "--compress"}, bad{meter + " --jobs 0x2", "--jobs"},
                        bad{meter + " --jobs 010", "--jobs"}, bad{meter + " --jobs ' 2'", "--jobs"}, bad{"replay " + trace + " --seed -1", "--seed"},
                        bad{"replay " + trace + " --seed 18446744073709551616", "--seed"}, bad{"replay " + trace + " --tune 1e400", "--tune"},
-                       bad{"replay " + trace + " --tune nan", "--tune"}}) {
+                       bad{"replay " + trace + " --tune nan", "--tune"}, bad{meter + " --jobs 1e1", "--jobs"}, bad{meter + " --jobs two", "--jobs"},
+                       bad{"advise checkpoint --solve 48h --params 7e10 --write-mb-per-s 1000 --interruptions-per-hour 0.1", "--params"}}) {
     CAPTURE(b.args);
     const auto r = run_tool(b.args);
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find(b.option) != std::string::npos);
+    CHECK(r.err.find("Could not convert") == std::string::npos);  // CLI11's words, without what was expected
   }
   CHECK(run_tool(meter + " --jobs 2").status == 0);
   CHECK(run_tool(meter + " --jobs +2").status == 0);  // CLI11's own reading takes a plus sign

@@ -135,7 +135,8 @@ inline void usage_row(std::string& out, const row_context& c, const invoice_line
   const std::string list = money_value::round(c.inv.ccy, l.exact, rounding_mode::half_even).to_string();
   v[1] = v[22] = billed;
   v[7] = v[43] = "Usage";
-  v[9] = l.resource + " (" + l.mode + "): " + std::to_string(l.records) + " records, " + std::to_string(l.billed_seconds) + " billed seconds";
+  v[9] = l.resource + " (" + l.mode + "): " + std::to_string(l.records) + (l.records == 1 ? " record, " : " records, ") +
+         std::to_string(l.billed_seconds) + (l.billed_seconds == 1 ? " billed second" : " billed seconds");
   v[10] = "Usage-Based";
   // What was used (quantity x seconds used, without increments and minimums), in unit-hours.
   v[18] = quantity_text(unit_hours(l.used_usage));

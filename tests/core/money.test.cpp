@@ -113,6 +113,20 @@ TEST_CASE("allocation: parts sum to the whole and stay within one unit of their 
   CHECK((*p)[0] == 3334);
   CHECK((*p)[1] == 3333);
   CHECK((*p)[2] == 3333);
+  // A total and weights past 2^64 (a month of thousands of GPUs in nano unit-seconds): the
+  // products pass 128 bits, the parts do not; it allocated nothing before (an overflow).
+  const int128 big = int128(1) << 110;
+  const std::vector<int128> wide{big / 3, big / 5, big / 7, 1};
+  const int128 wide_total = big - 12345;
+  auto wide_parts = allocate(wide_total, wide);
+  REQUIRE(wide_parts);
+  int256 wide_sum = 0, wide_w = 0;
+  for (const int128& x : wide) wide_w += int256(x);
+  for (std::size_t i = 0; i < wide.size(); ++i) {
+    wide_sum += int256((*wide_parts)[i]);
+    CHECK(detail::abs(int256(int256((*wide_parts)[i]) * wide_w - int256(wide_total) * int256(wide[i]))) < wide_w);
+  }
+  CHECK(wide_sum == int256(wide_total));
   const std::vector<int128> none{0, 0};
   CHECK_FALSE(allocate(5, none));
   const std::vector<int128> negative{1, -1};

@@ -235,25 +235,24 @@ void distribute_remainder(const int128& total, std::vector<int128>& parts, const
 // Splits `total` minor units into parts proportional to `weights` that sum exactly to
 // total: each part is its exact share rounded toward zero, and the units left over go one
 // each to the largest remainders (ties: lower index first). Every part is within one minor
-// unit of its exact share. Weights must be non-negative with a positive sum.
+// unit of its exact share. Weights must be non-negative with a positive sum. The products
+// are formed in 256 bits: a total and weights near 2^64 each (a month of thousands of GPUs
+// in nano unit-seconds) overflow 128, and a part never exceeds the total.
 [[nodiscard]] inline expected<std::vector<int128>> allocate(const int128& total, std::span<const int128> weights) {
   if (weights.empty()) return make_error(error_code::invalid_argument, "weights", "nothing to allocate to");
-  int128 sum = 0;
+  int256 sum = 0;
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] < 0) return make_error(error_code::invalid_argument, "weights", "weight " + std::to_string(i) + " is negative");
-    sum += weights[i];
+    sum += int256(weights[i]);
   }
   if (sum == 0) return make_error(error_code::invalid_argument, "weights", "weights sum to zero");
   const int128 whole = detail::abs(total);
-  std::vector<int128> parts(weights.size()), remainders(weights.size());  // remainders over `sum`
-  try {
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-      const int128 n = whole * weights[i];
-      parts[i] = n / sum;
-      remainders[i] = n % sum;
-    }
-  } catch (const std::overflow_error&) {
-    return make_error(error_code::overflow, "total", "overflow allocating " + detail::to_digits(total));
+  std::vector<int128> parts(weights.size());
+  std::vector<int256> remainders(weights.size());  // over `sum`
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const int256 n = int256(whole) * int256(weights[i]);
+    parts[i] = (n / sum).convert_to<int128>();
+    remainders[i] = n % sum;
   }
   distribute_remainder(whole, parts, remainders);
   if (total < 0) {

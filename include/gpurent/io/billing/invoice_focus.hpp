@@ -122,7 +122,7 @@ struct row_context {
   const nano_usage uncovered = uncovered_use(a, l);
   if (uncovered == l.used_usage) return uses;
   auto parts = allocate(gpurent::detail::to_int128(uncovered.raw()), weights);
-  if (!parts) return uses;  // nothing was used: nothing to split
+  if (!parts) return uses;  // no set used anything: nothing to split
   for (std::size_t i = 0; i < uses.size(); ++i) uses[i] = nano_usage(*gpurent::detail::to_i128((*parts)[i]));
   return uses;
 }

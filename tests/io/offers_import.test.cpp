@@ -279,7 +279,7 @@ TEST_CASE("GPU names onto the catalog: by family, memory and the form the instan
       {"H200", 144384, "NVIDIA H200 NVL", "H200-NVL-141GB"},
       {"H200", 143771, "gpu_8x_h200", ""},  // SXM or NVL: the name does not say
       {"H200NVL", 143771, "gpu_8x_h200", "H200-NVL-141GB"},
-      {"H200", 143771, "Standard_NC80adis_H200_pcie", ""},  // the catalog has no H200 in PCIe form but the NVL
+      {"H200", 143771, "Standard_NC80adis_H200_pcie", "H200-NVL-141GB"},  // the one PCIe H200
       {"A100", 81920, "gpu_1x_a100_80gb_pcie", "A100-PCIE-80GB"},
       {"A100-80GB", 81920, "gpu_1x_a100_80gb_pcie", "A100-PCIE-80GB"},
       {"GB200", 189471, "p6e-gb200.36xlarge", "GB200-186GB"},

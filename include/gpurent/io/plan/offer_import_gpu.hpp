@@ -64,7 +64,7 @@ struct gpu_rule {
   std::string_view model;
 };
 
-inline constexpr std::array<gpu_rule, 33> rules{{
+inline constexpr std::array<gpu_rule, 34> rules{{
     {"h100", form_need::sxm, 80, "H100-SXM5-80GB"},
     {"h100", form_need::pcie, 80, "H100-PCIE-80GB"},
     {"h100", form_need::any, 94, "H100-NVL-94GB"},
@@ -75,6 +75,7 @@ inline constexpr std::array<gpu_rule, 33> rules{{
     {"h100mega", form_need::sxm, 80, "H100-SXM5-80GB"},
     {"h200", form_need::sxm, 141, "H200-SXM-141GB"},
     {"h200", form_need::nvl, 141, "H200-NVL-141GB"},
+    {"h200", form_need::pcie, 141, "H200-NVL-141GB"},  // the one PCIe H200
     {"h200sxm", form_need::any, 141, "H200-SXM-141GB"},
     {"h200nvl", form_need::any, 141, "H200-NVL-141GB"},
     {"a100", form_need::sxm, 40, "A100-SXM4-40GB"},

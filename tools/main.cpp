@@ -31,10 +31,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // CLI11 says "Could not convert: --params = 1e9"; the tool's reading of numbers says
-    // what was expected, naming the option, as it does for what CLI11 reads wrongly.
-    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr)
-      if (auto bad = bad_number_option(app)) return fail(*bad);
+    if (auto bad = conversion_problem(app, e)) return fail(*bad);
     fmt::print(stderr, "gpurent: {}\n", e.what());
     for (const std::string& s : suggestions(app, std::vector<std::string>(argv + 1, argv + argc))) fmt::print(stderr, "gpurent: {}\n", s);
     fmt::print(stderr, "run 'gpurent --help' for usage\n");

@@ -342,6 +342,14 @@ inline std::optional<error> bad_number_option(const CLI::App& app) {
   return std::nullopt;
 }
 
+// A parse error's number option said the tool's way: CLI11 says "Could not convert: --params =
+// 7e10" without what was expected; bad_number_option names the option and what it takes.
+// Nothing when the error is another kind (its own message is then the one to print).
+inline std::optional<error> conversion_problem(const CLI::App& app, const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::ConversionError*>(&e) == nullptr) return std::nullopt;
+  return bad_number_option(app);
+}
+
 }  // namespace gpurent::tool
 
 #define GPURENT_TOOL_CONCAT2(a, b) a##b

@@ -201,6 +201,7 @@ int parse_args(int argc, char** argv, options& o, const mpi_transport& t) {
   } catch (const CLI::ParseError& e) {
     if (t.rank() != 0) return e.get_exit_code() == 0 ? -1 : tool::exit_invalid;
     if (e.get_exit_code() == 0) return app.exit(e), -1;  // --help
+    if (auto bad = tool::conversion_problem(app, e)) return tool::fail(*bad);
     std::fprintf(stderr, "gpurent: %s\nrun 'gpurent-mpi --help' for usage\n", e.what());
     return tool::exit_invalid;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The constexpr MIG tables equal the sourced rows of ../shared/data/mig/mig-profiles.csv,
-// row for row, source strings included; and they agree with the catalog where it exists.
+// The constexpr MIG tables equal the sourced rows of the collected captures
+// (GPURENT_DATA_DIR/mig/mig-profiles.csv, when that data set is at hand), row for row, source
+// strings included; and they agree with the catalog where it exists.
 #include <cstdint>
 #include <fstream>
 #include <set>

@@ -33,6 +33,11 @@ inline std::string write_file(const std::filesystem::path& p, std::string_view t
   return p.string();
 }
 
+// Where the scratch directory of this process for `name` is (scratch_dir makes it).
+inline std::filesystem::path scratch_path(std::string_view name) {
+  return std::filesystem::temp_directory_path() / ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
+}
+
 // A scratch directory of this process for `name`, made empty on first use: its name holds
 // the process id, and an earlier test run whose process had the same id (ids are reused, and
 // /tmp outlives a run) may have left files there that a test counting what is in the folder
@@ -40,7 +45,7 @@ inline std::string write_file(const std::filesystem::path& p, std::string_view t
 inline std::filesystem::path scratch_dir(std::string_view name) {
   static std::mutex m;
   static std::set<std::string, std::less<>> made;
-  auto d = std::filesystem::temp_directory_path() / ("gpurent-test-" + std::string(name) + "-" + std::to_string(::getpid()));
+  const std::filesystem::path d = scratch_path(name);
   const std::lock_guard lock(m);
   if (made.insert(std::string(name)).second) std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);

@@ -153,7 +153,7 @@ TEST_CASE("an output file that cannot be written in full is exit 4 naming it, an
 TEST_CASE("a scratch folder starts empty: what an earlier process with the same id left there is gone") {
   // Process ids are reused and /tmp outlives a test run: the folder of this name and id may
   // hold an earlier run's files, which the cases below, counting what is in it, would see.
-  const fs::path stale = fs::temp_directory_path() / ("gpurent-test-stale-" + std::to_string(::getpid()));
+  const fs::path stale = gpurent::test::scratch_path("stale");
   fs::create_directories(stale);
   gpurent::test::write_file(stale / "left.csv.gpurent-partial", "an earlier run's");
   const fs::path d = gpurent::test::scratch_dir("stale");

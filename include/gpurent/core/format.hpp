@@ -3,12 +3,18 @@
 // fmt formatters for the core value types. Each reuses fmt's string formatter, so width,
 // fill and alignment work as for strings: fmt::format("{:>10}", money).
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include <gpurent/core/core.hpp>
+
+namespace gpurent {
+// "1 record", "3 records": a count with its noun, the one way every text output says one.
+[[nodiscard]] inline std::string plural(std::int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+}  // namespace gpurent
 
 namespace gpurent::detail {
 struct string_view_formatter : fmt::formatter<std::string_view> {

@@ -39,8 +39,6 @@ namespace gpurent::detail::metering_format {
   return s;
 }
 
-[[nodiscard]] inline std::string plural(std::int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
 [[nodiscard]] inline std::string line_text(const invoice_line& l) {
   std::string s = l.resource + " " + l.mode + ": " + money_text(l.amount) + " (" + plural(l.records, "record", "records") + ", " +
                   std::to_string(l.billed_seconds) + " s billed, exact " + format_exact(l.exact);

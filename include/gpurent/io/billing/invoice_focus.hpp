@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <gpurent/core/decimal.hpp>
+#include <gpurent/core/format.hpp>
 #include <gpurent/core/money.hpp>
 #include <gpurent/core/time.hpp>
 #include <gpurent/io/billing/line_pricing.hpp>
@@ -135,8 +136,8 @@ inline void usage_row(std::string& out, const row_context& c, const invoice_line
   const std::string list = money_value::round(c.inv.ccy, l.exact, rounding_mode::half_even).to_string();
   v[1] = v[22] = billed;
   v[7] = v[43] = "Usage";
-  v[9] = l.resource + " (" + l.mode + "): " + std::to_string(l.records) + (l.records == 1 ? " record, " : " records, ") +
-         std::to_string(l.billed_seconds) + (l.billed_seconds == 1 ? " billed second" : " billed seconds");
+  v[9] = l.resource + " (" + l.mode + "): " + plural(l.records, "record", "records") + ", " +
+         plural(l.billed_seconds, "billed second", "billed seconds");
   v[10] = "Usage-Based";
   // What was used (quantity x seconds used, without increments and minimums), in unit-hours.
   v[18] = quantity_text(unit_hours(l.used_usage));
@@ -281,6 +282,7 @@ inline void prepaid_rows(std::string& out, const row_context& c, const invoice_p
         invoice_line uncovered = l;
         uncovered.used_usage = focus_detail::uncovered_use(a, l);
         focus_detail::usage_row(out, c, uncovered, r);
+        continue;
       }
       const std::vector<nano_usage> uses = focus_detail::label_uses(a, l);
       for (std::size_t i = 0; i < l.labels.size(); ++i) {  // one row per label set, adding up to the line

@@ -120,8 +120,8 @@ struct mig_fit_report {
 [[nodiscard]] inline std::string mig_fit_table(const mig_fit_report& f) {
   const mig_geometry& geo = f.geo;
   if (f.fit.fits()) {
-    std::string s = fmt::format("fits on {} ({} still possible)\n{:<12} {:>5}  {}\n", geo.model,
-                                f.fit.options == 1 ? "1 layout" : fmt::format("{} layouts", f.fit.options), "PROFILE", "START", "MEMORY SLICES");
+    std::string s = fmt::format("fits on {} ({} still possible)\n{:<12} {:>5}  {}\n", geo.model, plural(f.fit.options, "layout", "layouts"),
+                                "PROFILE", "START", "MEMORY SLICES");
     for (std::size_t i = 0; i < f.want.size(); ++i) {
       const mig_profile& p = geo.profiles[f.want[i]];
       s += fmt::format("{:<12} {:>5}  {}\n", p.name, f.fit.starts[i], detail::mig_json::slot_range(p, f.fit.starts[i]));
